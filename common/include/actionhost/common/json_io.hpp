@@ -1,0 +1,26 @@
+// JSON in and out with the limits untrusted input needs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace actionhost::common {
+
+// Deeper nesting than this is refused: nothing OpenHands sends nests beyond a handful of levels, and
+// dumping a pathological document recurses.
+inline constexpr int kMaxJsonDepth = 256;
+
+struct JsonParseResult {
+    std::optional<nlohmann::json> value;  // set on success
+    std::string error;                    // why it failed, for a 4xx body or an error observation
+};
+
+// Parses `text` as JSON, refusing invalid UTF-8 and nesting deeper than kMaxJsonDepth. Never throws.
+JsonParseResult parse_json(std::string_view text);
+
+// Serialises `value`; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
+std::string dump_json(const nlohmann::json &value);
+
+}  // namespace actionhost::common

@@ -1,0 +1,18 @@
+// Small text rules shared by several actions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace actionhost::common {
+
+// OpenHands' 30000-character observation cap: first and last half kept around the truncation marker.
+inline constexpr size_t kMaxObservationChars = 30000;
+std::string truncate_observation(std::string_view content, size_t max_chars = kMaxObservationChars);
+
+// Strips ANSI escape sequences (CSI, OSC and two-byte ESC sequences).
+std::string strip_ansi(std::string_view text);
+
+std::string rstrip(std::string_view text);
+
+}  // namespace actionhost::common

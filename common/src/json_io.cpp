@@ -1,0 +1,29 @@
+#include "actionhost/common/json_io.hpp"
+
+namespace actionhost::common {
+
+JsonParseResult parse_json(std::string_view text) {
+    JsonParseResult result;
+    bool too_deep = false;
+    auto depth_guard = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json &) {
+        if (depth > kMaxJsonDepth) too_deep = true;
+        return !too_deep;
+    };
+    try {
+        nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), depth_guard, true, false);
+        if (too_deep) {
+            result.error = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+            return result;
+        }
+        result.value = std::move(value);
+    } catch (const nlohmann::json::exception &e) {
+        result.error = too_deep ? "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels" : e.what();
+    }
+    return result;
+}
+
+std::string dump_json(const nlohmann::json &value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace actionhost::common

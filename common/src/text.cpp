@@ -1,0 +1,71 @@
+#include "actionhost/common/text.hpp"
+
+#include "actionhost/common/utf8.hpp"
+
+namespace actionhost::common {
+
+namespace {
+// Characters, as Python counts them: code points. Bytes would cut multi-byte text differently.
+size_t count_code_points(std::string_view s) {
+    size_t n = 0;
+    for (unsigned char c : s)
+        if ((c & 0xC0) != 0x80) ++n;
+    return n;
+}
+// Byte offset of the code point with index `cp`.
+size_t offset_of_code_point(std::string_view s, size_t cp) {
+    size_t n = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+            if (n == cp) return i;
+            ++n;
+        }
+    }
+    return s.size();
+}
+}  // namespace
+
+std::string truncate_observation(std::string_view content, size_t max_chars) {
+    const size_t total = count_code_points(content);
+    if (total <= max_chars) return std::string(content);
+    const size_t half = max_chars / 2;
+    std::string out(content.substr(0, offset_of_code_point(content, half)));
+    out += "\n[... Observation truncated due to length ...]\n";
+    out += content.substr(offset_of_code_point(content, total - half));
+    return out;
+}
+
+std::string strip_ansi(std::string_view t) {
+    std::string out;
+    out.reserve(t.size());
+    for (size_t i = 0; i < t.size(); ++i) {
+        if (t[i] != '\x1b') {
+            out += t[i];
+            continue;
+        }
+        if (i + 1 >= t.size()) break;
+        const char k = t[i + 1];
+        if (k == '[') {  // CSI: parameters and intermediates, then a final byte 0x40-0x7E
+            size_t j = i + 2;
+            while (j < t.size() && !(t[j] >= 0x40 && t[j] <= 0x7E)) ++j;
+            i = j;
+        } else if (k == ']') {  // OSC: up to BEL or ESC backslash
+            size_t j = i + 2;
+            while (j < t.size() && t[j] != '\a' && !(t[j] == '\x1b' && j + 1 < t.size() && t[j + 1] == '\\')) ++j;
+            i = (j < t.size() && t[j] == '\x1b') ? j + 1 : j;
+        } else {
+            i += 1;  // two-byte sequence such as ESC ( B
+        }
+    }
+    return out;
+}
+
+std::string rstrip(std::string_view text) {
+    size_t end = text.size();
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\n' || text[end - 1] == '\t' ||
+                       text[end - 1] == '\r' || text[end - 1] == '\f' || text[end - 1] == '\v'))
+        --end;
+    return std::string(text.substr(0, end));
+}
+
+}  // namespace actionhost::common

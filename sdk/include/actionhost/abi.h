@@ -1,0 +1,70 @@
+/*
+ * actionhost SDK — ABI basics shared by every module.
+ *
+ * Rules every header of this SDK follows (see DESIGN.md §2):
+ *  - Only C crosses: fixed-width integers, enums carried as int32_t, no exceptions, no C++ types.
+ *  - Every struct that crosses starts with `struct_size` (or an ah_version_t then `struct_size` for the
+ *    entry structs). A receiver reads only the fields that size covers. Structs are append-only.
+ *  - Strings are UTF-8, NUL-terminated unless passed as {ptr, len}. Borrowed pointers are valid only
+ *    for the duration of the call they were passed to, unless the function's comment says otherwise.
+ *  - Function pointers in a published struct are never NULL.
+ */
+#ifndef ACTIONHOST_ABI_H
+#define ACTIONHOST_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define AH_EXTERN_C extern "C"
+#else
+#define AH_EXTERN_C
+#endif
+
+/* Marks the single symbol a module exports. Build modules with -fvisibility=hidden. */
+#define AH_EXPORT AH_EXTERN_C __attribute__((visibility("default")))
+
+/* The ABI this header describes. A host refuses a module built for another major, or for a minor newer
+ * than its own; older minors load (their structs are shorter, which struct_size tells). */
+#define AH_ABI_VERSION_MAJOR 1
+#define AH_ABI_VERSION_MINOR 0
+#define AH_ABI_VERSION_PATCH 0
+
+typedef struct ah_version {
+    uint32_t major;
+    uint32_t minor;
+    uint32_t patch;
+} ah_version_t;
+
+#define AH_ABI_VERSION_INIT {AH_ABI_VERSION_MAJOR, AH_ABI_VERSION_MINOR, AH_ABI_VERSION_PATCH}
+
+/* Status codes returned by every fallible entry point. Details go through the host's set_error. */
+typedef int32_t ah_status_t;
+enum {
+    AH_OK = 0,
+    AH_ERR_INVALID_ARGUMENT = 1, /* the caller passed something malformed */
+    AH_ERR_UNSUPPORTED = 2,      /* the module does not do this (unknown action, missing capability) */
+    AH_ERR_STATE = 3,            /* called in the wrong lifecycle state */
+    AH_ERR_TIMEOUT = 4,
+    AH_ERR_IO = 5,               /* the OS or a peer process failed */
+    AH_ERR_INTERNAL = 6          /* a bug or an unexpected exception caught at the barrier */
+};
+
+/* Log levels, ordered. AH_LOG_PLUGIN_MISBEHAVING marks a module breaking the ABI contract
+ * (bad JSON, a call in the wrong state, ...): hosts always surface it. */
+typedef int32_t ah_log_level_t;
+enum {
+    AH_LOG_DEBUG = 0,
+    AH_LOG_INFO = 1,
+    AH_LOG_WARNING = 2,
+    AH_LOG_ERROR = 3,
+    AH_LOG_PLUGIN_MISBEHAVING = 4
+};
+
+/* A borrowed byte range. Never owns what it points to. */
+typedef struct ah_bytes {
+    const char *ptr;
+    size_t len;
+} ah_bytes_t;
+
+#endif /* ACTIONHOST_ABI_H */

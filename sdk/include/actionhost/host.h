@@ -1,0 +1,71 @@
+/*
+ * actionhost SDK — services the host (the `actionhost` server) gives to an action plugin.
+ *
+ * One `ah_host_t` is passed to a plugin's `create` and stays valid until that plugin's `destroy`
+ * returns. Every service takes the host pointer first, so neither side needs globals.
+ */
+#ifndef ACTIONHOST_HOST_H
+#define ACTIONHOST_HOST_H
+
+#include "abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One action being executed. Opaque; owned by the host; valid from the start of `execute` until it
+ * returns. Passing it to a service after that is a contract violation the host logs and ignores. */
+typedef struct ah_call ah_call_t;
+
+/* Facts about the sandbox the host serves. Owned by the host, immutable, valid for the host's life. */
+typedef struct ah_host_info {
+    uint32_t struct_size;
+    const char *working_dir;  /* --working-dir: initial cwd of shells and kernels; editor root */
+    const char *username;     /* --username: the user actions run as */
+    int32_t user_id;          /* --user-id: uid for user creation and new-file ownership */
+    int32_t host_is_root;     /* 1 when the host process runs as uid 0 (can switch user) */
+    const char *install_dir;  /* the install prefix the host runs from (holds bin/, lib/actionhost/) */
+    const char *host_version; /* the host's own version string, e.g. "0.1.0" */
+    int32_t browser_enabled;  /* 0 with --no-enable-browser */
+    const char *browsergym_eval_env; /* --browsergym-eval-env or "" */
+} ah_host_info_t;
+
+typedef struct ah_host {
+    uint32_t struct_size;
+    ah_version_t abi_version; /* the ABI the host implements */
+    const ah_host_info_t *info;
+
+    /* Writes one line to the host log. Thread: any. `msg` is borrowed. */
+    void (*log)(const struct ah_host *host, ah_log_level_t level, const char *msg);
+
+    /* Records why the last call into the plugin failed; the host puts it in the error observation or
+     * the refusal it logs. `call` may be NULL outside `execute`. Thread: the thread of the failing
+     * call. `msg` is copied. */
+    void (*set_error)(const struct ah_host *host, ah_call_t *call, const char *msg);
+
+    /* Sets the observation of `call`: one JSON object in the OpenHands observation shape
+     * ({"observation":..., "content":..., "extras":{...}}). Copied; a second call replaces the first.
+     * Invalid JSON is not an error here: the host turns it into an `error` observation and logs the
+     * plugin as misbehaving. Thread: any, while `execute` of this call runs. */
+    ah_status_t (*set_observation)(const struct ah_host *host, ah_call_t *call, ah_bytes_t json);
+
+    /* Emits a chunk of partial output of a still-running call (raw text as produced, e.g. terminal
+     * output) to anyone following the session live. Copied. Does not change the final observation.
+     * Thread: any, while `execute` of this call runs; chunks are delivered in call order. */
+    ah_status_t (*emit_partial)(const struct ah_host *host, ah_call_t *call, ah_bytes_t chunk);
+
+    /* Looks up a configuration value: first `--set KEY=VALUE` on the host command line, then the
+     * host's environment. Returns NULL when unset. The string is owned by the host and valid until the
+     * plugin is destroyed. Thread: any. */
+    const char *(*config_get)(const struct ah_host *host, const char *key);
+
+    /* Returns the host's optional service `id` (e.g. "actionhost.something/1") or NULL when the host
+     * does not offer it. The pointer is valid for the host's life. Thread: any. */
+    const void *(*get_extension)(const struct ah_host *host, const char *id);
+} ah_host_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACTIONHOST_HOST_H */

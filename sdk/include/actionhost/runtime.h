@@ -1,0 +1,143 @@
+/*
+ * actionhost SDK — runtime backends (client side).
+ *
+ * A runtime backend provisions a sandbox (a child process, Linux namespaces, a container, a cloud
+ * sandbox), starts the `actionhost` server in it and tells the client where to reach it. Everything
+ * after that — actions, files, retries — is the client library's job over the wire, so a backend holds
+ * only what is specific to its provider.
+ *
+ * A backend module exports exactly one symbol, `actionhost_runtime_entry`, returning a constant
+ * `ah_runtime_entry_t`, and ships a manifest.json (kind "runtime", provides.runtimes) beside it.
+ *
+ * Lifecycle (function pointers are never NULL):
+ *   entry->create(host, name) -> connect -> (endpoint | pause | resume)* -> close -> destroy
+ * Threads: all calls on one runtime come from one client thread at a time (never concurrently);
+ * different runtime instances may be driven from different threads.
+ */
+#ifndef ACTIONHOST_RUNTIME_H
+#define ACTIONHOST_RUNTIME_H
+
+#include "abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The `RuntimeStatus` values of OpenHands, as their wire strings ("STATUS$READY", ...). */
+#define AH_STATUS_STOPPED "STATUS$STOPPED"
+#define AH_STATUS_BUILDING_RUNTIME "STATUS$BUILDING_RUNTIME"
+#define AH_STATUS_STARTING_RUNTIME "STATUS$STARTING_RUNTIME"
+#define AH_STATUS_RUNTIME_STARTED "STATUS$RUNTIME_STARTED"
+#define AH_STATUS_SETTING_UP_WORKSPACE "STATUS$SETTING_UP_WORKSPACE"
+#define AH_STATUS_READY "STATUS$READY"
+#define AH_STATUS_ERROR "STATUS$ERROR"
+#define AH_STATUS_ERROR_RUNTIME_DISCONNECTED "STATUS$ERROR_RUNTIME_DISCONNECTED"
+
+/* An HTTP request a backend asks the client library to make (provider APIs: Docker Engine over a unix
+ * socket, Remote Runtime API, Kubernetes, ...). Borrowed for the call. */
+typedef struct ah_http_call {
+    uint32_t struct_size;
+    const char *method;       /* "GET", "POST", ... */
+    const char *url;          /* http://, https:// or unix:///path/to.sock:/request/path */
+    const char *const *headers; /* NULL-terminated list of "Name: value" lines, or NULL */
+    ah_bytes_t body;
+    double timeout_s;         /* <= 0: the library default */
+} ah_http_call_t;
+
+/* The answer to an ah_http_call. The body is owned by the client library: free it with
+ * host->http_result_free (it is valid until then). */
+typedef struct ah_http_result {
+    uint32_t struct_size;
+    int32_t status;  /* HTTP status, or 0 when no response arrived (then see `error`) */
+    ah_bytes_t body;
+    const char *error; /* transport error text, or "" */
+    void *result_data; /* the library's */
+} ah_http_result_t;
+
+/* Facts a backend needs to start the host. Owned by the client library, valid until destroy. */
+typedef struct ah_runtime_info {
+    uint32_t struct_size;
+    const char *session_id;    /* OpenHands sid; names containers, pods, ... */
+    const char *install_dir;   /* the client's actionhost install prefix (bin/actionhost, lib/actionhost) */
+    const char *host_command_json; /* JSON array: the host's arguments after the binary and the port,
+                                      e.g. ["--working-dir","/workspace","--plugins","jupyter",...] */
+    const char *env_json;      /* JSON object: environment to give the host (initial env, API key) */
+} ah_runtime_info_t;
+
+/* Services the client side gives a backend. Valid from create until destroy returns. */
+typedef struct ah_runtime_host {
+    uint32_t struct_size;
+    ah_version_t abi_version;
+    const ah_runtime_info_t *info;
+
+    /* Writes one log line. Thread: any. `msg` borrowed. */
+    void (*log)(const struct ah_runtime_host *host, ah_log_level_t level, const char *msg);
+    /* Records why the failing call failed; shown to the user. Copied. Thread: the calling thread. */
+    void (*set_error)(const struct ah_runtime_host *host, const char *msg);
+    /* Reports progress as an AH_STATUS_* string plus free text (may be ""). Copied. */
+    void (*set_status)(const struct ah_runtime_host *host, const char *runtime_status, const char *detail);
+
+    /* Reads configuration: "core.<key>", "sandbox.<key>", "<section>.<key>" from config.toml after env
+     * overrides, rendered as text (TOML arrays/tables as JSON). NULL when unset. Valid until destroy. */
+    const char *(*config_get)(const struct ah_runtime_host *host, const char *key);
+
+    /* Makes one HTTP request. Returns AH_OK when a response arrived (any status), else AH_ERR_IO or
+     * AH_ERR_TIMEOUT with result->error set. The caller frees the result with http_result_free. */
+    ah_status_t (*http_request)(const struct ah_runtime_host *host, const ah_http_call_t *call,
+                                ah_http_result_t *result);
+    void (*http_result_free)(const struct ah_runtime_host *host, ah_http_result_t *result);
+
+    /* Polls GET <url>/alive until it answers 200 or `timeout_s` passes (AH_ERR_TIMEOUT). */
+    ah_status_t (*wait_alive)(const struct ah_runtime_host *host, const char *url, const char *session_api_key,
+                              double timeout_s);
+
+    /* Optional client services by id; NULL when absent. Thread: any. */
+    const void *(*get_extension)(const struct ah_runtime_host *host, const char *id);
+} ah_runtime_host_t;
+
+/* Where the client reaches the host. Strings owned by the backend, valid until the next call on it. */
+typedef struct ah_runtime_endpoint {
+    uint32_t struct_size;
+    const char *url;             /* e.g. "http://127.0.0.1:30123" */
+    const char *session_api_key; /* sent as X-Session-API-Key; "" for none */
+    const char *runtime_id;      /* provider id of the sandbox (container id, runtime_id, pod name) */
+} ah_runtime_endpoint_t;
+
+typedef struct ah_runtime {
+    uint32_t struct_size;
+    void *runtime_data; /* the backend's */
+
+    /* Provisions the sandbox (or attaches to an existing one), starts the host and waits until it is
+     * alive, reporting progress with host->set_status. */
+    ah_status_t (*connect)(struct ah_runtime *runtime);
+    /* Fills `out` with where the host is reached. Valid after a successful connect. */
+    ah_status_t (*endpoint)(struct ah_runtime *runtime, ah_runtime_endpoint_t *out);
+    /* Suspends / restarts the sandbox, keeping its workspace. AH_ERR_UNSUPPORTED when impossible. */
+    ah_status_t (*pause)(struct ah_runtime *runtime);
+    ah_status_t (*resume)(struct ah_runtime *runtime);
+    /* Ends the session: stops and removes the sandbox, or keeps/pauses it when the configuration says
+     * keep_runtime_alive. */
+    ah_status_t (*close)(struct ah_runtime *runtime);
+    /* Frees the runtime; `runtime` is invalid afterwards. */
+    void (*destroy)(struct ah_runtime *runtime);
+    const void *(*get_extension)(const struct ah_runtime *runtime, const char *id);
+} ah_runtime_t;
+
+typedef struct ah_runtime_entry {
+    ah_version_t abi_version; /* first field */
+    uint32_t struct_size;
+    const char *name;         /* module name; must equal the manifest's "name" */
+    const char *version;      /* must equal the manifest's "version" */
+    /* Creates a runtime of kind `runtime_name` (one of the manifest's provides.runtimes). NULL on
+     * failure after host->set_error. Thread: the client thread. */
+    ah_runtime_t *(*create)(const ah_runtime_host_t *host, const char *runtime_name);
+} ah_runtime_entry_t;
+
+#define AH_RUNTIME_ENTRY_SYMBOL "actionhost_runtime_entry"
+typedef const ah_runtime_entry_t *(*ah_runtime_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACTIONHOST_RUNTIME_H */
