@@ -1,0 +1,169 @@
+#include "cli.hpp"
+
+#include <set>
+
+namespace ahctl {
+
+namespace {
+
+const std::set<std::string> kCommands = {"run", "ipython", "edit", "read", "write", "exec", "shell", "upload",
+                                         "download", "start", "ps", "stop", "runtimes", "help"};
+
+std::string need_value(int &i, int argc, char **argv, const std::string &name) {
+    if (i + 1 >= argc) throw UsageError("option " + name + " needs a value");
+    return argv[++i];
+}
+
+}  // namespace
+
+Options parse_command_line(int argc, char **argv) {
+    Options o;
+    bool after_dashdash = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (after_dashdash) {
+            o.args.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            after_dashdash = true;
+            continue;
+        }
+        // --name=value spelling
+        std::string value_inline;
+        bool has_inline = false;
+        if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
+            value_inline = a.substr(a.find('=') + 1);
+            a = a.substr(0, a.find('='));
+            has_inline = true;
+        }
+        auto value = [&](const std::string &name) { return has_inline ? value_inline : need_value(i, argc, argv, name); };
+        if (a == "-h" || a == "--help") o.help = true;
+        else if (a == "--config" || a == "-c") o.config_path = value(a);
+        else if (a == "--runtime" || a == "-r") o.runtime = value(a);
+        else if (a == "--workspace" || a == "-w") o.workspace = value(a);
+        else if (a == "--session" || a == "-s") o.session = value(a);
+        else if (a == "--state-dir") o.state_dir = value(a);
+        else if (a == "--install-dir") o.install_dir = value(a);
+        else if (a == "--keep") o.keep = true;
+        else if (a == "--quiet" || a == "-q") o.quiet = true;
+        else if (a == "--json") o.json = true;
+        else if (a == "--plugins" || a == "-p") {
+            std::string list = value(a);
+            size_t start = 0;
+            while (start <= list.size()) {
+                size_t comma = list.find(',', start);
+                std::string p = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                if (!p.empty()) o.plugins.push_back(p);
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+        } else if (a == "--set") {
+            std::string kv = value(a);
+            auto eq = kv.find('=');
+            if (eq == std::string::npos || kv.find('.') > eq) throw UsageError("--set needs section.key=value, got: " + kv);
+            o.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+        } else if (a == "--timeout" || a == "-t") {
+            std::string v = value(a);
+            try {
+                size_t used = 0;
+                o.timeout = std::stod(v, &used);
+                if (used != v.size() || *o.timeout <= 0) throw 0;
+            } catch (...) {
+                throw UsageError("--timeout needs a positive number of seconds, got: " + v);
+            }
+        } else if (o.command.empty() && a.rfind("-", 0) != 0) {
+            if (!kCommands.count(a)) throw UsageError("unknown command '" + a + "' (see ahctl --help)");
+            o.command = a;
+        } else {
+            o.args.push_back(has_inline ? a + "=" + value_inline : a);
+        }
+    }
+    if (o.command == "help") {
+        o.help = true;
+        o.command = o.args.empty() ? "" : o.args[0];
+        o.args.clear();
+    }
+    return o;
+}
+
+std::optional<std::string> help_text(const std::string &command) {
+    static const std::string globals =
+        "Global options (before or after the command):\n"
+        "  -c, --config FILE     config.toml to read (default: ./config.toml when present)\n"
+        "  -r, --runtime NAME    runtime backend: local, sandbox, docker, or a module's name\n"
+        "                        (overrides [core] runtime and $RUNTIME)\n"
+        "  -w, --workspace DIR   workspace directory ([core] workspace_base)\n"
+        "  -s, --session ID      session id; reattaches to a kept-alive runtime of that id\n"
+        "      --keep            keep the runtime alive after the command ([sandbox] keep_runtime_alive)\n"
+        "  -p, --plugins A,B     host plugins to load at start (e.g. jupyter,agent_skills)\n"
+        "      --set S.K=V       set any config key, e.g. --set sandbox.timeout=300\n"
+        "  -t, --timeout S       hard timeout of the action in seconds (default [sandbox] timeout)\n"
+        "      --json            print observations as JSON instead of their content\n"
+        "  -q, --quiet           no progress line on stderr\n"
+        "      --state-dir DIR   where kept-alive runtimes are recorded\n"
+        "      --install-dir DIR actionhost install prefix (default: found from this binary)\n"
+        "  -h, --help            this help\n";
+    static const std::map<std::string, std::string> texts = {
+        {"",
+         "Usage: ahctl [options] <command> [args]\n\n"
+         "Starts the configured actionhost runtime and runs actions in it.\n\n"
+         "Commands:\n"
+         "  run -- CMD...        run a shell command; exits with its exit code\n"
+         "  ipython CODE         run Python code in the IPython kernel (needs --plugins jupyter)\n"
+         "  edit CMD PATH ...    the file editor (view, create, str_replace, insert, undo_edit)\n"
+         "  read PATH            print a file;  write PATH  writes stdin to a file\n"
+         "  exec                 JSON action lines on stdin, observation lines on stdout\n"
+         "  shell                interactive shell in the runtime\n"
+         "  upload SRC DEST      copy a local file or directory into the runtime\n"
+         "  download PATH OUT    save a zip of PATH from the runtime\n"
+         "  start                start a runtime and keep it alive (prints its session id)\n"
+         "  ps                   list kept-alive runtimes\n"
+         "  stop SID...|--all    stop kept-alive runtimes\n"
+         "  runtimes             list the runtime backends found\n"
+         "  help COMMAND         help of one command\n\n" +
+             globals +
+             "\nExit codes: 0 ok, 1 action failed, 2 usage, 3 config, 4 runtime start/stop failed,\n"
+             "5 host unreachable or request refused, 124 command timed out; `run` exits with the command's code.\n"},
+        {"run",
+         "Usage: ahctl [options] run [--is-input] [--blocking] [--cwd DIR] [--] CMD...\n\n"
+         "Runs CMD (the words joined by spaces) in the runtime's persistent bash session and prints its\n"
+         "output. Exits with the command's exit code; 124 when it did not finish (exit code -1).\n"
+         "  --is-input    send CMD as input to the running process (e.g. C-c)\n"
+         "  --blocking    wait for the full --timeout instead of the 10 s no-output soft timeout\n"
+         "  --cwd DIR     run in DIR\n"},
+        {"ipython",
+         "Usage: ahctl [options] ipython CODE...|-\n\n"
+         "Runs CODE (or stdin with -) in the IPython kernel; start with --plugins jupyter.\n"},
+        {"edit",
+         "Usage: ahctl [options] edit COMMAND PATH [--file-text T] [--old-str S] [--new-str S]\n"
+         "                          [--insert-line N] [--view-range A B]\n\n"
+         "The OpenHands file editor (str_replace_editor): COMMAND is view, create, str_replace, insert or\n"
+         "undo_edit. `view` is sent as a read action with impl_source oh_aci, as OpenHands does.\n"
+         "A value of - reads that text from stdin.\n"},
+        {"read", "Usage: ahctl [options] read PATH [--start N] [--end N]\n\nPrints the file (lines [start, end)).\n"},
+        {"write", "Usage: ahctl [options] write PATH\n\nWrites stdin to PATH in the runtime.\n"},
+        {"exec",
+         "Usage: ahctl [options] exec < actions.jsonl\n\n"
+         "Reads one action per line ({\"action\":\"run\",\"args\":{...}} or {\"action\":{...},\"session\":\"s\"}) and\n"
+         "prints one observation per line as JSON. Blank lines are skipped. A line that is not a JSON object\n"
+         "gives an error observation. Exits 1 when any action failed to reach the host or was refused.\n"},
+        {"shell",
+         "Usage: ahctl [options] shell\n\n"
+         "Reads command lines and runs each in the runtime's bash session, printing output. While a command\n"
+         "is still running (no exit code yet), the next line is sent as its input. `exit` or EOF ends.\n"},
+        {"upload", "Usage: ahctl [options] upload SRC DEST\n\nCopies a local file or directory into DEST.\n"},
+        {"download", "Usage: ahctl [options] download PATH OUT.zip\n\nSaves a zip of PATH from the runtime.\n"},
+        {"start",
+         "Usage: ahctl [options] start\n\nStarts a runtime, keeps it alive and prints its session id; use it\n"
+         "with --session ID in later commands and `ahctl stop ID` at the end.\n"},
+        {"ps", "Usage: ahctl [options] ps\n\nLists kept-alive runtimes: session id, runtime, state, url.\n"},
+        {"stop", "Usage: ahctl [options] stop SID...|--all\n\nStops kept-alive runtimes.\n"},
+        {"runtimes", "Usage: ahctl [options] runtimes\n\nLists the runtime names the manifests on the search path provide.\n"},
+    };
+    auto it = texts.find(command);
+    if (it == texts.end()) return std::nullopt;
+    return command.empty() ? it->second : it->second + "\n" + globals;
+}
+
+}  // namespace ahctl

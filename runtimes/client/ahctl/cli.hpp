@@ -1,0 +1,52 @@
+// ahctl's command line: global options, the command, its arguments; and the help texts.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ahctl {
+
+// Exit codes scripts can rely on (docs/runtimes.md). `run` exits with the command's own exit code.
+enum ExitCode : int {
+    kOk = 0,
+    kActionFailed = 1,     // an error observation, or exec/shell saw at least one failure
+    kUsage = 2,            // bad command line
+    kConfig = 3,           // config.toml / env override / unknown runtime
+    kRuntime = 4,          // the runtime failed to start, pause, resume or stop
+    kWire = 5,             // the host could not be reached or refused the request
+    kTimedOut = 124,       // `run`: the command did not finish (exit code -1), as timeout(1)
+};
+
+struct Options {
+    std::optional<std::string> config_path;
+    std::optional<std::string> runtime;
+    std::optional<std::string> workspace;
+    std::optional<std::string> session;
+    std::optional<std::string> state_dir;
+    std::optional<std::string> install_dir;
+    std::vector<std::string> plugins;
+    std::vector<std::pair<std::string, std::string>> sets;  // --set section.key=value
+    bool keep = false;
+    bool quiet = false;
+    bool json = false;
+    bool help = false;
+    std::optional<double> timeout;
+    std::string command;
+    std::vector<std::string> args;  // the command's own arguments (after its name)
+};
+
+class UsageError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Parses argv. Global options may come before or after the command name (up to a `--`). Throws UsageError.
+Options parse_command_line(int argc, char **argv);
+
+// The help text of `command` ("" = the overview). Empty optional for an unknown command.
+std::optional<std::string> help_text(const std::string &command);
+
+}  // namespace ahctl

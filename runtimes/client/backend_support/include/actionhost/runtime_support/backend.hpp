@@ -1,0 +1,90 @@
+// A C++ base for in-tree runtime backends: subclass Backend, implement connect/endpoint/close (and
+// pause/resume when the provider can), and export it with ACTIONHOST_RUNTIME_MODULE. The C ABI of
+// sdk/include/actionhost/runtime.h is implemented here once, with a catch-all barrier on every entry
+// point: an exception becomes host->set_error + a status code, never a crash across the ABI.
+#pragma once
+
+#include <actionhost/runtime.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace actionhost::runtime_support {
+
+struct Endpoint {
+    std::string url;
+    std::string session_api_key;
+    std::string runtime_id;
+};
+
+// Thrown by a backend for an operation its provider cannot do (→ AH_ERR_UNSUPPORTED).
+class Unsupported : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+// Thrown when a wait ran out (→ AH_ERR_TIMEOUT).
+class Timeout : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+class Backend {
+  public:
+    explicit Backend(const ah_runtime_host_t *host) : host_(host) {}
+    virtual ~Backend() = default;
+    Backend(const Backend &) = delete;
+    Backend &operator=(const Backend &) = delete;
+
+    virtual void connect() = 0;
+    virtual Endpoint endpoint() = 0;
+    virtual void pause() { throw Unsupported("pause is not supported by this runtime"); }
+    virtual void resume() { throw Unsupported("resume is not supported by this runtime"); }
+    virtual void close() = 0;
+
+  protected:
+    const ah_runtime_host_t *host() const { return host_; }
+    const ah_runtime_info_t &info() const { return *host_->info; }
+    void status(const char *runtime_status, const std::string &detail = "") const {
+        host_->set_status(host_, runtime_status, detail.c_str());
+    }
+    void log(ah_log_level_t level, const std::string &msg) const { host_->log(host_, level, msg.c_str()); }
+    std::optional<std::string> config(const std::string &key) const;
+    std::string config_string(const std::string &key, const std::string &fallback) const;
+    bool config_bool(const std::string &key, bool fallback) const;
+    double config_number(const std::string &key, double fallback) const;
+    // info->host_command_json and info->env_json, parsed.
+    std::vector<std::string> host_args() const;
+    std::map<std::string, std::string> host_env() const;
+    // Waits for GET <url>/alive = 200 through the client library. Throws Timeout.
+    void wait_alive(const std::string &url, const std::string &key, double timeout_s) const;
+
+  private:
+    const ah_runtime_host_t *host_;
+};
+
+using BackendFactory = std::unique_ptr<Backend> (*)(const ah_runtime_host_t *host, const std::string &runtime_name);
+
+// Wraps a Backend in the C ABI's ah_runtime_t. Returns NULL after host->set_error on failure.
+ah_runtime_t *make_runtime(const ah_runtime_host_t *host, const char *runtime_name, BackendFactory factory);
+
+// Host argument list helpers: removes every `--flag VALUE` pair of `flag`, or sets it (replacing).
+void remove_flag(std::vector<std::string> &args, const std::string &flag);
+void set_flag(std::vector<std::string> &args, const std::string &flag, const std::string &value);
+std::optional<std::string> flag_value(const std::vector<std::string> &args, const std::string &flag);
+
+}  // namespace actionhost::runtime_support
+
+// Exports `actionhost_runtime_entry` for a module named NAME (must equal manifest.json's "name").
+#define ACTIONHOST_RUNTIME_MODULE(NAME, VERSION, FACTORY)                                              \
+    static ah_runtime_t *ah_module_create(const ah_runtime_host_t *host, const char *runtime_name) {   \
+        return ::actionhost::runtime_support::make_runtime(host, runtime_name, FACTORY);               \
+    }                                                                                                  \
+    AH_EXPORT const ah_runtime_entry_t *actionhost_runtime_entry(void) {                               \
+        static const ah_runtime_entry_t entry = {AH_ABI_VERSION_INIT, sizeof(ah_runtime_entry_t), NAME, \
+                                                 VERSION, ah_module_create};                           \
+        return &entry;                                                                                 \
+    }

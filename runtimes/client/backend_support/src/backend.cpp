@@ -1,0 +1,167 @@
+#include "actionhost/runtime_support/backend.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace actionhost::runtime_support {
+
+using nlohmann::json;
+
+std::optional<std::string> Backend::config(const std::string &key) const {
+    const char *v = host_->config_get(host_, key.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+}
+
+std::string Backend::config_string(const std::string &key, const std::string &fallback) const {
+    return config(key).value_or(fallback);
+}
+
+bool Backend::config_bool(const std::string &key, bool fallback) const {
+    auto v = config(key);
+    if (!v) return fallback;
+    return *v == "true" || *v == "1";
+}
+
+double Backend::config_number(const std::string &key, double fallback) const {
+    auto v = config(key);
+    if (!v) return fallback;
+    try {
+        return std::stod(*v);
+    } catch (...) {
+        return fallback;
+    }
+}
+
+std::vector<std::string> Backend::host_args() const {
+    std::vector<std::string> out;
+    json a = json::parse(info().host_command_json ? info().host_command_json : "[]");
+    for (const auto &v : a)
+        if (v.is_string()) out.push_back(v.get<std::string>());
+    return out;
+}
+
+std::map<std::string, std::string> Backend::host_env() const {
+    std::map<std::string, std::string> out;
+    json e = json::parse(info().env_json ? info().env_json : "{}");
+    for (auto &[k, v] : e.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    return out;
+}
+
+void Backend::wait_alive(const std::string &url, const std::string &key, double timeout_s) const {
+    ah_status_t st = host_->wait_alive(host_, url.c_str(), key.c_str(), timeout_s);
+    if (st == AH_ERR_TIMEOUT)
+        throw Timeout("the host at " + url + " did not answer /alive within " + std::to_string(static_cast<int>(timeout_s)) + " s");
+    if (st != AH_OK) throw std::runtime_error("cannot poll " + url + "/alive");
+}
+
+namespace {
+
+struct Wrapper {
+    ah_runtime_t c{};
+    const ah_runtime_host_t *host = nullptr;
+    std::unique_ptr<Backend> backend;
+    Endpoint endpoint;  // strings handed out by endpoint(), valid until the next call
+};
+
+Wrapper *wrapper_of(ah_runtime_t *rt) { return static_cast<Wrapper *>(rt->runtime_data); }
+
+template <class F>
+ah_status_t barrier(ah_runtime_t *rt, F &&f) {
+    Wrapper *w = wrapper_of(rt);
+    try {
+        f(*w);
+        return AH_OK;
+    } catch (const Unsupported &e) {
+        w->host->set_error(w->host, e.what());
+        return AH_ERR_UNSUPPORTED;
+    } catch (const Timeout &e) {
+        w->host->set_error(w->host, e.what());
+        return AH_ERR_TIMEOUT;
+    } catch (const std::exception &e) {
+        w->host->set_error(w->host, e.what());
+        return AH_ERR_IO;
+    } catch (...) {
+        w->host->set_error(w->host, "unknown exception in runtime backend");
+        return AH_ERR_INTERNAL;
+    }
+}
+
+ah_status_t c_connect(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->connect(); }); }
+ah_status_t c_endpoint(ah_runtime_t *rt, ah_runtime_endpoint_t *out) {
+    return barrier(rt, [out](Wrapper &w) {
+        w.endpoint = w.backend->endpoint();
+        if (!out) throw std::invalid_argument("endpoint: out is NULL");
+        out->struct_size = sizeof(*out);
+        out->url = w.endpoint.url.c_str();
+        out->session_api_key = w.endpoint.session_api_key.c_str();
+        out->runtime_id = w.endpoint.runtime_id.c_str();
+    });
+}
+ah_status_t c_pause(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->pause(); }); }
+ah_status_t c_resume(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->resume(); }); }
+ah_status_t c_close(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->close(); }); }
+void c_destroy(ah_runtime_t *rt) {
+    try {
+        delete wrapper_of(rt);
+    } catch (...) {
+    }
+}
+const void *c_get_extension(const ah_runtime_t *, const char *) { return nullptr; }
+
+}  // namespace
+
+ah_runtime_t *make_runtime(const ah_runtime_host_t *host, const char *runtime_name, BackendFactory factory) {
+    if (!host) return nullptr;
+    try {
+        auto w = std::make_unique<Wrapper>();
+        w->host = host;
+        w->backend = factory(host, runtime_name ? runtime_name : "");
+        if (!w->backend) {
+            host->set_error(host, "runtime backend refused to create the runtime");
+            return nullptr;
+        }
+        w->c.struct_size = sizeof(ah_runtime_t);
+        w->c.runtime_data = w.get();
+        w->c.connect = c_connect;
+        w->c.endpoint = c_endpoint;
+        w->c.pause = c_pause;
+        w->c.resume = c_resume;
+        w->c.close = c_close;
+        w->c.destroy = c_destroy;
+        w->c.get_extension = c_get_extension;
+        return &w.release()->c;
+    } catch (const std::exception &e) {
+        host->set_error(host, e.what());
+    } catch (...) {
+        host->set_error(host, "unknown exception creating the runtime");
+    }
+    return nullptr;
+}
+
+void remove_flag(std::vector<std::string> &args, const std::string &flag) {
+    for (size_t i = 0; i < args.size();) {
+        if (args[i] == flag) {
+            size_t end = i + 1;
+            // --plugins takes several values: everything up to the next --flag.
+            while (end < args.size() && args[end].rfind("--", 0) != 0) ++end;
+            if (flag != "--plugins" && end > i + 2) end = i + 2;
+            args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(end));
+        } else {
+            ++i;
+        }
+    }
+}
+
+void set_flag(std::vector<std::string> &args, const std::string &flag, const std::string &value) {
+    remove_flag(args, flag);
+    args.push_back(flag);
+    args.push_back(value);
+}
+
+std::optional<std::string> flag_value(const std::vector<std::string> &args, const std::string &flag) {
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == flag) return args[i + 1];
+    return std::nullopt;
+}
+
+}  // namespace actionhost::runtime_support

@@ -1,0 +1,171 @@
+#include "actionhost/runtime_support/process.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "actionhost/runtime_support/backend.hpp"
+
+extern char **environ;
+
+namespace actionhost::runtime_support {
+
+pid_t spawn_process(const SpawnOptions &o) {
+    if (o.argv.empty()) throw std::invalid_argument("spawn_process: empty argv");
+    // Everything the child needs is prepared before fork: between fork and exec only async-signal-safe
+    // calls happen.
+    std::vector<std::string> env_strings;
+    for (const auto &[k, v] : o.env) env_strings.push_back(k + "=" + v);
+    std::vector<char *> argv, envp;
+    for (const auto &a : o.argv) argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    for (auto &e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    int log_fd = open(o.log_path.empty() ? "/dev/null" : o.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) throw std::runtime_error("cannot open " + o.log_path + ": " + std::strerror(errno));
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int err_pipe[2];
+    if (pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(log_fd);
+        close(null_fd);
+        close(err_pipe[0]);
+        close(err_pipe[1]);
+        throw std::runtime_error(std::string("fork: ") + std::strerror(e));
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (o.die_with_parent) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(127);
+        }
+        dup2(null_fd, 0);
+        dup2(log_fd, 1);
+        dup2(log_fd, 2);
+        for (int fd : o.keep_fds) {
+            int flags = fcntl(fd, F_GETFD);
+            if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);
+        if (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0) {
+            int e = errno;
+            (void)!write(err_pipe[1], &e, sizeof e);
+            _exit(127);
+        }
+        execve(argv[0], argv.data(), envp.data());
+        int e = errno;
+        (void)!write(err_pipe[1], &e, sizeof e);
+        _exit(127);
+    }
+    close(err_pipe[1]);
+    close(log_fd);
+    close(null_fd);
+    int child_errno = 0;
+    ssize_t n;
+    do {
+        n = read(err_pipe[0], &child_errno, sizeof child_errno);
+    } while (n < 0 && errno == EINTR);
+    close(err_pipe[0]);
+    if (n == static_cast<ssize_t>(sizeof child_errno)) {
+        waitpid(pid, nullptr, 0);
+        throw std::runtime_error("cannot run " + o.argv[0] + ": " + std::strerror(child_errno));
+    }
+    setpgid(pid, pid);  // also from the parent: no race with the child's own setpgid
+    return pid;
+}
+
+std::optional<int> try_reap(pid_t pid) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno == ECHILD) return process_exists(pid) ? std::nullopt : std::optional<int>(0);
+    return std::nullopt;
+}
+
+bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+void stop_process_group(pid_t pgid, double grace_s) {
+    if (pgid <= 0) return;
+    kill(-pgid, SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+    for (int i = 0; i < 100000; ++i) {
+        auto reaped = try_reap(pgid);
+        if (reaped || !process_exists(pgid)) break;
+        if (std::chrono::steady_clock::now() >= deadline) {
+            kill(-pgid, SIGKILL);
+            // Our child: wait for it; someone else's: it is gone once the kernel delivers SIGKILL.
+            if (waitpid(pgid, nullptr, 0) < 0) {
+                for (int j = 0; j < 500 && process_exists(pgid); ++j) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    kill(-pgid, SIGKILL);  // stragglers of the group (background jobs of the shell)
+}
+
+std::map<std::string, std::string> process_environment() {
+    std::map<std::string, std::string> env;
+    for (char **e = environ; e && *e; ++e) {
+        std::string kv = *e;
+        auto eq = kv.find('=');
+        if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return env;
+}
+
+std::string file_tail(const std::string &path, size_t max_bytes) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "";
+    std::ostringstream s;
+    s << in.rdbuf();
+    std::string text = s.str();
+    return text.size() > max_bytes ? text.substr(text.size() - max_bytes) : text;
+}
+
+int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const std::string &log_path) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    auto wait = std::chrono::microseconds(200);
+    for (int i = 0; i < 1000000; ++i) {
+        std::ifstream in(path);
+        int port = 0;
+        if (in >> port && port > 0) return port;
+        if (auto status = try_reap(pid)) {
+            std::string how = WIFEXITED(*status) ? "exited with status " + std::to_string(WEXITSTATUS(*status))
+                                                 : "was killed by signal " + std::to_string(WTERMSIG(*status));
+            throw std::runtime_error("the host " + how + " before listening. Its log:\n" + file_tail(log_path));
+        }
+        if (std::chrono::steady_clock::now() >= deadline)
+            throw Timeout("the host did not report its port within " + std::to_string(static_cast<int>(timeout_s)) +
+                          " s. Its log:\n" + file_tail(log_path));
+        std::this_thread::sleep_for(wait);
+        wait = std::min(wait * 2, std::chrono::microseconds(20000));
+    }
+    throw Timeout("the host did not report its port");
+}
+
+std::string user_name(uid_t uid) {
+    struct passwd pw {};
+    struct passwd *result = nullptr;
+    char buf[4096];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &result) == 0 && result) return pw.pw_name;
+    return std::to_string(uid);
+}
+
+}  // namespace actionhost::runtime_support

@@ -1,0 +1,79 @@
+// HTTP/1.1 over TCP (http://host:port/path) or a unix socket (unix:///path/to.sock:/request/path), with
+// Poco::Net. One job: move one request and its response; retries and meaning live in WireClient.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace actionhost::client {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+    std::string method = "GET";
+    std::string path = "/";          // request path + query, relative to the connection's base
+    HeaderList headers;
+    std::string body;
+    std::string content_type;        // set when body is non-empty
+    double timeout_s = 30.0;
+};
+
+struct HttpResponse {
+    int status = 0;
+    std::map<std::string, std::string> headers;  // names lower-cased
+    std::string body;
+};
+
+// Why no response arrived. `Closed` is what OpenHands retries (httpx.RemoteProtocolError).
+enum class TransportFailure { Refused, Timeout, Closed, Other };
+
+class TransportError : public std::runtime_error {
+  public:
+    TransportError(TransportFailure kind, const std::string &what) : std::runtime_error(what), kind_(kind) {}
+    TransportFailure kind() const { return kind_; }
+
+  private:
+    TransportFailure kind_;
+};
+
+// Where a connection goes: parsed from "http://127.0.0.1:30000" or "unix:///run/x.sock".
+struct Endpoint {
+    bool unix_socket = false;
+    std::string host;  // TCP host, or the socket path
+    int port = 80;
+    std::string base_path;  // path prefix of the base URL ("" usually)
+};
+
+// Parses a base URL. Throws std::invalid_argument for anything else (https included: not built in).
+Endpoint parse_base_url(const std::string &url);
+// Splits a full URL into its endpoint and request path: "http://h:1/a?b" → ({h,1}, "/a?b");
+// "unix:///s.sock:/v1.41/info" → ({/s.sock}, "/v1.41/info").
+std::pair<Endpoint, std::string> split_url(const std::string &url);
+
+// A connection to one endpoint. Keeps a TCP connection alive between requests (reconnecting when the
+// server closed it); opens a fresh unix-socket connection per request. Not thread-safe.
+class HttpConnection {
+  public:
+    explicit HttpConnection(Endpoint endpoint);
+    ~HttpConnection();
+    HttpConnection(const HttpConnection &) = delete;
+    HttpConnection &operator=(const HttpConnection &) = delete;
+
+    // Throws TransportError when no response arrived.
+    HttpResponse send(const HttpRequest &request);
+    const Endpoint &endpoint() const { return endpoint_; }
+
+  private:
+    struct Impl;
+    Endpoint endpoint_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Builds a multipart/form-data body holding one file field; returns {body, content type}.
+std::pair<std::string, std::string> multipart_file(const std::string &field, const std::string &filename,
+                                                   const std::string &content);
+
+}  // namespace actionhost::client

@@ -1,0 +1,48 @@
+// The runtime backends on the search path, read from their manifest.json files without loading code
+// (DESIGN.md §2 rule 3), and the resolution of `[core] runtime` to one of them (spec §6.5).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace actionhost::client {
+
+struct RuntimeModule {
+    std::string name;          // module name (manifest "name")
+    std::string version;
+    std::string abi_version;   // "1.0.0"
+    std::string library_path;  // absolute path of the .so
+    std::string description;
+    std::vector<std::string> runtimes;  // provides.runtimes
+};
+
+class RuntimeRegistry {
+  public:
+    // Reads <dir>/*/manifest.json of every directory, in order; the first provider of a name wins.
+    // Manifests that are unreadable, of another kind or malformed are skipped with a warning.
+    static RuntimeRegistry scan(const std::vector<std::string> &dirs);
+
+    // The module providing `runtime_name` ("eventstream" is OpenHands' alias of "docker"). Throws
+    // RuntimeNotFound("Runtime <name> not supported, known are: [...]").
+    const RuntimeModule &resolve(const std::string &runtime_name) const;
+    // Every runtime name provided, sorted.
+    std::vector<std::string> known() const;
+    const std::vector<RuntimeModule> &modules() const { return modules_; }
+    const std::vector<std::string> &warnings() const { return warnings_; }
+
+  private:
+    std::vector<RuntimeModule> modules_;
+    std::map<std::string, size_t> by_runtime_;
+    std::vector<std::string> warnings_;
+};
+
+// The runtime search path: <install_dir>/lib/actionhost/runtimes, then `[core] runtime_dirs`, then
+// $ACTIONHOST_RUNTIME_PATH (colon-separated; ignored in a set-uid/set-gid process, DESIGN.md §2 rule 12).
+std::vector<std::string> runtime_search_path(const std::string &install_dir, const std::vector<std::string> &config_dirs);
+
+// The install prefix this process runs from: the directory above bin/ of /proc/self/exe when it holds
+// lib/actionhost, else above lib/ of the client library itself, else $ACTIONHOST_INSTALL_DIR, else "".
+std::string detect_install_dir();
+
+}  // namespace actionhost::client

@@ -1,0 +1,76 @@
+// A runtime: the configured backend module loaded through the C ABI (sdk/include/actionhost/runtime.h),
+// driven through its lifecycle, and the wire client to the host it started.
+//
+//   auto rt = Runtime::create(options);   // resolves [core] runtime, loads the backend .so
+//   rt->connect();                        // provisions the sandbox, waits for /alive, STATUS$READY
+//   rt->execute({{"action","run"},{"args",{{"command","echo hi"}}}});
+//   rt->close();                          // stops it (or keeps it, keep_runtime_alive)
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "actionhost/client/config.hpp"
+#include "actionhost/client/wire_client.hpp"
+
+namespace actionhost::client {
+
+// Progress of a runtime: an OpenHands RuntimeStatus string (spec §7, "STATUS$READY", ...) and free text.
+using StatusCallback = std::function<void(const std::string &status, const std::string &detail)>;
+// Log lines of the library and the backend: level as ah_log_level_t (0 debug ... 4 misbehaving).
+using LogCallback = std::function<void(int level, const std::string &message)>;
+
+struct RuntimeOptions {
+    Config config;
+    std::string session_id;              // "" → a fresh random id
+    std::string install_dir;             // "" → detect_install_dir()
+    std::vector<std::string> plugins;    // host --plugins
+    std::map<std::string, std::string> env;  // extra environment for the host
+    StatusCallback on_status;
+    LogCallback on_log;
+    WirePolicy wire_policy;              // timeouts/retries; default_action_timeout_s = sandbox.timeout
+};
+
+class Runtime {
+  public:
+    // Resolves the runtime name (config core.runtime; when it was never set and no Docker engine
+    // socket exists, "sandbox") through the manifests on the search path and loads the backend.
+    // Throws RuntimeNotFound, RuntimeError.
+    static std::unique_ptr<Runtime> create(RuntimeOptions options);
+    ~Runtime();  // closes (as close()) when connected and not closed; never throws
+
+    // Provisions the sandbox and waits until the host is alive. Throws RuntimeError.
+    void connect();
+    // The wire to the host. Valid after connect.
+    WireClient &wire();
+    nlohmann::json execute(const nlohmann::json &action, const std::string &session = "");
+    void pause();
+    void resume();
+    // Ends the session: the backend stops the sandbox, or keeps it when sandbox.keep_runtime_alive
+    // (then a record is left for `ahctl ps` / `ahctl stop`). Idempotent.
+    void close();
+
+    const std::string &runtime_name() const;
+    const std::string &module_name() const;
+    const std::string &session_id() const;
+    const std::string &url() const;
+    const std::string &runtime_id() const;
+    const std::string &last_status() const;
+    const Config &config() const;
+
+  private:
+    struct Impl;
+    explicit Runtime(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// The runtime name `config` selects (spec §7 plus the sandbox default where Docker is absent).
+std::string select_runtime_name(const Config &config, const Environment &env);
+// A fresh random session id / API key (hex).
+std::string random_hex(size_t bytes);
+
+}  // namespace actionhost::client

@@ -1,0 +1,75 @@
+// The OpenHands action-execution wire (spec §1.4) as OpenHands' ActionExecutionClient speaks it (§6.1):
+// its timeouts, its retries with exponential backoff, its error handling. Used by every backend.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "actionhost/client/http_transport.hpp"
+
+namespace actionhost::client {
+
+// OpenHands' client timeouts and retries (spec §6.1 / §10). Tests may shorten the waits.
+struct WirePolicy {
+    double alive_timeout_s = 5;
+    double list_files_timeout_s = 10;
+    double download_timeout_s = 30;
+    double upload_timeout_s = 300;
+    double default_timeout_s = 30;
+    double execute_extra_s = 5;        // /execute_action waits the action timeout + this
+    double default_action_timeout_s = 120;  // sandbox.timeout: the hard timeout set when an action has none
+    int closed_attempts = 5;           // server closed the connection without answering
+    double closed_wait_min_s = 4, closed_wait_max_s = 15;
+    int too_many_attempts = 3;         // HTTP 429
+    double too_many_wait_min_s = 4, too_many_wait_max_s = 60;
+};
+
+// Exponential backoff as tenacity's wait_exponential(min, max): min·2^(attempt-1), capped at max.
+double backoff_wait(int attempt, double min_s, double max_s);
+
+class WireClient {
+  public:
+    WireClient(const std::string &base_url, std::string session_api_key, WirePolicy policy = {});
+    ~WireClient();
+
+    const std::string &base_url() const { return base_url_; }
+    const std::string &session_api_key() const { return api_key_; }
+    WirePolicy &policy() { return policy_; }
+
+    // GET /alive once (5 s): true on 200.
+    bool alive();
+    // Polls /alive until 200 or `timeout_s` passes; `interval_s` between tries. False on timeout.
+    bool wait_alive(double timeout_s, double interval_s = 0.005);
+
+    // POST /execute_action. `action` is an OpenHands action dict ({"action":"run","args":{...}}). When it
+    // has no "timeout", the policy's default_action_timeout_s is set, as OpenHands' runtime does. Handles
+    // what OpenHands handles client-side (think, confirmation states, hidden). Throws WireError for a
+    // non-2xx answer (status + detail kept), WireTimeout after timeout + 5 s.
+    nlohmann::json execute(nlohmann::json action, const std::string &session = "");
+
+    // POST /list_files {"path": path} (10 s) → array of names.
+    nlohmann::json list_files(const std::optional<std::string> &path = std::nullopt);
+    // copy_to: uploads a local file, or a directory as a zip (recursive) into `sandbox_dest` (300 s).
+    nlohmann::json upload(const std::string &local_path, const std::string &sandbox_dest, bool recursive);
+    // Uploads bytes as `filename` into `sandbox_dest`.
+    nlohmann::json upload_bytes(const std::string &filename, const std::string &content,
+                                const std::string &sandbox_dest, bool recursive = false);
+    // GET /download_files?path= (30 s) → the zip's bytes.
+    std::string download(const std::string &sandbox_path);
+    // GET /server_info.
+    nlohmann::json server_info();
+
+    // One request with the key header and the retry policy applied; throws WireError for non-2xx.
+    HttpResponse request(HttpRequest request);
+
+  private:
+    std::string base_url_;
+    std::string api_key_;
+    WirePolicy policy_;
+    std::unique_ptr<HttpConnection> connection_;
+};
+
+}  // namespace actionhost::client

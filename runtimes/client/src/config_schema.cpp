@@ -1,0 +1,106 @@
+#include "config_schema.hpp"
+
+#include <unistd.h>
+
+namespace actionhost::client::detail {
+
+using nlohmann::json;
+using T = FieldType;
+
+const char *type_name(FieldType t) {
+    switch (t) {
+        case T::Bool: return "a boolean";
+        case T::Int: return "an integer";
+        case T::Float: return "a number";
+        case T::Str: return "a string";
+        case T::List: return "an array";
+        case T::Dict: return "a table";
+        case T::Any: return "a value";
+    }
+    return "a value";
+}
+
+const std::vector<Field> &core_fields() {
+    static const std::vector<Field> fields = {
+        // OpenHands' OpenHandsConfig fields that matter to a runtime (spec §7).
+        {"runtime", T::Str, "docker", false},
+        {"workspace_base", T::Str, nullptr},
+        {"workspace_mount_path_in_sandbox", T::Str, "/workspace", false},
+        {"workspace_mount_path", T::Str, nullptr},
+        {"workspace_mount_rewrite", T::Str, nullptr},
+        {"run_as_openhands", T::Bool, true, false},
+        {"enable_browser", T::Bool, true, false},
+        {"debug", T::Bool, false, false},
+        {"git_user_name", T::Str, "openhands", false},
+        {"git_user_email", T::Str, "openhands@all-hands.dev", false},
+        // The rest of OpenHandsConfig: accepted (a real OpenHands config.toml loads), unused here.
+        {"default_agent", T::Any, nullptr}, {"file_store", T::Any, nullptr}, {"file_store_path", T::Any, nullptr},
+        {"file_store_web_hook_url", T::Any, nullptr}, {"file_store_web_hook_headers", T::Any, nullptr},
+        {"file_store_web_hook_batch", T::Any, nullptr}, {"save_trajectory_path", T::Any, nullptr},
+        {"save_screenshots_in_trajectory", T::Any, nullptr}, {"replay_trajectory_path", T::Any, nullptr},
+        {"search_api_key", T::Any, nullptr}, {"cache_dir", T::Any, nullptr}, {"max_iterations", T::Any, nullptr},
+        {"max_budget_per_task", T::Any, nullptr}, {"disable_color", T::Any, nullptr}, {"jwt_secret", T::Any, nullptr},
+        {"file_uploads_max_file_size_mb", T::Any, nullptr}, {"file_uploads_restrict_file_types", T::Any, nullptr},
+        {"file_uploads_allowed_extensions", T::Any, nullptr}, {"runloop_api_key", T::Any, nullptr},
+        {"daytona_api_key", T::Any, nullptr}, {"daytona_api_url", T::Any, nullptr}, {"daytona_target", T::Any, nullptr},
+        {"cli_multiline_input", T::Any, nullptr}, {"conversation_max_age_seconds", T::Any, nullptr},
+        {"enable_default_condenser", T::Any, nullptr}, {"max_concurrent_conversations", T::Any, nullptr},
+        {"mcp_host", T::Any, nullptr}, {"enable_mcp", T::Any, nullptr}, {"input_token_threshold", T::Any, nullptr},
+        {"init_git_in_empty_workspace", T::Any, nullptr}, {"vscode_port", T::Any, nullptr},
+        // actionhost extensions.
+        {"runtime_dirs", T::List, json::array(), false},  // extra directories holding runtime modules
+        {"state_dir", T::Str, nullptr},                   // where kept-alive runtimes are recorded
+    };
+    return fields;
+}
+
+const std::vector<Field> &sandbox_fields() {
+    static const std::vector<Field> fields = {
+        {"remote_runtime_api_url", T::Str, "http://localhost:8000"},
+        {"local_runtime_url", T::Str, "http://localhost", false},
+        {"keep_runtime_alive", T::Bool, false, false},
+        {"pause_closed_runtimes", T::Bool, true, false},
+        {"rm_all_containers", T::Bool, false, false},
+        {"api_key", T::Str, nullptr},
+        {"base_container_image", T::Str, "nikolaik/python-nodejs:python3.12-nodejs22"},
+        {"runtime_container_image", T::Str, nullptr},
+        {"user_id", T::Int, static_cast<int>(::getuid()), false},
+        {"timeout", T::Int, 120, false},
+        {"remote_runtime_init_timeout", T::Int, 180, false},
+        {"remote_runtime_api_timeout", T::Int, 180, false},
+        {"remote_runtime_enable_retries", T::Bool, true, false},
+        {"remote_runtime_class", T::Str, nullptr},
+        {"enable_auto_lint", T::Bool, false, false},
+        {"use_host_network", T::Bool, false, false},
+        {"additional_networks", T::List, json::array(), false},
+        {"runtime_binding_address", T::Str, "0.0.0.0", false},
+        {"runtime_extra_build_args", T::List, nullptr},
+        {"initialize_plugins", T::Bool, true, false},
+        {"force_rebuild_runtime", T::Bool, false, false},
+        {"runtime_extra_deps", T::Str, nullptr},
+        {"runtime_startup_env_vars", T::Dict, json::object(), false},
+        {"browsergym_eval_env", T::Str, nullptr},
+        {"platform", T::Str, nullptr},
+        {"close_delay", T::Int, 3600, false},
+        {"remote_runtime_resource_factor", T::Int, 1, false},
+        {"enable_gpu", T::Bool, false, false},
+        {"docker_runtime_kwargs", T::Dict, nullptr},
+        {"selected_repo", T::Str, nullptr},
+        {"trusted_dirs", T::List, json::array(), false},
+        {"vscode_port", T::Int, nullptr},
+        {"volumes", T::Str, nullptr},
+        {"cuda_visible_devices", T::Str, nullptr},
+        // actionhost extensions (docs/runtimes.md).
+        {"network", T::Bool, false, false},            // sandbox: give the sandbox the host's network
+        {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none
+        {"pids_limit", T::Int, 1024, false},           // sandbox/docker: process limit, 0 = none
+        {"cpu_limit", T::Float, 0.0, false},           // sandbox/docker: CPUs (e.g. 1.5), 0 = none
+        {"seccomp", T::Bool, true, false},             // sandbox: install the seccomp filter
+        {"docker_socket", T::Str, "/var/run/docker.sock", false},
+        {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
+        {"warm_pool_size", T::Int, 0, false},          // local: hosts kept started ahead of use
+    };
+    return fields;
+}
+
+}  // namespace actionhost::client::detail

@@ -1,0 +1,152 @@
+#include "actionhost/client/http_transport.hpp"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTMLForm.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/PartSource.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/Net/StringPartSource.h>
+#include <Poco/StreamCopier.h>
+
+#include <cctype>
+#include <sstream>
+#include <stdexcept>
+
+namespace actionhost::client {
+
+namespace {
+
+Endpoint parse_authority(const std::string &authority, const std::string &url) {
+    Endpoint e;
+    auto colon = authority.rfind(':');
+    if (colon == std::string::npos || authority.find(']') != std::string::npos) {
+        e.host = authority;
+        e.port = 80;
+    } else {
+        e.host = authority.substr(0, colon);
+        try {
+            e.port = std::stoi(authority.substr(colon + 1));
+        } catch (...) {
+            throw std::invalid_argument("Bad port in URL: " + url);
+        }
+    }
+    if (e.host.empty()) throw std::invalid_argument("No host in URL: " + url);
+    return e;
+}
+
+}  // namespace
+
+Endpoint parse_base_url(const std::string &url) {
+    auto [endpoint, path] = split_url(url);
+    endpoint.base_path = path == "/" ? "" : path;
+    while (!endpoint.base_path.empty() && endpoint.base_path.back() == '/') endpoint.base_path.pop_back();
+    return endpoint;
+}
+
+std::pair<Endpoint, std::string> split_url(const std::string &url) {
+    const std::string http = "http://", unix_scheme = "unix://";
+    if (url.rfind(unix_scheme, 0) == 0) {
+        std::string rest = url.substr(unix_scheme.size());
+        Endpoint e;
+        e.unix_socket = true;
+        auto sep = rest.find(":/");
+        e.host = sep == std::string::npos ? rest : rest.substr(0, sep);
+        if (e.host.empty() || e.host[0] != '/') throw std::invalid_argument("unix:// URL needs an absolute socket path: " + url);
+        return {e, sep == std::string::npos ? "/" : rest.substr(sep + 1)};
+    }
+    if (url.rfind(http, 0) == 0) {
+        std::string rest = url.substr(http.size());
+        auto slash = rest.find('/');
+        std::string authority = rest.substr(0, slash);
+        return {parse_authority(authority, url), slash == std::string::npos ? "/" : rest.substr(slash)};
+    }
+    throw std::invalid_argument("Unsupported URL (only http:// and unix:// are built in): " + url);
+}
+
+struct HttpConnection::Impl {
+    std::unique_ptr<Poco::Net::HTTPClientSession> session;
+};
+
+HttpConnection::HttpConnection(Endpoint endpoint) : endpoint_(std::move(endpoint)), impl_(std::make_unique<Impl>()) {}
+HttpConnection::~HttpConnection() = default;
+
+HttpResponse HttpConnection::send(const HttpRequest &request) {
+    using namespace Poco::Net;
+    const Poco::Timespan timeout(static_cast<Poco::Timespan::TimeDiff>(request.timeout_s * 1e6));
+    try {
+        if (endpoint_.unix_socket || !impl_->session) {
+            if (endpoint_.unix_socket) {
+                StreamSocket socket(SocketAddress::UNIX_LOCAL);
+                socket.connect(SocketAddress(SocketAddress::UNIX_LOCAL, endpoint_.host), timeout);
+                impl_->session = std::make_unique<HTTPClientSession>(socket);
+            } else {
+                impl_->session = std::make_unique<HTTPClientSession>(endpoint_.host, static_cast<Poco::UInt16>(endpoint_.port));
+            }
+            impl_->session->setKeepAlive(!endpoint_.unix_socket);
+        }
+        auto &session = *impl_->session;
+        session.setTimeout(timeout);
+        HTTPRequest req(request.method, endpoint_.base_path + request.path, HTTPMessage::HTTP_1_1);
+        req.setHost(endpoint_.unix_socket ? "localhost" : endpoint_.host, static_cast<Poco::UInt16>(endpoint_.port));
+        req.setKeepAlive(!endpoint_.unix_socket);
+        for (const auto &[name, value] : request.headers) req.set(name, value);
+        if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
+            req.setContentLength(static_cast<std::streamsize>(request.body.size()));
+            if (!request.content_type.empty()) req.setContentType(request.content_type);
+        }
+        std::ostream &out = session.sendRequest(req);
+        out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
+        HTTPResponse resp;
+        std::istream &in = session.receiveResponse(resp);
+        HttpResponse result;
+        result.status = static_cast<int>(resp.getStatus());
+        for (const auto &[name, value] : resp) {
+            std::string lower = name;
+            for (auto &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            result.headers[lower] = value;
+        }
+        Poco::StreamCopier::copyToString(in, result.body);
+        if (endpoint_.unix_socket || !resp.getKeepAlive()) impl_->session.reset();
+        return result;
+    } catch (const Poco::TimeoutException &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Timeout, "Timed out after " + std::to_string(request.timeout_s) + " s: " + e.displayText());
+    } catch (const ConnectionRefusedException &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Refused, "Connection refused: " + e.displayText());
+    } catch (const NoMessageException &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Closed, "Server closed the connection without a response: " + e.displayText());
+    } catch (const ConnectionResetException &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Closed, "Connection reset: " + e.displayText());
+    } catch (const MessageException &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Closed, "Malformed HTTP response: " + e.displayText());
+    } catch (const Poco::Exception &e) {
+        impl_->session.reset();
+        // A unix socket that does not exist (yet) is a refusal too: the server is not listening.
+        auto kind = e.code() == ECONNREFUSED || e.code() == ENOENT ? TransportFailure::Refused : TransportFailure::Other;
+        throw TransportError(kind, e.displayText());
+    } catch (const std::ios_base::failure &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Closed, e.what());
+    }
+}
+
+std::pair<std::string, std::string> multipart_file(const std::string &field, const std::string &filename,
+                                                   const std::string &content) {
+    Poco::Net::HTMLForm form;
+    form.setEncoding(Poco::Net::HTMLForm::ENCODING_MULTIPART);
+    form.addPart(field, new Poco::Net::StringPartSource(content, "application/octet-stream", filename));
+    std::ostringstream body;
+    form.write(body);
+    std::string type = "multipart/form-data; boundary=" + form.boundary();
+    return {body.str(), type};
+}
+
+}  // namespace actionhost::client

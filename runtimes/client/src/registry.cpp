@@ -1,0 +1,103 @@
+#include "actionhost/client/registry.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "actionhost/client/errors.hpp"
+
+namespace actionhost::client {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+RuntimeRegistry RuntimeRegistry::scan(const std::vector<std::string> &dirs) {
+    RuntimeRegistry reg;
+    for (const auto &dir : dirs) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) continue;
+        std::vector<fs::path> manifests;
+        for (const auto &entry : fs::directory_iterator(dir, ec))
+            if (fs::exists(entry.path() / "manifest.json")) manifests.push_back(entry.path() / "manifest.json");
+        std::sort(manifests.begin(), manifests.end());
+        for (const auto &path : manifests) {
+            try {
+                std::ifstream in(path);
+                json m = json::parse(in);
+                if (m.value("kind", "") != "runtime") continue;  // plugins may share a directory
+                RuntimeModule mod;
+                mod.name = m.at("name").get<std::string>();
+                mod.version = m.value("version", "");
+                mod.abi_version = m.value("abi_version", "");
+                mod.description = m.value("description", "");
+                mod.library_path = (path.parent_path() / m.at("library").get<std::string>()).string();
+                if (m.contains("provides") && m["provides"].contains("runtimes"))
+                    mod.runtimes = m["provides"]["runtimes"].get<std::vector<std::string>>();
+                if (mod.runtimes.empty()) mod.runtimes.push_back(mod.name);
+                size_t index = reg.modules_.size();
+                reg.modules_.push_back(mod);
+                for (const auto &r : mod.runtimes) reg.by_runtime_.try_emplace(r, index);
+            } catch (const std::exception &e) {
+                reg.warnings_.push_back("Skipping runtime manifest " + path.string() + ": " + e.what());
+            }
+        }
+    }
+    return reg;
+}
+
+const RuntimeModule &RuntimeRegistry::resolve(const std::string &name) const {
+    std::string wanted = name == "eventstream" ? "docker" : name;
+    auto it = by_runtime_.find(wanted);
+    if (it != by_runtime_.end()) return modules_[it->second];
+    // Spec §6.5: ValueError(f"Runtime {name} not supported, known are: {list}") with a Python list.
+    std::string list = "[";
+    auto names = known();
+    for (size_t i = 0; i < names.size(); ++i) list += (i ? ", '" : "'") + names[i] + "'";
+    list += "]";
+    throw RuntimeNotFound("Runtime " + name + " not supported, known are: " + list);
+}
+
+std::vector<std::string> RuntimeRegistry::known() const {
+    std::vector<std::string> names;
+    for (const auto &[n, _] : by_runtime_) names.push_back(n);
+    return names;
+}
+
+std::vector<std::string> runtime_search_path(const std::string &install_dir, const std::vector<std::string> &config_dirs) {
+    std::vector<std::string> dirs;
+    if (!install_dir.empty()) dirs.push_back(install_dir + "/lib/actionhost/runtimes");
+    for (const auto &d : config_dirs) dirs.push_back(d);
+    const char *env = getenv("ACTIONHOST_RUNTIME_PATH");
+    if (env && getuid() == geteuid() && getgid() == getegid()) {
+        std::string s = env;
+        size_t start = 0;
+        while (start <= s.size()) {
+            size_t end = s.find(':', start);
+            std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+            if (!part.empty()) dirs.push_back(part);
+            if (end == std::string::npos) break;
+            start = end + 1;
+        }
+    }
+    return dirs;
+}
+
+std::string detect_install_dir() {
+    std::error_code ec;
+    auto has_tree = [](const fs::path &p) { return fs::is_directory(p / "lib" / "actionhost"); };
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec && has_tree(exe.parent_path().parent_path())) return exe.parent_path().parent_path().string();
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&detect_install_dir), &info) && info.dli_fname) {
+        fs::path lib = fs::weakly_canonical(info.dli_fname, ec);
+        if (!ec && has_tree(lib.parent_path().parent_path())) return lib.parent_path().parent_path().string();
+    }
+    if (const char *env = getenv("ACTIONHOST_INSTALL_DIR")) return env;
+    return "";
+}
+
+}  // namespace actionhost::client

@@ -1,0 +1,372 @@
+#include "actionhost/client/runtime.hpp"
+
+#include <actionhost/runtime.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <boost/dll/shared_library.hpp>
+#include <chrono>
+#include <cstddef>
+#include <ctime>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+
+#include "actionhost/client/errors.hpp"
+#include "actionhost/client/registry.hpp"
+#include "actionhost/client/state_store.hpp"
+
+namespace actionhost::client {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string random_hex(size_t bytes) {
+    std::string out;
+    std::ifstream urandom("/dev/urandom", std::ios::binary);
+    static const char *digits = "0123456789abcdef";
+    for (size_t i = 0; i < bytes; ++i) {
+        unsigned char b = 0;
+        if (!urandom.read(reinterpret_cast<char *>(&b), 1)) b = static_cast<unsigned char>(std::random_device{}());
+        out += digits[b >> 4];
+        out += digits[b & 15];
+    }
+    return out;
+}
+
+std::string select_runtime_name(const Config &config, const Environment &env) {
+    if (config.is_explicit("core.runtime")) return config.runtime();
+    // OpenHands defaults to docker; without a Docker engine the daemonless sandbox is the useful default.
+    std::string socket = config.get_string("sandbox.docker_socket", "/var/run/docker.sock");
+    auto host = env.find("DOCKER_HOST");
+    bool docker = (host != env.end() && !host->second.empty()) || fs::exists(socket);
+    return docker ? "docker" : "sandbox";
+}
+
+namespace {
+
+struct ModuleHandle {
+    boost::dll::shared_library library;
+    const ah_runtime_entry_t *entry = nullptr;
+};
+
+// The sandbox's user as OpenHands picks it (spec §6.2): RUNTIME_USERNAME / RUNTIME_UID, else
+// openhands/1000 when run_as_openhands, else root/0. Backends that run as the caller substitute it.
+std::pair<std::string, int> sandbox_user(const Config &config, const Environment &env) {
+    bool as_openhands = config.get_bool("core.run_as_openhands");
+    std::string user = as_openhands ? "openhands" : "root";
+    int uid = as_openhands ? 1000 : 0;
+    if (auto it = env.find("RUNTIME_USERNAME"); it != env.end() && !it->second.empty()) user = it->second;
+    if (auto it = env.find("RUNTIME_UID"); it != env.end() && !it->second.empty()) {
+        try {
+            uid = std::stoi(it->second);
+        } catch (...) {
+        }
+    }
+    return {user, uid};
+}
+
+}  // namespace
+
+struct Runtime::Impl {
+    // The C view handed to the backend, in a standard-layout box so a host pointer finds its Impl.
+    struct Box {
+        ah_runtime_host_t host;
+        Impl *self;
+    } box{};
+    ah_runtime_host_t &host = box.host;
+    ah_runtime_info_t info{};
+    RuntimeOptions options;
+    Environment env;
+    std::string runtime_name, module_name, session_id, install_dir, host_command_json, env_json, api_key;
+    std::string url, endpoint_key, runtime_id, last_status, last_error, state_dir;
+    std::deque<std::string> config_strings;  // stable storage for config_get answers
+    std::mutex config_mutex;
+    ModuleHandle module;
+    ah_runtime_t *runtime = nullptr;
+    std::unique_ptr<WireClient> wire;
+    bool connected = false, closed = false;
+
+    static Impl *of(const ah_runtime_host_t *h) { return reinterpret_cast<const Box *>(h)->self; }
+
+    void status(const std::string &s, const std::string &detail) {
+        last_status = s;
+        if (options.on_status) options.on_status(s, detail);
+    }
+    void log(int level, const std::string &msg) {
+        if (options.on_log) options.on_log(level, msg);
+    }
+    std::string take_error(const std::string &fallback) {
+        std::string e = last_error.empty() ? fallback : last_error;
+        last_error.clear();
+        return e;
+    }
+    void check(ah_status_t st, const char *what) {
+        if (st == AH_OK) return;
+        std::string msg = take_error("status " + std::to_string(st));
+        status(AH_STATUS_ERROR, msg);
+        throw RuntimeError("Runtime " + runtime_name + " failed to " + what + ": " + msg);
+    }
+
+    // --- host services -------------------------------------------------------------------------
+    static void svc_log(const ah_runtime_host_t *h, ah_log_level_t level, const char *msg) {
+        of(h)->log(level, msg ? msg : "");
+    }
+    static void svc_set_error(const ah_runtime_host_t *h, const char *msg) { of(h)->last_error = msg ? msg : ""; }
+    static void svc_set_status(const ah_runtime_host_t *h, const char *s, const char *detail) {
+        of(h)->status(s ? s : "", detail ? detail : "");
+    }
+    static const char *svc_config_get(const ah_runtime_host_t *h, const char *key) {
+        if (!key) return nullptr;
+        Impl *self = of(h);
+        auto v = self->options.config.get_text(key);
+        if (!v) return nullptr;
+        std::lock_guard lock(self->config_mutex);
+        self->config_strings.push_back(*v);
+        return self->config_strings.back().c_str();
+    }
+    struct HttpResultData {
+        std::string body, error;
+    };
+    static ah_status_t svc_http_request(const ah_runtime_host_t *, const ah_http_call_t *call, ah_http_result_t *result) {
+        if (!call || !result || !call->url) return AH_ERR_INVALID_ARGUMENT;
+        auto *data = new HttpResultData();
+        result->struct_size = sizeof(ah_http_result_t);
+        result->status = 0;
+        result->result_data = data;
+        result->body = {"", 0};
+        result->error = "";
+        ah_status_t st = AH_OK;
+        try {
+            auto [endpoint, path] = split_url(call->url);
+            HttpConnection conn(endpoint);
+            HttpRequest req;
+            req.method = call->method ? call->method : "GET";
+            req.path = path;
+            req.timeout_s = call->timeout_s > 0 ? call->timeout_s : 60.0;
+            if (call->body.ptr && call->body.len) req.body.assign(call->body.ptr, call->body.len);
+            for (auto p = call->headers; p && *p; ++p) {
+                std::string line = *p;
+                auto colon = line.find(':');
+                if (colon == std::string::npos) continue;
+                std::string name = line.substr(0, colon), value = line.substr(colon + 1);
+                while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+                if (name == "Content-Type" || name == "content-type") req.content_type = value;
+                else req.headers.emplace_back(name, value);
+            }
+            HttpResponse r = conn.send(req);
+            result->status = r.status;
+            data->body = std::move(r.body);
+        } catch (const TransportError &e) {
+            data->error = e.what();
+            st = e.kind() == TransportFailure::Timeout ? AH_ERR_TIMEOUT : AH_ERR_IO;
+        } catch (const std::exception &e) {
+            data->error = e.what();
+            st = AH_ERR_IO;
+        }
+        result->body = {data->body.data(), data->body.size()};
+        result->error = data->error.c_str();
+        return st;
+    }
+    static void svc_http_result_free(const ah_runtime_host_t *, ah_http_result_t *result) {
+        if (!result) return;
+        delete static_cast<HttpResultData *>(result->result_data);
+        result->result_data = nullptr;
+        result->body = {"", 0};
+        result->error = "";
+    }
+    static ah_status_t svc_wait_alive(const ah_runtime_host_t *h, const char *url, const char *key, double timeout_s) {
+        try {
+            WireClient probe(url ? url : "", key ? key : "", of(h)->options.wire_policy);
+            return probe.wait_alive(timeout_s) ? AH_OK : AH_ERR_TIMEOUT;
+        } catch (const std::exception &e) {
+            of(h)->last_error = e.what();
+            return AH_ERR_INVALID_ARGUMENT;
+        }
+    }
+    static const void *svc_get_extension(const ah_runtime_host_t *, const char *) { return nullptr; }
+
+    void build_host_view() {
+        info.struct_size = sizeof(info);
+        info.session_id = session_id.c_str();
+        info.install_dir = install_dir.c_str();
+        info.host_command_json = host_command_json.c_str();
+        info.env_json = env_json.c_str();
+        host.struct_size = sizeof(host);
+        host.abi_version = AH_ABI_VERSION_INIT;
+        host.info = &info;
+        host.log = svc_log;
+        host.set_error = svc_set_error;
+        host.set_status = svc_set_status;
+        host.config_get = svc_config_get;
+        host.http_request = svc_http_request;
+        host.http_result_free = svc_http_result_free;
+        host.wait_alive = svc_wait_alive;
+        host.get_extension = svc_get_extension;
+    }
+
+    void build_host_command() {
+        const Config &c = options.config;
+        json args = json::array({"--working-dir", c.get_string("core.workspace_mount_path_in_sandbox", "/workspace")});
+        if (!options.plugins.empty() && (c.get_bool("sandbox.initialize_plugins") || !c.is_explicit("sandbox.initialize_plugins"))) {
+            args.push_back("--plugins");
+            for (const auto &p : options.plugins) args.push_back(p);
+        }
+        auto [user, uid] = sandbox_user(c, env);
+        args.push_back("--username");
+        args.push_back(user);
+        args.push_back("--user-id");
+        args.push_back(std::to_string(uid));
+        if (auto eval = c.get_text("sandbox.browsergym_eval_env")) {
+            args.push_back("--browsergym-eval-env");
+            args.push_back(*eval);
+        }
+        if (!c.get_bool("core.enable_browser")) args.push_back("--no-enable-browser");
+        host_command_json = args.dump();
+
+        json e = json::object();
+        for (const auto &[k, v] : c.sandbox_env()) e[k] = v;
+        if (c.get_bool("sandbox.enable_auto_lint")) e["ENABLE_AUTO_LINT"] = "true";
+        json startup = c.get("sandbox.runtime_startup_env_vars");
+        if (startup.is_object())
+            for (auto &[k, v] : startup.items()) e[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        for (const auto &[k, v] : options.env) e[k] = v;
+        if (!e.contains("SESSION_API_KEY")) e["SESSION_API_KEY"] = api_key;
+        api_key = e["SESSION_API_KEY"].get<std::string>();
+        env_json = e.dump();
+    }
+
+    void load_module(const RuntimeModule &mod) {
+        module_name = mod.name;
+        try {
+            module.library = boost::dll::shared_library(mod.library_path, boost::dll::load_mode::rtld_now |
+                                                                              boost::dll::load_mode::rtld_local);
+        } catch (const std::exception &e) {
+            throw RuntimeError("Cannot load runtime module " + mod.library_path + ": " + e.what());
+        }
+        if (!module.library.has(AH_RUNTIME_ENTRY_SYMBOL))
+            throw RuntimeError("Runtime module " + mod.library_path + " does not export " AH_RUNTIME_ENTRY_SYMBOL);
+        auto &fn = module.library.get<const ah_runtime_entry_t *()>(AH_RUNTIME_ENTRY_SYMBOL);
+        const ah_runtime_entry_t *entry = fn();
+        if (!entry) throw RuntimeError("Runtime module " + mod.name + " returned no entry");
+        auto v = entry->abi_version;
+        auto ver = [](uint32_t a, uint32_t b, uint32_t c) {
+            return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);
+        };
+        if (v.major != AH_ABI_VERSION_MAJOR || v.minor > AH_ABI_VERSION_MINOR)
+            throw RuntimeError("Runtime module " + mod.name + " was built for ABI " + ver(v.major, v.minor, v.patch) +
+                               ", this client implements " +
+                               ver(AH_ABI_VERSION_MAJOR, AH_ABI_VERSION_MINOR, AH_ABI_VERSION_PATCH));
+        if (entry->struct_size < offsetof(ah_runtime_entry_t, create) + sizeof(entry->create) || !entry->create)
+            throw RuntimeError("Runtime module " + mod.name + " has an incomplete entry");
+        if (!entry->name || mod.name != entry->name)
+            throw RuntimeError("Runtime module " + mod.library_path + " calls itself '" + (entry->name ? entry->name : "") +
+                               "' but its manifest says '" + mod.name + "'");
+        module.entry = entry;
+    }
+};
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
+    auto impl = std::make_unique<Impl>();
+    impl->box.self = impl.get();
+    impl->env = current_environment();
+    impl->options = std::move(options);
+    Impl &s = *impl;
+    s.session_id = s.options.session_id.empty() ? random_hex(8) : s.options.session_id;
+    s.install_dir = s.options.install_dir.empty() ? detect_install_dir() : s.options.install_dir;
+    s.api_key = random_hex(16);
+    s.options.wire_policy.default_action_timeout_s = s.options.config.get_number("sandbox.timeout", 120);
+    // Backends store attach data next to the library's records; give them a real directory.
+    s.state_dir = StateStore::default_dir(s.options.config.get_text("core.state_dir"));
+    s.options.config.set("core.state_dir", s.state_dir);
+    s.runtime_name = select_runtime_name(s.options.config, s.env);
+
+    std::vector<std::string> dirs;
+    json cfg_dirs = s.options.config.get("core.runtime_dirs");
+    if (cfg_dirs.is_array())
+        for (const auto &d : cfg_dirs)
+            if (d.is_string()) dirs.push_back(d.get<std::string>());
+    auto registry = RuntimeRegistry::scan(runtime_search_path(s.install_dir, dirs));
+    for (const auto &w : registry.warnings()) s.log(2, w);
+    const RuntimeModule &mod = registry.resolve(s.runtime_name);
+    s.load_module(mod);
+    s.build_host_command();
+    s.build_host_view();
+    std::string wanted = s.runtime_name == "eventstream" ? "docker" : s.runtime_name;
+    s.runtime = s.module.entry->create(&s.host, wanted.c_str());
+    if (!s.runtime) throw RuntimeError("Runtime " + s.runtime_name + " could not be created: " + s.take_error("no reason given"));
+    return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
+}
+
+Runtime::~Runtime() {
+    try {
+        if (impl_->connected && !impl_->closed) close();
+    } catch (...) {
+    }
+    if (impl_->runtime) impl_->runtime->destroy(impl_->runtime);
+    impl_->runtime = nullptr;
+}
+
+void Runtime::connect() {
+    Impl &s = *impl_;
+    if (s.connected) return;
+    auto started = std::chrono::steady_clock::now();
+    s.check(s.runtime->connect(s.runtime), "start");
+    ah_runtime_endpoint_t ep{};
+    ep.struct_size = sizeof(ep);
+    s.check(s.runtime->endpoint(s.runtime, &ep), "report its endpoint");
+    s.url = ep.url ? ep.url : "";
+    s.endpoint_key = ep.session_api_key ? ep.session_api_key : "";
+    s.runtime_id = ep.runtime_id ? ep.runtime_id : "";
+    try {
+        s.wire = std::make_unique<WireClient>(s.url, s.endpoint_key, s.options.wire_policy);
+    } catch (const std::exception &e) {
+        s.status(AH_STATUS_ERROR, e.what());
+        throw RuntimeError("Runtime " + s.runtime_name + " reported an unusable endpoint '" + s.url + "': " + e.what());
+    }
+    s.connected = true;
+    s.closed = false;
+    if (s.options.config.get_bool("sandbox.keep_runtime_alive")) {
+        StateStore(s.state_dir).put({{"session_id", s.session_id}, {"runtime", s.runtime_name}, {"module", s.module_name},
+                                     {"url", s.url}, {"session_api_key", s.endpoint_key}, {"runtime_id", s.runtime_id},
+                                     {"started_at", static_cast<long long>(std::time(nullptr))}});
+    }
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    s.status(AH_STATUS_READY, s.runtime_name + " runtime ready in " + std::to_string(static_cast<int>(ms)) + " ms");
+}
+
+WireClient &Runtime::wire() {
+    if (!impl_->wire) throw RuntimeError("Runtime is not connected");
+    return *impl_->wire;
+}
+
+json Runtime::execute(const json &action, const std::string &session) { return wire().execute(action, session); }
+
+void Runtime::pause() { impl_->check(impl_->runtime->pause(impl_->runtime), "pause"); }
+void Runtime::resume() { impl_->check(impl_->runtime->resume(impl_->runtime), "resume"); }
+
+void Runtime::close() {
+    Impl &s = *impl_;
+    if (s.closed) return;
+    s.closed = true;
+    s.wire.reset();
+    ah_status_t st = s.runtime->close(s.runtime);
+    if (!s.options.config.get_bool("sandbox.keep_runtime_alive")) StateStore(s.state_dir).remove(s.session_id);
+    s.connected = false;
+    if (st != AH_OK) s.check(st, "close");
+    s.status(AH_STATUS_STOPPED, "");
+}
+
+const std::string &Runtime::runtime_name() const { return impl_->runtime_name; }
+const std::string &Runtime::module_name() const { return impl_->module_name; }
+const std::string &Runtime::session_id() const { return impl_->session_id; }
+const std::string &Runtime::url() const { return impl_->url; }
+const std::string &Runtime::runtime_id() const { return impl_->runtime_id; }
+const std::string &Runtime::last_status() const { return impl_->last_status; }
+const Config &Runtime::config() const { return impl_->options.config; }
+
+}  // namespace actionhost::client

@@ -1,0 +1,73 @@
+#include "actionhost/client/state_store.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace actionhost::client {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+StateStore::StateStore(std::string dir) : dir_(std::move(dir)) {}
+
+std::string StateStore::default_dir(const std::optional<std::string> &configured) {
+    if (configured && !configured->empty()) return *configured;
+    if (const char *x = getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/actionhost/runtimes";
+    if (const char *h = getenv("HOME"); h && *h) return std::string(h) + "/.local/state/actionhost/runtimes";
+    return "/tmp/actionhost-" + std::to_string(getuid()) + "/runtimes";
+}
+
+std::string StateStore::path_of(const std::string &sid) const {
+    std::string safe;
+    for (char c : sid) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+    return dir_ + "/" + safe + ".json";
+}
+
+void StateStore::put(const json &record) {
+    fs::create_directories(dir_);
+    std::string path = path_of(record.at("session_id").get<std::string>());
+    std::string tmp = path + ".tmp" + std::to_string(getpid());
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << record.dump(2) << "\n";
+    }
+    fs::rename(tmp, path);
+}
+
+std::optional<json> StateStore::get(const std::string &sid) const {
+    std::ifstream in(path_of(sid));
+    if (!in) return std::nullopt;
+    try {
+        return json::parse(in);
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+void StateStore::remove(const std::string &sid) {
+    std::error_code ec;
+    fs::remove(path_of(sid), ec);
+}
+
+std::vector<json> StateStore::list() const {
+    std::vector<json> out;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir_, ec)) {
+        if (e.path().extension() != ".json") continue;
+        std::ifstream in(e.path());
+        try {
+            json r = json::parse(in);
+            if (r.is_object() && r.contains("session_id")) out.push_back(r);
+        } catch (...) {
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const json &a, const json &b) {
+        return a.value("session_id", "") < b.value("session_id", "");
+    });
+    return out;
+}
+
+}  // namespace actionhost::client

@@ -1,0 +1,195 @@
+#include "actionhost/client/wire_client.hpp"
+
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/URI.h>
+#include <Poco/Zip/Compress.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "actionhost/client/errors.hpp"
+
+namespace actionhost::client {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+double backoff_wait(int attempt, double min_s, double max_s) {
+    double w = min_s * std::pow(2.0, std::max(0, attempt - 1));
+    return std::min(std::max(w, min_s), max_s);
+}
+
+WireClient::WireClient(const std::string &base_url, std::string session_api_key, WirePolicy policy)
+    : base_url_(base_url), api_key_(std::move(session_api_key)), policy_(policy),
+      connection_(std::make_unique<HttpConnection>(parse_base_url(base_url))) {}
+
+WireClient::~WireClient() = default;
+
+namespace {
+
+std::string detail_of(const HttpResponse &r) {
+    try {
+        json body = json::parse(r.body);
+        if (body.is_object() && body.contains("detail"))
+            return body["detail"].is_string() ? body["detail"].get<std::string>() : body["detail"].dump();
+    } catch (...) {
+    }
+    return r.body;
+}
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+}  // namespace
+
+HttpResponse WireClient::request(HttpRequest req) {
+    if (!api_key_.empty()) req.headers.emplace_back("X-Session-API-Key", api_key_);
+    int closed_tries = 0, busy_tries = 0;
+    for (;;) {
+        HttpResponse r;
+        try {
+            r = connection_->send(req);
+        } catch (const TransportError &e) {
+            if (e.kind() == TransportFailure::Timeout)
+                throw WireTimeout("Runtime failed to return execute_action before the requested timeout of " +
+                                  std::to_string(static_cast<int>(req.timeout_s)) + "s (" + e.what() + ")");
+            if (e.kind() == TransportFailure::Closed && ++closed_tries < policy_.closed_attempts) {
+                sleep_s(backoff_wait(closed_tries, policy_.closed_wait_min_s, policy_.closed_wait_max_s));
+                continue;
+            }
+            throw WireError(std::string("Cannot reach the runtime at ") + base_url_ + ": " + e.what());
+        }
+        if (r.status == 429 && ++busy_tries < policy_.too_many_attempts) {
+            sleep_s(backoff_wait(busy_tries, policy_.too_many_wait_min_s, policy_.too_many_wait_max_s));
+            continue;
+        }
+        if (r.status < 200 || r.status >= 300) {
+            std::string detail = detail_of(r);
+            throw WireError("HTTP " + std::to_string(r.status) + " from " + req.path + ": " + detail, r.status, detail);
+        }
+        return r;
+    }
+}
+
+bool WireClient::alive() {
+    HttpRequest req;
+    req.path = "/alive";
+    req.timeout_s = policy_.alive_timeout_s;
+    try {
+        return connection_->send(req).status == 200;
+    } catch (const TransportError &) {
+        return false;
+    }
+}
+
+bool WireClient::wait_alive(double timeout_s, double interval_s) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    // Polls start fast (a local host is alive in milliseconds) and back off to 2 s as OpenHands polls.
+    double wait = interval_s;
+    for (int i = 0; i < 1000000; ++i) {
+        if (alive()) return true;
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        sleep_s(wait);
+        wait = std::min(wait * 1.5, 2.0);
+    }
+    return false;
+}
+
+json WireClient::execute(json action, const std::string &session) {
+    if (!action.is_object()) throw WireError("An action must be a JSON object");
+    json args = action.value("args", json::object());
+    std::string kind = action.value("action", "");
+    // What OpenHands' client answers without the server (spec §6.1).
+    if (kind == "think") return {{"observation", "think"}, {"content", "Your thought has been logged."}, {"extras", json::object()}, {"message", "Your thought has been logged."}};
+    std::string confirmation = args.is_object() ? args.value("confirmation_state", "confirmed") : "confirmed";
+    if (confirmation == "awaiting_confirmation") return {{"observation", "null"}, {"content", ""}, {"extras", json::object()}, {"message", "No observation"}};
+    if (confirmation == "rejected")
+        return {{"observation", "user_rejected"},
+                {"content", "Action has been rejected by the user! Waiting for further user input."},
+                {"extras", json::object()},
+                {"message", "Action has been rejected by the user! Waiting for further user input."}};
+    if (!action.contains("timeout") || action["timeout"].is_null()) action["timeout"] = policy_.default_action_timeout_s;
+    double timeout = action["timeout"].is_number() ? action["timeout"].get<double>() : policy_.default_action_timeout_s;
+    json body = {{"action", action}};
+    if (!session.empty()) body["session"] = session;
+    HttpRequest req;
+    req.method = "POST";
+    req.path = "/execute_action";
+    req.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    req.content_type = "application/json";
+    req.timeout_s = timeout + policy_.execute_extra_s;
+    HttpResponse r = request(std::move(req));
+    json obs;
+    try {
+        obs = json::parse(r.body);
+    } catch (const std::exception &e) {
+        throw WireError(std::string("The runtime answered /execute_action with invalid JSON: ") + e.what(), r.status);
+    }
+    if (args.is_object() && args.value("hidden", false) && obs.is_object()) obs["extras"]["hidden"] = true;
+    return obs;
+}
+
+json WireClient::list_files(const std::optional<std::string> &path) {
+    HttpRequest req;
+    req.method = "POST";
+    req.path = "/list_files";
+    req.body = path ? json({{"path", *path}}).dump() : "{}";
+    req.content_type = "application/json";
+    req.timeout_s = policy_.list_files_timeout_s;
+    return json::parse(request(std::move(req)).body);
+}
+
+json WireClient::upload_bytes(const std::string &filename, const std::string &content, const std::string &dest,
+                              bool recursive) {
+    auto [body, type] = multipart_file("file", filename, content);
+    std::string query;
+    Poco::URI::encode(dest, "&=?#+ ", query);
+    HttpRequest req;
+    req.method = "POST";
+    req.path = "/upload_file?destination=" + query + "&recursive=" + (recursive ? "true" : "false");
+    req.body = std::move(body);
+    req.content_type = type;
+    req.timeout_s = policy_.upload_timeout_s;
+    return json::parse(request(std::move(req)).body);
+}
+
+json WireClient::upload(const std::string &local_path, const std::string &dest, bool recursive) {
+    fs::path src(local_path);
+    if (!fs::exists(src)) throw WireError("No such file or directory: " + local_path);
+    if (recursive || fs::is_directory(src)) {
+        // OpenHands zips the directory with names relative to its parent (the directory name is kept).
+        std::ostringstream zip;
+        Poco::Zip::Compress compress(zip, true);
+        fs::path base = fs::absolute(src).lexically_normal();
+        if (base.filename().empty()) base = base.parent_path();
+        compress.addRecursive(Poco::Path(base.string() + "/"), Poco::Zip::ZipCommon::CL_NORMAL, false,
+                              Poco::Path(base.filename().string() + "/"));
+        compress.close();
+        return upload_bytes(base.filename().string() + ".zip", zip.str(), dest, true);
+    }
+    std::ifstream in(src, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    return upload_bytes(src.filename().string(), content.str(), dest, false);
+}
+
+std::string WireClient::download(const std::string &sandbox_path) {
+    std::string query;
+    Poco::URI::encode(sandbox_path, "&=?#+ ", query);
+    HttpRequest req;
+    req.path = "/download_files?path=" + query;
+    req.timeout_s = policy_.download_timeout_s;
+    return request(std::move(req)).body;
+}
+
+json WireClient::server_info() {
+    HttpRequest req;
+    req.path = "/server_info";
+    req.timeout_s = policy_.default_timeout_s;
+    return json::parse(request(std::move(req)).body);
+}
+
+}  // namespace actionhost::client
