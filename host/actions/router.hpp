@@ -1,0 +1,75 @@
+// Routes actions to the module that provides them, one at a time per session, and checks what comes
+// back. Owns the loaded plugin modules.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "modules/host_environment.hpp"
+#include "modules/plugin_module.hpp"
+#include "modules/registry.hpp"
+
+namespace actionhost::host {
+
+class StreamHub;
+
+struct RouteResult {
+    int http_status = 200;
+    nlohmann::json body;  // the observation, or {"detail": ...} for an HTTP error
+};
+
+class Router {
+  public:
+    Router(HostEnvironment &env, ModuleRegistry &registry, StreamHub &streams);
+    ~Router();
+
+    // Loads a plugin (and the plugins it requires) now. Returns "" or the refusal line.
+    std::string load(const std::string &name);
+    std::vector<std::string> loaded_names() const;
+
+    // Executes the value of the request's "action" key in `session` ("" = default).
+    RouteResult execute(const nlohmann::json &action, const std::string &session, const std::string &request_id);
+
+    // The loaded plugin answering HTTP `path` through the http_routes extension, or nullptr.
+    PluginModule *route_owner(const std::string &path);
+
+    // Stops every plugin (running actions return promptly), waits for them, destroys the modules.
+    void shutdown();
+
+    // The time the last action started (for /server_info idle_time), seconds since the epoch.
+    double last_action_start() const { return last_action_start_.load(); }
+
+  private:
+    struct Session {
+        std::mutex run_mu;  // one action at a time
+        std::mutex cwd_mu;
+        std::string cwd;
+    };
+    std::shared_ptr<Session> session(const std::string &name);
+    PluginModule *provider(const std::string &action, std::string &why);
+    RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
+                           const std::string &session_name, Session &session, const std::string &request_id);
+    std::string load_locked(const std::string &name, std::vector<std::string> &chain);
+
+    HostEnvironment &env_;
+    ModuleRegistry &registry_;
+    StreamHub &streams_;
+    mutable std::mutex modules_mu_;
+    std::map<std::string, std::unique_ptr<PluginModule>> modules_;
+    std::map<std::string, std::string> refused_;  // name → why, so a broken module is not retried per action
+    std::mutex sessions_mu_;
+    std::map<std::string, std::shared_ptr<Session>> sessions_;
+    std::mutex inflight_mu_;
+    std::condition_variable inflight_cv_;
+    int inflight_ = 0;
+    bool stopping_ = false;
+    std::atomic<double> last_action_start_{0};
+};
+
+}  // namespace actionhost::host

@@ -1,0 +1,37 @@
+// The HTTP API: the OpenHands endpoints (spec §1.4) plus the additive /stream, dispatched by path.
+#pragma once
+
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+
+#include <chrono>
+#include <string>
+
+#include "actions/router.hpp"
+#include "http/auth.hpp"
+#include "http/stream_hub.hpp"
+#include "sys/system_stats.hpp"
+
+namespace actionhost::host {
+
+struct ApiContext {
+    Router &router;
+    HostEnvironment &env;
+    StreamHub &streams;
+    ApiKeyCheck auth;
+    SystemStats stats;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    double started_epoch = 0;
+    size_t max_body_bytes;
+    uint64_t max_upload_bytes;
+};
+
+class ApiHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
+  public:
+    explicit ApiHandlerFactory(ApiContext &ctx) : ctx_(ctx) {}
+    Poco::Net::HTTPRequestHandler *createRequestHandler(const Poco::Net::HTTPServerRequest &request) override;
+
+  private:
+    ApiContext &ctx_;
+};
+
+}  // namespace actionhost::host

@@ -1,0 +1,21 @@
+#include "http/body.hpp"
+
+namespace actionhost::host {
+
+std::optional<std::string> read_body(Poco::Net::HTTPServerRequest &req, size_t limit) {
+    if (req.hasContentLength() && req.getContentLength64() > static_cast<Poco::Int64>(limit)) return std::nullopt;
+    std::string body;
+    if (req.hasContentLength()) body.reserve(static_cast<size_t>(req.getContentLength64()));
+    std::istream &in = req.stream();
+    char buf[65536];
+    while (in) {
+        in.read(buf, sizeof buf);
+        const auto n = static_cast<size_t>(in.gcount());
+        if (n == 0) break;
+        if (body.size() + n > limit) return std::nullopt;
+        body.append(buf, n);
+    }
+    return body;
+}
+
+}  // namespace actionhost::host

@@ -1,0 +1,19 @@
+#include "http/responses.hpp"
+
+#include <actionhost/common/json_io.hpp>
+
+namespace actionhost::host {
+
+void send_json(Poco::Net::HTTPServerResponse &resp, int status, const nlohmann::json &body) {
+    const std::string text = common::dump_json(body);
+    resp.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+    resp.setContentType("application/json");
+    resp.setContentLength(static_cast<std::streamsize>(text.size()));
+    resp.send().write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+void send_detail(Poco::Net::HTTPServerResponse &resp, int status, const std::string &detail) {
+    send_json(resp, status, {{"detail", detail}});
+}
+
+}  // namespace actionhost::host

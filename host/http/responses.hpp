@@ -1,0 +1,15 @@
+// Writing JSON responses in the shapes FastAPI gives OpenHands clients.
+#pragma once
+
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace actionhost::host {
+
+void send_json(Poco::Net::HTTPServerResponse &resp, int status, const nlohmann::json &body);
+// {"detail": detail} with `status`, as FastAPI's HTTPException handler renders it.
+void send_detail(Poco::Net::HTTPServerResponse &resp, int status, const std::string &detail);
+
+}  // namespace actionhost::host

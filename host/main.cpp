@@ -1,0 +1,195 @@
+// actionhost: the OpenHands action-execution server, as a plugin host.
+#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/ThreadPool.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <actionhost/abi.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "actions/router.hpp"
+#include "cli/options.hpp"
+#include "http/api.hpp"
+#include "http/body.hpp"
+#include "http/stream_hub.hpp"
+#include "modules/registry.hpp"
+#include "sys/user_init.hpp"
+
+#ifndef ACTIONHOST_VERSION
+#define ACTIONHOST_VERSION "0.0.0"
+#endif
+
+using namespace actionhost::host;
+
+namespace {
+
+int g_signal_pipe[2] = {-1, -1};
+
+void on_stop_signal(int sig) {
+    const char c = static_cast<char>(sig);
+    (void)!::write(g_signal_pipe[1], &c, 1);
+}
+// A handler rather than SIG_IGN: ignored dispositions are inherited across exec, and the shells and
+// kernels we start must see SIGPIPE as usual. A handled one is reset to default on exec.
+void on_sigpipe(int) {}
+
+void install_signal_handlers() {
+    if (::pipe(g_signal_pipe) != 0) std::perror("pipe");
+    struct sigaction sa{};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGHUP, &sa, nullptr);
+    sa.sa_handler = on_sigpipe;
+    sigaction(SIGPIPE, &sa, nullptr);
+}
+
+std::string install_dir_of_self() {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return ".";
+    return exe.parent_path().parent_path().string();
+}
+
+size_t size_setting(HostEnvironment &env, const char *key, size_t def) {
+    const char *v = env.config_get(key);
+    if (v == nullptr || *v == '\0') return def;
+    char *end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    return (end && *end == '\0' && n > 0) ? static_cast<size_t>(n) : def;
+}
+
+int fail(const std::string &msg, int code = 1) {
+    std::cerr << "actionhost: error: " << msg << "\n";
+    return code;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ParseResult parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (!parsed.options) {
+        std::cerr << "actionhost: error: " << parsed.error << "\n\n" << usage_text();
+        return 2;
+    }
+    Options opt = *parsed.options;
+    if (opt.help) {
+        std::cout << usage_text();
+        return 0;
+    }
+    if (opt.version) {
+        std::cout << "actionhost " << ACTIONHOST_VERSION << " (C ABI " << AH_ABI_VERSION_MAJOR << "."
+                  << AH_ABI_VERSION_MINOR << "." << AH_ABI_VERSION_PATCH << ")\n";
+        return 0;
+    }
+    const std::string install_dir = install_dir_of_self();
+    ModuleRegistry registry;
+    registry.scan(module_search_path(install_dir, "plugins", opt.plugin_dirs), ModuleKind::Plugin);
+    if (opt.list_plugins) {
+        std::cout << registry.to_json().dump(2) << "\n";
+        return 0;
+    }
+    for (const auto &i : registry.invalid()) std::cerr << "actionhost: ignoring " << i.path << ": " << i.error << "\n";
+    for (const auto &name : opt.plugins) {
+        if (registry.find(name) == nullptr) {
+            std::string known;
+            for (const auto &n : registry.names()) known += (known.empty() ? "" : ", ") + n;
+            return fail("unknown plugin '" + name + "'; known plugins: " + known, 2);
+        }
+    }
+    if (opt.working_dir.empty()) opt.working_dir = std::filesystem::current_path().string();
+
+    UserInitResult user = init_user_and_working_dir(opt.username, opt.user_id, opt.working_dir);
+    if (!user.error.empty()) return fail(user.error);
+
+    install_signal_handlers();
+    HostEnvironment env({opt.working_dir, opt.username, install_dir, ACTIONHOST_VERSION, opt.browsergym_eval_env,
+                         user.user_id, opt.enable_browser},
+                        opt.settings);
+    if (!user.note.empty()) env.log(AH_LOG_INFO, "host", user.note);
+    std::string plugin_list = "bash";
+    for (const auto &p : opt.plugins)
+        if (p != "bash") plugin_list += " " + p;
+    env.set("actionhost.plugins", plugin_list);
+
+    StreamHub streams;
+    env.streams = &streams;
+    Router router(env, registry, streams);
+    if (registry.find("bash") != nullptr) {
+        if (std::string err = router.load("bash"); !err.empty()) return fail(err);
+    } else {
+        env.log(AH_LOG_ERROR, "host", "the bash plugin is not installed: `run` actions will fail");
+    }
+    for (const auto &name : opt.plugins)
+        if (std::string err = router.load(name); !err.empty()) return fail(err);
+
+    // OpenHands' bash start-up commands (spec §1.2 step 3e), each of which must succeed.
+    if (!router.loaded_names().empty() && registry.find("bash") != nullptr) {
+        std::vector<std::string> init = {"alias git=\"git --no-pager\""};
+        if (user.user_id != 0) init.push_back("cd " + opt.working_dir);
+        for (const auto &cmd : init) {
+            nlohmann::json action = {{"action", "run"}, {"args", {{"command", cmd}, {"hidden", true}}}, {"timeout", 300.0}};
+            RouteResult r = router.execute(action, "", "");
+            const auto exit_code = r.body.value("extras", nlohmann::json::object())
+                                       .value("metadata", nlohmann::json::object())
+                                       .value("exit_code", -1);
+            if (r.http_status != 200 || exit_code != 0)
+                return fail("bash start-up command failed: " + cmd + " → " + r.body.dump());
+        }
+    }
+
+    ApiContext api{router, env, streams, ApiKeyCheck(env.config_get("SESSION_API_KEY") ? env.config_get("SESSION_API_KEY") : ""),
+                   {}, std::chrono::steady_clock::now(),
+                   std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                   size_setting(env, "ACTIONHOST_MAX_BODY_BYTES", kDefaultMaxBodyBytes),
+                   size_setting(env, "ACTIONHOST_MAX_UPLOAD_BYTES", size_t{8} << 30)};
+    std::unique_ptr<Poco::Net::HTTPServer> server;
+    Poco::ThreadPool pool("http", 4, 512, 60);
+    int port = 0;
+    try {
+        Poco::Net::ServerSocket socket;
+        socket.bind(Poco::Net::SocketAddress(opt.bind_host, static_cast<Poco::UInt16>(opt.port)), true);
+        socket.listen(512);
+        port = socket.address().port();
+        auto *params = new Poco::Net::HTTPServerParams;
+        params->setMaxThreads(512);
+        params->setMaxQueued(1024);
+        params->setKeepAlive(true);
+        params->setMaxKeepAliveRequests(0);
+        params->setKeepAliveTimeout(Poco::Timespan(600, 0));
+        params->setTimeout(Poco::Timespan(600, 0));
+        server = std::make_unique<Poco::Net::HTTPServer>(new ApiHandlerFactory(api), pool, socket, params);
+        server->start();
+    } catch (const std::exception &e) {
+        router.shutdown();
+        return fail("cannot listen on " + opt.bind_host + ":" + std::to_string(opt.port) + ": " + e.what());
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    env.log(AH_LOG_INFO, "host", "actionhost " ACTIONHOST_VERSION " serving on " + opt.bind_host + ":" + std::to_string(port) +
+                                     " (plugins: " + plugin_list + "; ready in " + std::to_string(static_cast<int>(ms)) + " ms)");
+    if (!opt.port_file.empty()) {
+        const std::string tmp = opt.port_file + ".tmp";
+        std::ofstream(tmp) << port << "\n";
+        std::filesystem::rename(tmp, opt.port_file);
+    }
+
+    char sig = 0;
+    while (::read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
+    }
+    env.log(AH_LOG_INFO, "host", "stopping on signal " + std::to_string(static_cast<int>(sig)));
+    server->stop();
+    streams.close_all();
+    router.shutdown();
+    server->stopAll(true);
+    pool.joinAll();
+    return 0;
+}

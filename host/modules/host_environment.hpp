@@ -1,0 +1,42 @@
+// What every plugin's host services share: facts about the sandbox, configuration and the log.
+#pragma once
+
+#include <actionhost/host.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace actionhost::host {
+
+class StreamHub;
+
+class HostEnvironment {
+  public:
+    struct Facts {
+        std::string working_dir, username, install_dir, version, browsergym_eval_env;
+        int user_id = 1000;
+        bool browser_enabled = true;
+    };
+    HostEnvironment(Facts facts, std::map<std::string, std::string> settings);
+
+    const ah_host_info_t *info() const { return &info_; }
+    const Facts &facts() const { return facts_; }
+    // `--set` first, then the environment; the returned pointer lives as long as this object.
+    const char *config_get(const std::string &key);
+    void set(const std::string &key, const std::string &value);  // before plugins load
+
+    void log(ah_log_level_t level, const std::string &who, const std::string &msg) const;
+
+    StreamHub *streams = nullptr;  // live output followers (set by the server)
+
+  private:
+    Facts facts_;
+    ah_host_info_t info_{};
+    std::mutex mu_;
+    std::map<std::string, std::string> settings_;
+    std::map<std::string, std::string> env_cache_;
+    bool log_json_ = false;
+};
+
+}  // namespace actionhost::host

@@ -1,0 +1,134 @@
+#include "modules/manifest.hpp"
+
+#include <actionhost/common/json_io.hpp>
+
+#include <charconv>
+#include <regex>
+
+namespace actionhost::host {
+namespace {
+
+bool parse_version(const std::string &text, ah_version_t &out) {
+    uint32_t parts[3] = {0, 0, 0};
+    const char *p = text.data();
+    const char *end = p + text.size();
+    for (int i = 0; i < 3; ++i) {
+        auto [next, ec] = std::from_chars(p, end, parts[i]);
+        if (ec != std::errc() || next == p) return false;
+        p = next;
+        if (i < 2) {
+            if (p == end || *p != '.') return false;
+            ++p;
+        }
+    }
+    if (p != end) return false;
+    out = {parts[0], parts[1], parts[2]};
+    return true;
+}
+
+bool string_list(const nlohmann::json &obj, const char *key, std::vector<std::string> &out, std::string &error,
+                 const std::string &where) {
+    if (!obj.contains(key)) return true;
+    const auto &v = obj.at(key);
+    if (!v.is_array()) {
+        error = where + "." + key + " must be an array of strings";
+        return false;
+    }
+    for (const auto &item : v) {
+        if (!item.is_string()) {
+            error = where + "." + key + " must be an array of strings";
+            return false;
+        }
+        out.push_back(item.get<std::string>());
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string to_string(const ah_version_t &v) {
+    return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.patch);
+}
+
+std::string to_string(ModuleKind kind) { return kind == ModuleKind::Plugin ? "plugin" : "runtime"; }
+
+ManifestParse parse_manifest(std::string_view json_text, const std::string &dir) {
+    ManifestParse r;
+    auto parsed = common::parse_json(json_text);
+    if (!parsed.value) {
+        r.error = "not valid JSON: " + parsed.error;
+        return r;
+    }
+    const nlohmann::json &j = *parsed.value;
+    if (!j.is_object()) {
+        r.error = "must be a JSON object";
+        return r;
+    }
+    Manifest m;
+    m.dir = dir;
+    auto req_string = [&](const char *key, std::string &out) {
+        if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty()) {
+            r.error = std::string("\"") + key + "\" must be a non-empty string";
+            return false;
+        }
+        out = j.at(key).get<std::string>();
+        return true;
+    };
+    std::string kind, abi;
+    if (!req_string("name", m.name) || !req_string("kind", kind) || !req_string("version", m.version) ||
+        !req_string("abi_version", abi) || !req_string("library", m.library))
+        return r;
+    static const std::regex name_re("^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$");
+    if (!std::regex_match(m.name, name_re)) {
+        r.error = "\"name\" must match [A-Za-z0-9_][A-Za-z0-9_.-]*, got \"" + m.name + "\"";
+        return r;
+    }
+    if (kind == "plugin") {
+        m.kind = ModuleKind::Plugin;
+    } else if (kind == "runtime") {
+        m.kind = ModuleKind::Runtime;
+    } else {
+        r.error = "\"kind\" must be \"plugin\" or \"runtime\", got \"" + kind + "\"";
+        return r;
+    }
+    if (!parse_version(abi, m.abi_version)) {
+        r.error = "\"abi_version\" must be MAJOR.MINOR.PATCH, got \"" + abi + "\"";
+        return r;
+    }
+    // The library must sit beside the manifest: no directories, so a manifest cannot point elsewhere.
+    if (m.library.find('/') != std::string::npos || m.library == "." || m.library == "..") {
+        r.error = "\"library\" must be a file name beside the manifest, got \"" + m.library + "\"";
+        return r;
+    }
+    if (j.contains("description") && j.at("description").is_string()) m.description = j.at("description");
+    if (j.contains("never_unload")) {
+        if (!j.at("never_unload").is_boolean()) {
+            r.error = "\"never_unload\" must be a boolean";
+            return r;
+        }
+        m.never_unload = j.at("never_unload").get<bool>();
+    }
+    const char *provides_key = m.kind == ModuleKind::Plugin ? "actions" : "runtimes";
+    if (!j.contains("provides") || !j.at("provides").is_object()) {
+        r.error = "\"provides\" must be an object";
+        return r;
+    }
+    if (!string_list(j.at("provides"), provides_key, m.provides, r.error, "provides")) return r;
+    if (m.provides.empty()) {
+        r.error = std::string("\"provides.") + provides_key + "\" must list at least one name";
+        return r;
+    }
+    if (j.contains("requires")) {
+        if (!j.at("requires").is_object()) {
+            r.error = "\"requires\" must be an object";
+            return r;
+        }
+        if (!string_list(j.at("requires"), "executables", m.requires_executables, r.error, "requires") ||
+            !string_list(j.at("requires"), "plugins", m.requires_plugins, r.error, "requires"))
+            return r;
+    }
+    r.manifest = std::move(m);
+    return r;
+}
+
+}  // namespace actionhost::host

@@ -1,0 +1,91 @@
+#include "modules/registry.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace actionhost::host {
+
+namespace fs = std::filesystem;
+
+void ModuleRegistry::scan(const std::vector<std::string> &dirs, ModuleKind kind) {
+    for (const auto &dir : dirs) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) continue;
+        std::vector<fs::path> entries;
+        for (const auto &e : fs::directory_iterator(dir, ec)) entries.push_back(e.path());
+        std::sort(entries.begin(), entries.end());
+        for (const auto &sub : entries) {
+            const fs::path manifest_path = sub / "manifest.json";
+            if (!fs::is_regular_file(manifest_path, ec)) continue;
+            std::ifstream in(manifest_path);
+            std::stringstream ss;
+            ss << in.rdbuf();
+            auto parsed = parse_manifest(ss.str(), sub.string());
+            if (!parsed.manifest) {
+                invalid_.push_back({manifest_path.string(), parsed.error});
+                continue;
+            }
+            if (parsed.manifest->kind != kind) continue;
+            if (find(parsed.manifest->name) != nullptr) {
+                invalid_.push_back({manifest_path.string(), "a module named \"" + parsed.manifest->name +
+                                                                "\" was already found earlier on the search path"});
+                continue;
+            }
+            modules_.push_back(std::move(*parsed.manifest));
+        }
+    }
+}
+
+const Manifest *ModuleRegistry::find(const std::string &name) const {
+    for (const auto &m : modules_)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
+const Manifest *ModuleRegistry::provider_of(const std::string &what) const {
+    for (const auto &m : modules_)
+        if (std::find(m.provides.begin(), m.provides.end(), what) != m.provides.end()) return &m;
+    return nullptr;
+}
+
+std::vector<std::string> ModuleRegistry::names() const {
+    std::vector<std::string> out;
+    for (const auto &m : modules_) out.push_back(m.name);
+    return out;
+}
+
+nlohmann::json ModuleRegistry::to_json() const {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto &m : modules_) {
+        all.push_back({{"name", m.name},
+                       {"kind", to_string(m.kind)},
+                       {"version", m.version},
+                       {"abi_version", to_string(m.abi_version)},
+                       {"library", m.library_path()},
+                       {"description", m.description},
+                       {"provides", m.provides},
+                       {"requires", {{"executables", m.requires_executables}, {"plugins", m.requires_plugins}}},
+                       {"never_unload", m.never_unload}});
+    }
+    nlohmann::json bad = nlohmann::json::array();
+    for (const auto &i : invalid_) bad.push_back({{"path", i.path}, {"error", i.error}});
+    return {{"ALL_PLUGINS", all}, {"invalid", bad}};
+}
+
+std::vector<std::string> module_search_path(const std::string &install_dir, const std::string &kind,
+                                            const std::vector<std::string> &extra) {
+    std::vector<std::string> dirs = {install_dir + "/lib/actionhost/" + kind};
+    dirs.insert(dirs.end(), extra.begin(), extra.end());
+    if (const char *env = secure_getenv("ACTIONHOST_PLUGIN_PATH")) {
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ':'))
+            if (!item.empty()) dirs.push_back(item);
+    }
+    return dirs;
+}
+
+}  // namespace actionhost::host

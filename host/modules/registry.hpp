@@ -1,0 +1,42 @@
+// ALL_PLUGINS: the registry of modules found on the search path, built from manifests alone.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "modules/manifest.hpp"
+
+namespace actionhost::host {
+
+struct InvalidManifest {
+    std::string path;
+    std::string error;
+};
+
+class ModuleRegistry {
+  public:
+    // Scans `<dir>/*/manifest.json` of each directory in order; the first module of a name wins.
+    void scan(const std::vector<std::string> &dirs, ModuleKind kind);
+
+    const Manifest *find(const std::string &name) const;
+    // The module that provides action (or runtime) `what`, or nullptr.
+    const Manifest *provider_of(const std::string &what) const;
+    const std::vector<Manifest> &modules() const { return modules_; }
+    const std::vector<InvalidManifest> &invalid() const { return invalid_; }
+    std::vector<std::string> names() const;
+
+    nlohmann::json to_json() const;
+
+  private:
+    std::vector<Manifest> modules_;
+    std::vector<InvalidManifest> invalid_;
+};
+
+// Module directories of kind `kind` ("plugins"/"runtimes"): <install>/lib/actionhost/<kind>, then
+// `extra`, then $ACTIONHOST_PLUGIN_PATH (colon-separated) unless the process runs with elevated
+// privileges (secure_getenv ignores it then).
+std::vector<std::string> module_search_path(const std::string &install_dir, const std::string &kind,
+                                            const std::vector<std::string> &extra);
+
+}  // namespace actionhost::host

@@ -1,0 +1,102 @@
+#include "sys/user_init.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+extern char **environ;
+
+namespace actionhost::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int run(std::vector<std::string> argv) {
+    std::vector<char *> c;
+    for (auto &a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    pid_t pid;
+    if (posix_spawnp(&pid, c[0], nullptr, nullptr, c.data(), environ) != 0) return -1;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void chown_tree(const fs::path &root, uid_t uid, gid_t gid) {
+    ::lchown(root.c_str(), uid, gid);
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        ::lchown(it->path().c_str(), uid, gid);
+    }
+}
+
+}  // namespace
+
+UserInitResult init_user_and_working_dir(const std::string &username, int user_id, const std::string &working_dir) {
+    UserInitResult r{user_id, "", ""};
+    const char *env_user = std::getenv("USER");
+    if (env_user && username == env_user && username != "root" && username != "openhands") {
+        r.note = "running as the current user " + username + "; no user set-up";
+        return r;
+    }
+    const bool root = geteuid() == 0;
+    if (username != "root") {
+        const passwd *pw = getpwnam(username.c_str());
+        if (pw != nullptr) {
+            if (static_cast<int>(pw->pw_uid) != user_id) {
+                r.note = "user " + username + " exists with uid " + std::to_string(pw->pw_uid) + "; using it";
+                r.user_id = static_cast<int>(pw->pw_uid);
+            }
+        } else if (!root) {
+            r.note = "user " + username + " does not exist and the host is not root; actions run as the current user";
+        } else {
+            // As OpenHands: passwordless sudo for the sudo group, then the user in groups root and sudo.
+            const bool have_sudo_group = getgrnam("sudo") != nullptr;
+            if (fs::exists("/etc/sudoers")) {
+                std::ofstream sudoers("/etc/sudoers", std::ios::app);
+                sudoers << "%sudo ALL=(ALL) NOPASSWD:ALL\n";
+            }
+            std::vector<std::string> cmd = {"useradd", "-rm", "-d", "/home/" + username, "-s", "/bin/bash", "-g", "root"};
+            if (have_sudo_group) cmd.insert(cmd.end(), {"-G", "sudo"});
+            cmd.insert(cmd.end(), {"-u", std::to_string(user_id), username});
+            const int rc = run(cmd);
+            if (rc != 0) {
+                r.error = "could not create user " + username + " (useradd exited with " + std::to_string(rc) + ")";
+                return r;
+            }
+            r.note = "created user " + username + " with uid " + std::to_string(user_id);
+        }
+    }
+    const mode_t old = ::umask(002);
+    std::error_code ec;
+    fs::create_directories(working_dir, ec);
+    ::umask(old);
+    if (!fs::is_directory(working_dir, ec)) {
+        r.error = "cannot create the working directory " + working_dir;
+        return r;
+    }
+    if (root) {
+        const passwd *pw = getpwnam(username.c_str());
+        const char *gid_env = std::getenv("SANDBOX_GROUP_ID");
+        const gid_t gid = gid_env && *gid_env ? static_cast<gid_t>(std::atoi(gid_env)) : 0;
+        if (pw != nullptr) chown_tree(working_dir, pw->pw_uid, gid);
+        struct stat st{};
+        if (::stat(working_dir.c_str(), &st) == 0) ::chmod(working_dir.c_str(), st.st_mode | S_IRGRP | S_IWGRP);
+    }
+    return r;
+}
+
+}  // namespace actionhost::host
