@@ -1,0 +1,199 @@
+#include "file_access.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace actionhost::agent_skills {
+
+namespace {
+
+// realpath of the longest existing prefix, with the missing rest appended (for `create`).
+std::string resolve(const std::string &abs_path) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(abs_path, ec);
+    if (ec) return abs_path;
+    return p.string();
+}
+
+bool under(const std::string &path, const std::string &root) {
+    if (root == "/") return true;
+    return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                            path[root.size()] == '/');
+}
+
+struct Fd {
+    int fd = -1;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+bool write_all(int fd, const std::string &bytes) {
+    size_t off = 0;
+    while (off < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        off += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+bool write_in_place(const std::string &path, const std::string &bytes, std::string &error) {
+    Fd f;
+    f.fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+    if (f.fd < 0 || !write_all(f.fd, bytes) || ::fsync(f.fd) != 0) {
+        error = os_error_text(errno, path);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+PathPolicy::PathPolicy(const std::string &spec) {
+    size_t i = 0;
+    while (i <= spec.size()) {
+        size_t j = spec.find(':', i);
+        if (j == std::string::npos) j = spec.size();
+        std::string root = spec.substr(i, j - i);
+        if (!root.empty() && root.front() == '/') {
+            root = resolve(root);
+            while (root.size() > 1 && root.back() == '/') root.pop_back();
+            roots_.push_back(root);
+        }
+        i = j + 1;
+    }
+}
+
+std::optional<std::string> PathPolicy::check(const std::string &abs_path) const {
+    if (roots_.empty()) return std::nullopt;
+    const std::string real = resolve(abs_path);
+    for (const auto &r : roots_)
+        if (under(real, r)) return std::nullopt;
+    std::string list;
+    for (const auto &r : roots_) list += (list.empty() ? "" : ", ") + r;
+    if (real != abs_path)
+        return "The path " + abs_path + " resolves to " + real + ", which is outside the directories this editor may access: " + list + ".";
+    return "The path " + abs_path + " is outside the directories this editor may access: " + list + ".";
+}
+
+FileInfo stat_path(const std::string &path) {
+    FileInfo info;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return info;
+    info.size = st.st_size;
+    info.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    if (S_ISREG(st.st_mode)) info.kind = FileKind::regular;
+    else if (S_ISDIR(st.st_mode)) info.kind = FileKind::directory;
+    else {
+        info.kind = FileKind::other;
+        info.other_kind = S_ISCHR(st.st_mode) ? "character device"
+                          : S_ISBLK(st.st_mode) ? "block device"
+                          : S_ISFIFO(st.st_mode) ? "FIFO"
+                          : S_ISSOCK(st.st_mode) ? "socket"
+                                                 : "special file";
+    }
+    return info;
+}
+
+std::string os_error_text(int err, const std::string &path) {
+    return "[Errno " + std::to_string(err) + "] " + std::strerror(err) + ": '" + path + "'";
+}
+
+std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes, std::string &error) {
+    Fd f;
+    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (f.fd < 0) {
+        error = os_error_text(errno, path);
+        return std::nullopt;
+    }
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        error = os_error_text(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, path);
+        return std::nullopt;
+    }
+    size_t want = static_cast<size_t>(st.st_size);
+    if (max_bytes != 0 && want > max_bytes) want = max_bytes;
+    std::string out;
+    out.resize(want);
+    size_t got = 0;
+    while (got < want) {
+        const ssize_t n = ::read(f.fd, out.data() + got, want - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = os_error_text(errno, path);
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        got += static_cast<size_t>(n);
+    }
+    out.resize(got);
+    return out;
+}
+
+bool write_atomic(const std::string &path_in, const std::string &bytes, std::string &error) {
+    // Write through symlinks to their target, as open('w') would; renaming over the link would replace
+    // the link itself.
+    std::string path = path_in;
+    {
+        char buf[PATH_MAX];
+        if (::realpath(path_in.c_str(), buf) != nullptr) path = buf;
+    }
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        error = os_error_text(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, path_in);
+        return false;
+    }
+    const std::filesystem::path fs_path(path);
+    const std::string dir = fs_path.parent_path().string();
+    if (!exists) {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+    }
+    std::string tmpl = dir + "/." + fs_path.filename().string() + ".ah-edit.XXXXXX";
+    Fd tmp;
+    tmp.fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    if (tmp.fd < 0) {
+        if (exists) return write_in_place(path, bytes, error);
+        error = os_error_text(errno, path_in);
+        return false;
+    }
+    auto fail = [&](int err) {
+        ::unlink(tmpl.c_str());
+        error = os_error_text(err, path_in);
+        return false;
+    };
+    mode_t mode;
+    if (exists) {
+        mode = st.st_mode & 07777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
+        if (::fchown(tmp.fd, st.st_uid, st.st_gid) != 0) {
+            // We may not give the file away; keep owner by rewriting in place instead.
+            ::unlink(tmpl.c_str());
+            return write_in_place(path, bytes, error);
+        }
+    }
+    if (::fchmod(tmp.fd, mode) != 0) return fail(errno);
+    if (!write_all(tmp.fd, bytes)) return fail(errno);
+    if (::fsync(tmp.fd) != 0) return fail(errno);
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(errno);
+    return true;
+}
+
+}  // namespace actionhost::agent_skills

@@ -1,0 +1,47 @@
+// File system access with the editor's safety rules: allowed roots (symlinks resolved, so a link
+// cannot point out), refusal of device files, FIFOs and sockets, Python-worded OS errors, and atomic
+// writes (temp file in the same directory, fsync, rename) that keep the file's mode and owner.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace actionhost::agent_skills {
+
+class PathPolicy {
+  public:
+    // `roots_spec`: colon-separated absolute directories; empty means the whole file system (as
+    // OpenHands allows).
+    explicit PathPolicy(const std::string &roots_spec = "");
+    bool confined() const { return !roots_.empty(); }
+    const std::vector<std::string> &roots() const { return roots_; }
+    // nullopt when `abs_path` (after resolving symlinks of its existing part) lies under a root; else
+    // the reason, naming the resolved path.
+    std::optional<std::string> check(const std::string &abs_path) const;
+
+  private:
+    std::vector<std::string> roots_;
+};
+
+enum class FileKind { missing, regular, directory, other };
+struct FileInfo {
+    FileKind kind = FileKind::missing;
+    std::string other_kind;  // "character device", "block device", "FIFO", "socket" when kind == other
+    long long size = 0;
+    long long mtime_ns = 0;
+};
+FileInfo stat_path(const std::string &path);  // follows symlinks, as Path.exists()/is_dir() do
+
+// "[Errno 13] Permission denied: '<path>'" — OSError's str().
+std::string os_error_text(int err, const std::string &path);
+
+// Reads up to `max_bytes` (all when 0). nullopt with `error` (os_error_text) on failure.
+std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes, std::string &error);
+
+// Replaces `path`'s content atomically. An existing file keeps its mode and owner (written through a
+// symlink to its target); a new file gets 0666 & ~umask and the parents it needs. Where the temp-file
+// route is impossible (directory not writable, owner not settable) the file is rewritten in place.
+bool write_atomic(const std::string &path, const std::string &bytes, std::string &error);
+
+}  // namespace actionhost::agent_skills

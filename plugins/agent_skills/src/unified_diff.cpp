@@ -1,0 +1,201 @@
+#include "unified_diff.hpp"
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "py_text.hpp"
+
+namespace actionhost::agent_skills {
+
+namespace {
+
+struct Match {
+    size_t a, b, size;
+};
+
+struct Opcode {
+    char tag;  // 'e'qual, 'r'eplace, 'd'elete, 'i'nsert
+    size_t i1, i2, j1, j2;
+};
+
+// difflib.SequenceMatcher(None, a, b) over lines interned to integers.
+class SequenceMatcher {
+  public:
+    SequenceMatcher(const std::vector<int> &a, const std::vector<int> &b, int distinct) : a_(a), b_(b) {
+        b2j_.assign(static_cast<size_t>(distinct), {});
+        for (size_t j = 0; j < b_.size(); ++j) b2j_[static_cast<size_t>(b_[j])].push_back(j);
+        if (b_.size() >= 200) {  // autojunk: drop "popular" lines from the index (not from matching)
+            const size_t ntest = b_.size() / 100 + 1;
+            for (auto &idx : b2j_)
+                if (idx.size() > ntest) idx.clear();
+        }
+        j2len_.assign(b_.size() + 1, 0);
+        new_j2len_.assign(b_.size() + 1, 0);
+    }
+
+    std::vector<Opcode> opcodes() {
+        std::vector<Match> blocks = matching_blocks();
+        std::vector<Opcode> out;
+        size_t i = 0, j = 0;
+        for (const Match &m : blocks) {
+            char tag = 0;
+            if (i < m.a && j < m.b) tag = 'r';
+            else if (i < m.a) tag = 'd';
+            else if (j < m.b) tag = 'i';
+            if (tag) out.push_back({tag, i, m.a, j, m.b});
+            i = m.a + m.size;
+            j = m.b + m.size;
+            if (m.size) out.push_back({'e', m.a, i, m.b, j});
+        }
+        return out;
+    }
+
+  private:
+    Match longest(size_t alo, size_t ahi, size_t blo, size_t bhi) {
+        size_t besti = alo, bestj = blo, bestsize = 0;
+        // j2len as two dense arrays (index j+1) and the touched indices to reset, instead of dicts.
+        std::vector<size_t> touched, new_touched;
+        for (size_t i = alo; i < ahi; ++i) {
+            new_touched.clear();
+            for (size_t j : b2j_[static_cast<size_t>(a_[i])]) {
+                if (j < blo) continue;
+                if (j >= bhi) break;
+                const size_t k = j2len_[j] + 1;  // j2len[j-1] lives at index j
+                new_j2len_[j + 1] = k;
+                new_touched.push_back(j + 1);
+                if (k > bestsize) {
+                    besti = i - k + 1;
+                    bestj = j - k + 1;
+                    bestsize = k;
+                }
+            }
+            for (size_t t : touched) j2len_[t] = 0;
+            std::swap(j2len_, new_j2len_);
+            std::swap(touched, new_touched);
+        }
+        for (size_t t : touched) j2len_[t] = 0;
+        while (besti > alo && bestj > blo && a_[besti - 1] == b_[bestj - 1]) {
+            --besti;
+            --bestj;
+            ++bestsize;
+        }
+        while (besti + bestsize < ahi && bestj + bestsize < bhi && a_[besti + bestsize] == b_[bestj + bestsize])
+            ++bestsize;
+        return {besti, bestj, bestsize};
+    }
+
+    std::vector<Match> matching_blocks() {
+        std::vector<Match> found;
+        std::vector<std::array<size_t, 4>> queue{{0, a_.size(), 0, b_.size()}};
+        while (!queue.empty()) {
+            auto [alo, ahi, blo, bhi] = queue.back();
+            queue.pop_back();
+            const Match m = longest(alo, ahi, blo, bhi);
+            if (m.size) {
+                found.push_back(m);
+                if (alo < m.a && blo < m.b) queue.push_back({alo, m.a, blo, m.b});
+                if (m.a + m.size < ahi && m.b + m.size < bhi) queue.push_back({m.a + m.size, ahi, m.b + m.size, bhi});
+            }
+        }
+        std::sort(found.begin(), found.end(),
+                  [](const Match &x, const Match &y) { return std::tie(x.a, x.b, x.size) < std::tie(y.a, y.b, y.size); });
+        std::vector<Match> out;
+        size_t i1 = 0, j1 = 0, k1 = 0;
+        for (const Match &m : found) {
+            if (i1 + k1 == m.a && j1 + k1 == m.b) {
+                k1 += m.size;
+            } else {
+                if (k1) out.push_back({i1, j1, k1});
+                i1 = m.a;
+                j1 = m.b;
+                k1 = m.size;
+            }
+        }
+        if (k1) out.push_back({i1, j1, k1});
+        out.push_back({a_.size(), b_.size(), 0});
+        return out;
+    }
+
+    const std::vector<int> &a_;
+    const std::vector<int> &b_;
+    std::vector<std::vector<size_t>> b2j_;
+    std::vector<size_t> j2len_, new_j2len_;
+};
+
+std::string format_range(size_t start, size_t stop) {
+    size_t beginning = start + 1;
+    const size_t length = stop - start;
+    if (length == 1) return std::to_string(beginning);
+    if (length == 0) --beginning;
+    return std::to_string(beginning) + "," + std::to_string(length);
+}
+
+}  // namespace
+
+std::string unified_diff_0(std::string_view old_text, std::string_view new_text, const std::string &path) {
+    const std::vector<std::string_view> a_lines = split_lines(old_text);
+    const std::vector<std::string_view> b_lines = split_lines(new_text);
+    std::unordered_map<std::string_view, int> ids;
+    ids.reserve(a_lines.size() + b_lines.size());
+    auto intern = [&](const std::vector<std::string_view> &lines) {
+        std::vector<int> out;
+        out.reserve(lines.size());
+        for (auto l : lines) out.push_back(ids.emplace(l, static_cast<int>(ids.size())).first->second);
+        return out;
+    };
+    const std::vector<int> a = intern(a_lines);
+    const std::vector<int> b = intern(b_lines);
+    SequenceMatcher sm(a, b, static_cast<int>(ids.size()));
+    std::vector<Opcode> codes = sm.opcodes();
+    if (codes.empty()) codes.push_back({'e', 0, 1, 0, 1});
+    // get_grouped_opcodes(n=0)
+    if (codes.front().tag == 'e') {
+        Opcode &c = codes.front();
+        c.i1 = std::max(c.i1, c.i2);
+        c.j1 = std::max(c.j1, c.j2);
+    }
+    if (codes.back().tag == 'e') {
+        Opcode &c = codes.back();
+        c.i2 = std::min(c.i2, c.i1);
+        c.j2 = std::min(c.j2, c.j1);
+    }
+    std::vector<std::vector<Opcode>> groups;
+    std::vector<Opcode> group;
+    for (Opcode c : codes) {
+        if (c.tag == 'e' && c.i2 - c.i1 > 0) {
+            group.push_back({'e', c.i1, std::min(c.i2, c.i1), c.j1, std::min(c.j2, c.j1)});
+            groups.push_back(std::move(group));
+            group.clear();
+            c.i1 = std::max(c.i1, c.i2);
+            c.j1 = std::max(c.j1, c.j2);
+        }
+        group.push_back(c);
+    }
+    if (!group.empty() && !(group.size() == 1 && group[0].tag == 'e')) groups.push_back(std::move(group));
+
+    std::string out;
+    auto line = [&](std::string_view text) {
+        if (!out.empty()) out += '\n';
+        out.append(py_rstrip(text));
+    };
+    for (const auto &g : groups) {
+        if (out.empty()) {
+            line("--- " + path);
+            line("+++ " + path);
+        }
+        line("@@ -" + format_range(g.front().i1, g.back().i2) + " +" + format_range(g.front().j1, g.back().j2) + " @@");
+        for (const Opcode &c : g) {
+            if (c.tag == 'e') continue;  // n=0: equal runs inside a group are empty
+            if (c.tag == 'r' || c.tag == 'd')
+                for (size_t i = c.i1; i < c.i2; ++i) line("-" + std::string(a_lines[i]));
+            if (c.tag == 'r' || c.tag == 'i')
+                for (size_t j = c.j1; j < c.j2; ++j) line("+" + std::string(b_lines[j]));
+        }
+    }
+    return out;
+}
+
+}  // namespace actionhost::agent_skills
