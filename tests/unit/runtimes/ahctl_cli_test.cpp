@@ -1,0 +1,55 @@
+// ahctl's command-line parsing and help.
+#include <gtest/gtest.h>
+
+#include "cli.hpp"
+
+using namespace ahctl;
+
+namespace {
+Options parse(std::vector<std::string> words) {
+    std::vector<char *> argv;
+    static std::string name = "ahctl";
+    argv.push_back(name.data());
+    for (auto &w : words) argv.push_back(w.data());
+    return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+}  // namespace
+
+TEST(AhctlCli, RunAfterDoubleDash) {
+    Options o = parse({"-r", "local", "run", "--timeout", "5", "--", "echo", "--help"});
+    EXPECT_EQ(o.command, "run");
+    EXPECT_EQ(o.runtime, "local");
+    EXPECT_EQ(o.timeout, 5.0);
+    EXPECT_FALSE(o.help);  // --help after -- belongs to the command
+    EXPECT_EQ(o.args, (std::vector<std::string>{"echo", "--help"}));
+}
+
+TEST(AhctlCli, GlobalOptionsAnywhereAndInlineValues) {
+    Options o = parse({"edit", "create", "/w/f", "--file-text", "hi", "--runtime=sandbox", "-p", "jupyter,agent_skills", "--set", "sandbox.timeout=9"});
+    EXPECT_EQ(o.command, "edit");
+    EXPECT_EQ(o.runtime, "sandbox");
+    EXPECT_EQ(o.plugins, (std::vector<std::string>{"jupyter", "agent_skills"}));
+    EXPECT_EQ(o.args, (std::vector<std::string>{"create", "/w/f", "--file-text", "hi"}));
+    ASSERT_EQ(o.sets.size(), 1u);
+    EXPECT_EQ(o.sets[0].first, "sandbox.timeout");
+}
+
+TEST(AhctlCli, Errors) {
+    EXPECT_THROW(parse({"frobnicate"}), UsageError);
+    EXPECT_THROW(parse({"run", "--timeout", "abc", "--", "x"}), UsageError);
+    EXPECT_THROW(parse({"--config"}), UsageError);
+    EXPECT_THROW(parse({"--set", "novalue"}), UsageError);
+}
+
+TEST(AhctlCli, HelpEverywhere) {
+    EXPECT_TRUE(parse({"--help"}).help);
+    Options o = parse({"help", "run"});
+    EXPECT_TRUE(o.help);
+    EXPECT_EQ(o.command, "run");
+    for (const char *c : {"", "run", "ipython", "edit", "read", "write", "exec", "shell", "upload", "download", "start", "ps", "stop", "runtimes"}) {
+        auto text = help_text(c);
+        ASSERT_TRUE(text.has_value()) << c;
+        EXPECT_NE(text->find("Usage: ahctl"), std::string::npos) << c;
+    }
+    EXPECT_FALSE(help_text("nope").has_value());
+}
