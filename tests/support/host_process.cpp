@@ -40,7 +40,7 @@ HostProcess::HostProcess(HostOptions o) : api_key_(o.api_key) {
     std::map<std::string, std::string> env;
     for (char **e = environ; *e; ++e) {
         const char *eq = std::strchr(*e, '=');
-        if (eq) env[std::string(*e, eq)] = eq + 1;
+        if (eq) env[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
     }
     env.erase("SESSION_API_KEY");
     for (const auto &[k, v] : o.env) env[k] = v;
