@@ -1,0 +1,385 @@
+#include "kernel/kernel_session.hpp"
+
+#include <pwd.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "actionhost/common/text.hpp"
+#include "protocol/connection_info.hpp"
+
+namespace actionhost::jupyter {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr auto kSlice = milliseconds(100);           // how often a waiting loop re-checks the process
+constexpr auto kQuietBeforeHeartbeat = std::chrono::seconds(10);
+constexpr auto kHeartbeatTimeout = milliseconds(3000);
+constexpr int kHeartbeatFailuresForDeath = 2;
+constexpr auto kIdleGraceAfterReply = std::chrono::seconds(10);  // iopub silence tolerated after the reply
+constexpr size_t kDrainBatch = 256;                  // messages per socket per pass, so no channel starves
+constexpr size_t kPartialBudget = 1u << 20;          // bytes of live output forwarded per cell
+constexpr int kStartAttempts = 3;                    // a port taken between pick and bind fails a start
+
+Clock::duration seconds_to_duration(double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+std::string trim_tail(const std::string &s) {
+    std::string t = s;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == '\r')) t.pop_back();
+    if (t.size() > 2000) t = "..." + t.substr(t.size() - 2000);
+    return t;
+}
+}  // namespace
+
+std::string restart_notice_text(const std::string &reason) {
+    return "[IPython kernel restarted: the previous kernel " + reason +
+           ". Variables, imports and other state from earlier cells are lost.]";
+}
+
+std::string died_mid_cell_text(const std::string &reason) {
+    return "[IPython kernel died while running this cell: it " + reason +
+           ". A new kernel will be started for the next cell.]";
+}
+
+KernelSession::KernelSession(zmq::context_t &ctx, KernelConfig config) : ctx_(ctx), config_(std::move(config)) {}
+
+KernelSession::~KernelSession() { shutdown(); }
+
+void KernelSession::log(LogLevel level, const std::string &msg) const {
+    if (config_.log) config_.log(level, msg);
+}
+
+void KernelSession::shutdown() {
+    stop_ = true;
+    channels_.reset();
+    if (process_) process_->terminate(1.0);
+    process_.reset();
+    if (!conn_dir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(conn_dir_, ec);
+        conn_dir_.clear();
+    }
+}
+
+void KernelSession::discard_kernel(const std::string &reason) {
+    channels_.reset();
+    if (process_) process_->terminate(0.5);
+    process_.reset();
+    pending_death_ = reason;
+    synced_cwd.clear();
+    interpreter_.clear();
+}
+
+std::string KernelSession::take_restart_notice() { return std::exchange(restart_notice_, std::string()); }
+
+bool KernelSession::ensure_running(std::string &error) {
+    if (process_ && channels_ && process_->alive()) return true;
+    if (process_) {  // it died since the last cell
+        const std::string tail = trim_tail(process_->output_tail());
+        const std::string why = process_->alive() ? "stopped answering" : process_->exit_reason();
+        log(LogLevel::Warning, "IPython kernel " + why + (tail.empty() ? "" : "; its last output:\n" + tail));
+        discard_kernel(why);
+    }
+    std::string last_error;
+    for (int attempt = 1; attempt <= kStartAttempts && !stop_; ++attempt) {
+        if (start(last_error)) {
+            if (!pending_death_.empty()) {
+                restart_notice_ = restart_notice_text(pending_death_);
+                pending_death_.clear();
+            }
+            return true;
+        }
+        log(LogLevel::Warning, "IPython kernel start attempt " + std::to_string(attempt) + " failed: " + last_error);
+    }
+    error = stop_ ? "the host is shutting down" : last_error;
+    return false;
+}
+
+bool KernelSession::start(std::string &error) {
+    const auto t0 = Clock::now();
+    channels_.reset();
+    process_.reset();
+    if (conn_dir_.empty()) {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "actionhost-kernel-XXXXXX").string();
+        if (mkdtemp(tmpl.data()) == nullptr) {
+            error = "cannot create a directory for the kernel connection file: " + std::string(std::strerror(errno));
+            return false;
+        }
+        conn_dir_ = tmpl;
+    }
+    const std::string conn_file = conn_dir_ + "/kernel.json";
+    ConnectionInfo info;
+    try {
+        info = make_connection_info();
+        write_connection_file(info, conn_file);
+    } catch (const std::exception &e) {
+        error = e.what();
+        return false;
+    }
+    // A kernel running as another user must be able to read its connection file (and nobody else).
+    if (geteuid() == 0 && !config_.username.empty()) {
+        if (const passwd *pw = getpwnam(config_.username.c_str()); pw && pw->pw_uid != 0) {
+            if (chown(conn_dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0 ||
+                chown(conn_file.c_str(), pw->pw_uid, pw->pw_gid) != 0)
+                log(LogLevel::Warning, "cannot hand the connection file to " + config_.username);
+        }
+    }
+
+    SpawnOptions so;
+    so.argv = expand_kernel_command(config_.command, conn_file);
+    so.working_dir = config_.working_dir;
+    so.username = config_.username;
+    so.extra_env = config_.extra_env;
+    // ipykernel exits by itself when this process goes away (its parent poller watches this pid).
+    so.extra_env["JPY_PARENT_PID"] = std::to_string(getpid());
+    std::string note;
+    process_ = KernelProcess::spawn(so, error, note);
+    if (!process_) return false;
+    if (!note.empty()) log(LogLevel::Warning, note);
+
+    ClientIdentity who{random_hex(16), config_.username};
+    try {
+        channels_ = std::make_unique<KernelChannels>(ctx_, info, who);
+    } catch (const std::exception &e) {
+        error = std::string("cannot open the kernel's ZeroMQ channels: ") + e.what();
+        discard_kernel("");
+        pending_death_.clear();
+        return false;
+    }
+    if (!wait_ready(t0 + seconds_to_duration(config_.start_timeout_s), error)) {
+        const std::string tail = process_ ? trim_tail(process_->output_tail()) : "";
+        if (!tail.empty()) error += "; kernel output:\n" + tail;
+        const std::string keep = pending_death_;
+        discard_kernel("");
+        pending_death_ = keep;
+        return false;
+    }
+
+    // Plain tracebacks, as OpenHands' first cell does, and the interpreter path for the trailer.
+    CellOutput probe;
+    CellResult r = execute("%colors nocolor\nimport sys; print(sys.executable)", config_.start_timeout_s, probe);
+    if (r.status != CellStatus::Completed || r.raised) {
+        error = "the kernel did not run its first cell (" + probe.text() + ")";
+        const std::string keep = pending_death_;
+        discard_kernel("");
+        pending_death_ = keep;
+        return false;
+    }
+    interpreter_ = common::rstrip(probe.text());
+    synced_cwd = config_.working_dir;  // a new kernel starts there
+    last_start_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+    log(LogLevel::Info, "IPython kernel pid " + std::to_string(process_->pid()) + " ready in " +
+                            std::to_string(static_cast<int>(last_start_seconds_ * 1000)) + " ms (" + interpreter_ + ")");
+    for (const std::string &cell : config_.init_cells) {
+        CellOutput init_out;
+        CellResult ir = execute(cell, config_.start_timeout_s, init_out);
+        if (ir.status != CellStatus::Completed || ir.raised)
+            log(LogLevel::Warning, "kernel start-up cell failed: " + cell + "\n" + init_out.text());
+        if (!process_) {  // it died running start-up code: report as a failed start
+            error = "the kernel died running start-up code";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool KernelSession::wait_ready(Clock::time_point deadline, std::string &error) {
+    // The shell reply proves the kernel runs; an iopub message proves our subscription is live (a SUB socket
+    // misses whatever is published before it has joined), so both are awaited, asking again every second.
+    bool shell_ok = false, iopub_ok = false;
+    auto next_ask = Clock::now();
+    while (Clock::now() < deadline) {
+        if (stop_) {
+            error = "the host is shutting down";
+            return false;
+        }
+        if (Clock::now() >= next_ask) {
+            channels_->send(channels_->shell, make_request(channels_->identity(), "kernel_info_request", nlohmann::json::object()));
+            next_ask = Clock::now() + std::chrono::seconds(1);
+        }
+        zmq::pollitem_t items[] = {{static_cast<void *>(channels_->shell), 0, ZMQ_POLLIN, 0},
+                                   {static_cast<void *>(channels_->iopub), 0, ZMQ_POLLIN, 0}};
+        zmq::poll(items, 2, kSlice);
+        Message m;
+        std::string why;
+        while (channels_->receive(channels_->shell, m, why) != KernelChannels::Receive::Nothing)
+            if (why.empty() && m.msg_type() == "kernel_info_reply") shell_ok = true;
+        while (channels_->receive(channels_->iopub, m, why) != KernelChannels::Receive::Nothing) iopub_ok = true;
+        if (shell_ok && iopub_ok) return true;
+        if (!process_->alive()) {
+            error = "the kernel process " + process_->exit_reason() + " during start-up";
+            return false;
+        }
+    }
+    error = "the kernel did not answer within " + std::to_string(static_cast<int>(config_.start_timeout_s)) + " s";
+    return false;
+}
+
+CellResult KernelSession::execute(std::string_view code, double timeout_s, CellOutput &out, bool silent,
+                                  const PartialSink &partial) {
+    CellResult res;
+    if (!channels_ || !process_) {
+        res.status = CellStatus::KernelDied;
+        res.reason = "was not running";
+        return res;
+    }
+    Message req = make_request(channels_->identity(), "execute_request",
+                               {{"code", std::string(code)},
+                                {"silent", silent},
+                                {"store_history", false},
+                                {"user_expressions", nlohmann::json::object()},
+                                {"allow_stdin", false},
+                                {"stop_on_error", true}});
+    const std::string id = req.msg_id();
+    channels_->send(channels_->shell, req);
+
+    const auto started = Clock::now();
+    auto deadline = started + seconds_to_duration(timeout_s);
+    bool got_reply = false, got_idle = false, raised = false, timed_out = false;
+    auto last_iopub = started, last_message = started;
+    int hb_failures = 0;
+    size_t partial_sent = 0, refused = 0;
+
+    auto on_iopub = [&](const Message &m) {
+        if (m.parent_msg_id() != id) return;  // late output of an earlier (timed-out) cell
+        const std::string type = m.msg_type();
+        const nlohmann::json &c = m.content;
+        if (type == "status") {
+            auto st = c.find("execution_state");
+            if (st != c.end() && st->is_string() && *st == "idle") got_idle = true;
+            return;
+        }
+        if (timed_out || raised) return;  // the peer stops collecting at the error; after a timeout, nothing counts
+        if (type == "stream") {
+            auto t = c.find("text");
+            if (t == c.end() || !t->is_string()) return;
+            const std::string &text = t->get_ref<const std::string &>();
+            out.add_text(text);
+            if (partial && partial_sent < kPartialBudget) {
+                partial(text);
+                partial_sent += text.size();
+            }
+        } else if (type == "execute_result" || type == "display_data") {
+            auto d = c.find("data");
+            if (d == c.end() || !d->is_object()) return;
+            if (auto tp = d->find("text/plain"); tp != d->end() && tp->is_string()) out.add_text(tp->get_ref<const std::string &>());
+            if (auto png = d->find("image/png"); png != d->end() && png->is_string()) out.add_png_base64(png->get_ref<const std::string &>());
+        } else if (type == "error") {
+            std::string joined;
+            if (auto tb = c.find("traceback"); tb != c.end() && tb->is_array()) {
+                for (size_t i = 0; i < tb->size(); ++i) {
+                    if (i) joined += '\n';
+                    if ((*tb)[i].is_string()) joined += (*tb)[i].get_ref<const std::string &>();
+                }
+            }
+            out.add_text(joined);
+            raised = true;
+        }
+    };
+
+    while (true) {
+        if (got_reply && got_idle) break;
+        const auto now = Clock::now();
+        if (got_reply && now - last_iopub > kIdleGraceAfterReply) {
+            log(LogLevel::Warning, "no idle status after the execute reply; some output may be missing");
+            break;
+        }
+        if (stop_) {
+            if (process_) process_->interrupt();
+            res.status = CellStatus::Stopped;
+            return res;
+        }
+        if (now >= deadline) {
+            if (timed_out) {  // the interrupt did not end the cell: the kernel is wedged, replace it
+                const std::string why = "did not stop within " +
+                                        std::to_string(static_cast<int>(config_.interrupt_grace_s)) +
+                                        " s of an interrupt after a cell timed out";
+                log(LogLevel::Warning, "IPython kernel " + why + "; killing it");
+                discard_kernel(why);
+                res.status = CellStatus::TimedOut;
+                return res;
+            }
+            timed_out = true;
+            if (config_.interrupt_by_message)
+                channels_->send(channels_->control, make_request(channels_->identity(), "interrupt_request", nlohmann::json::object()));
+            else
+                process_->interrupt();
+            deadline = now + seconds_to_duration(config_.interrupt_grace_s);
+            continue;
+        }
+        zmq::pollitem_t items[] = {{static_cast<void *>(channels_->shell), 0, ZMQ_POLLIN, 0},
+                                   {static_cast<void *>(channels_->iopub), 0, ZMQ_POLLIN, 0},
+                                   {static_cast<void *>(channels_->stdin_), 0, ZMQ_POLLIN, 0},
+                                   {static_cast<void *>(channels_->control), 0, ZMQ_POLLIN, 0}};
+        const auto wait = std::min<Clock::duration>(kSlice, deadline - now);
+        zmq::poll(items, 4, std::chrono::duration_cast<milliseconds>(wait) + milliseconds(1));
+
+        bool any = false;
+        Message m;
+        std::string why;
+        auto drain = [&](zmq::socket_t &sock, auto &&handle) {
+            for (size_t n = 0; n < kDrainBatch; ++n) {
+                why.clear();
+                const auto r = channels_->receive(sock, m, why);
+                if (r == KernelChannels::Receive::Nothing) return;
+                any = true;
+                if (r == KernelChannels::Receive::Refused) {
+                    if (refused++ < 3) log(LogLevel::Warning, "refused a message from the kernel: " + why);
+                    continue;
+                }
+                handle(m);
+            }
+        };
+        drain(channels_->shell, [&](const Message &msg) {
+            if (msg.parent_msg_id() == id && msg.msg_type() == "execute_reply") {
+                got_reply = true;
+                auto st = msg.content.find("status");
+                if (st != msg.content.end() && st->is_string() && *st == "error") raised = true;
+            }
+        });
+        drain(channels_->iopub, [&](const Message &msg) {
+            last_iopub = Clock::now();
+            on_iopub(msg);
+        });
+        drain(channels_->stdin_, [&](const Message &) {});   // allow_stdin is false: nothing is expected
+        drain(channels_->control, [&](const Message &) {});  // interrupt replies
+        if (any) {
+            last_message = Clock::now();
+            hb_failures = 0;
+            continue;
+        }
+        if (!process_->alive()) {
+            res.status = CellStatus::KernelDied;
+            res.reason = process_->exit_reason();
+            const std::string tail = trim_tail(process_->output_tail());
+            log(LogLevel::Warning, "IPython kernel " + res.reason + " during a cell" + (tail.empty() ? "" : "; its last output:\n" + tail));
+            discard_kernel(res.reason);
+            return res;
+        }
+        if (Clock::now() - last_message > kQuietBeforeHeartbeat) {
+            if (channels_->heartbeat(kHeartbeatTimeout)) {
+                hb_failures = 0;
+            } else if (++hb_failures >= kHeartbeatFailuresForDeath) {
+                res.status = CellStatus::KernelDied;
+                res.reason = "stopped answering heartbeats";
+                log(LogLevel::Warning, "IPython kernel stopped answering heartbeats; killing it");
+                discard_kernel(res.reason);
+                return res;
+            }
+            last_message = Clock::now();
+        }
+    }
+    res.raised = raised;
+    res.status = timed_out ? CellStatus::TimedOut : CellStatus::Completed;
+    return res;
+}
+
+}  // namespace actionhost::jupyter

@@ -1,0 +1,55 @@
+#include "plugin_config.hpp"
+
+#include <cstdlib>
+
+#include "kernel/kernel_command.hpp"
+
+namespace actionhost::jupyter {
+
+namespace {
+std::optional<double> positive_number(const std::string &text) {
+    char *end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(v > 0) || v > 1e7) return std::nullopt;
+    return v;
+}
+}  // namespace
+
+PluginConfig read_plugin_config(const ConfigLookup &get, std::vector<std::string> &problems) {
+    PluginConfig c;
+    c.kernel_command = default_kernel_command();
+    if (auto v = get("ACTIONHOST_KERNEL_CMD"); v && !v->empty()) {
+        std::string error;
+        if (auto cmd = parse_kernel_command(*v, error)) c.kernel_command = *cmd;
+        else problems.push_back("ACTIONHOST_KERNEL_CMD: " + error + "; using the default");
+    }
+    if (auto v = get("ACTIONHOST_KERNEL_INTERRUPT_MODE"); v && !v->empty()) {
+        if (*v == "message") c.interrupt_by_message = true;
+        else if (*v != "signal") problems.push_back("ACTIONHOST_KERNEL_INTERRUPT_MODE must be signal or message");
+    }
+    auto number = [&](const char *key, double &target) {
+        if (auto v = get(key); v && !v->empty()) {
+            if (auto n = positive_number(*v)) target = *n;
+            else problems.push_back(std::string(key) + ": not a positive number: " + *v);
+        }
+    };
+    number("ACTIONHOST_JUPYTER_TIMEOUT", c.default_timeout_s);
+    number("ACTIONHOST_KERNEL_START_TIMEOUT", c.start_timeout_s);
+    double max_sessions = static_cast<double>(c.max_sessions);
+    number("ACTIONHOST_JUPYTER_MAX_SESSIONS", max_sessions);
+    c.max_sessions = static_cast<size_t>(max_sessions) > 0 ? static_cast<size_t>(max_sessions) : 1;
+    if (auto v = get("ACTIONHOST_JUPYTER_EAGER"); v && (*v == "0" || *v == "false")) c.eager_start = false;
+    if (auto v = get("actionhost.plugins")) {
+        const std::string &s = *v;
+        size_t i = 0;
+        while (i < s.size()) {
+            size_t j = s.find_first_of(" ,", i);
+            if (j == std::string::npos) j = s.size();
+            if (s.compare(i, j - i, "agent_skills") == 0) c.agent_skills = true;
+            i = j + 1;
+        }
+    }
+    return c;
+}
+
+}  // namespace actionhost::jupyter

@@ -1,0 +1,35 @@
+#include <gtest/gtest.h>
+
+#include "kernel/kernel_command.hpp"
+
+using namespace actionhost::jupyter;
+
+TEST(KernelCommand, DefaultIsDebiansIpykernel) {
+    auto argv = expand_kernel_command(default_kernel_command(), "/tmp/c.json");
+    EXPECT_EQ(argv, (std::vector<std::string>{"/usr/bin/python3", "-m", "ipykernel_launcher", "-f", "/tmp/c.json"}));
+}
+
+TEST(KernelCommand, ParsesWordsAndJsonArrays) {
+    std::string err;
+    auto words = parse_kernel_command("  python3 -m ipykernel_launcher   -f {connection_file} ", err);
+    ASSERT_TRUE(words);
+    EXPECT_EQ(words->size(), 5u);
+    auto arr = parse_kernel_command(R"(["/opt/py bin/python","-m","ipykernel_launcher"])", err);
+    ASSERT_TRUE(arr);
+    EXPECT_EQ(arr->at(0), "/opt/py bin/python");
+    // No placeholder: -f <file> is appended.
+    EXPECT_EQ(expand_kernel_command(*arr, "/c").back(), "/c");
+    EXPECT_EQ(expand_kernel_command(*arr, "/c").size(), 5u);
+    // Placeholder inside a word.
+    EXPECT_EQ(expand_kernel_command({"k", "--f={connection_file}"}, "/c")[1], "--f=/c");
+}
+
+TEST(KernelCommand, RefusesEmptyAndMalformed) {
+    std::string err;
+    EXPECT_FALSE(parse_kernel_command("", err));
+    EXPECT_FALSE(parse_kernel_command("   ", err));
+    EXPECT_FALSE(parse_kernel_command("[1,2]", err));
+    EXPECT_FALSE(parse_kernel_command("[\"a\"", err));
+    EXPECT_FALSE(parse_kernel_command("[]", err));
+    EXPECT_FALSE(err.empty());
+}

@@ -1,0 +1,146 @@
+// The wire form of Jupyter messages: signing, framing, and a decoder that refuses every malformed or forged
+// input without crashing.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "protocol/connection_info.hpp"
+#include "protocol/hmac_signer.hpp"
+#include "protocol/message.hpp"
+
+using namespace actionhost::jupyter;
+
+namespace {
+std::vector<std::string_view> views(const std::vector<std::string> &frames) {
+    return {frames.begin(), frames.end()};
+}
+}  // namespace
+
+TEST(HmacSigner, MatchesKnownHmacSha256) {
+    // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?" (split across the four parts).
+    HmacSigner s("Jefe");
+    EXPECT_EQ(s.sign("what do ya", " want ", "for ", "nothing?"),
+              "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(HmacSigner, VerifyAcceptsUpperCaseAndRejectsTampering) {
+    HmacSigner s("k3y");
+    std::string sig = s.sign("h", "p", "m", "c");
+    EXPECT_TRUE(s.verify(sig, "h", "p", "m", "c"));
+    std::string upper = sig;
+    for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_TRUE(s.verify(upper, "h", "p", "m", "c"));
+    EXPECT_FALSE(s.verify(sig, "h", "p", "m", "C"));
+    EXPECT_FALSE(s.verify(sig.substr(1), "h", "p", "m", "c"));
+    EXPECT_FALSE(s.verify("", "h", "p", "m", "c"));
+}
+
+TEST(HmacSigner, EmptyKeyDisablesSigning) {
+    HmacSigner s("");
+    EXPECT_EQ(s.sign("a", "b", "c", "d"), "");
+    EXPECT_TRUE(s.verify("anything", "a", "b", "c", "d"));
+}
+
+TEST(RandomHex, HasTheRequestedLengthAndVaries) {
+    const std::string a = random_hex(16), b = random_hex(16);
+    EXPECT_EQ(a.size(), 32u);
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(Message, EncodeThenDecodeRoundTrips) {
+    HmacSigner s("secret");
+    ClientIdentity who{"sess", "user"};
+    Message m = make_request(who, "execute_request", {{"code", "print(1)"}, {"silent", false}});
+    m.identities = {"id1"};
+    m.buffers = {std::string("\0bin", 4)};
+    const auto frames = encode_message(m, s);
+    ASSERT_EQ(frames.size(), 1u + 1 + 1 + 4 + 1);
+    EXPECT_EQ(frames[1], "<IDS|MSG>");
+    EXPECT_EQ(frames[2].size(), 64u);
+    DecodeResult r = decode_message(views(frames), s);
+    ASSERT_TRUE(r.message) << r.error;
+    EXPECT_EQ(r.message->msg_type(), "execute_request");
+    EXPECT_EQ(r.message->msg_id(), m.msg_id());
+    EXPECT_EQ(r.message->header["version"], "5.3");
+    EXPECT_EQ(r.message->header["session"], "sess");
+    EXPECT_EQ(r.message->content["code"], "print(1)");
+    EXPECT_EQ(r.message->identities, std::vector<std::string>{"id1"});
+    EXPECT_EQ(r.message->buffers.at(0), std::string("\0bin", 4));
+    EXPECT_EQ(r.message->parent_msg_id(), "");
+}
+
+TEST(Message, ParentMsgIdComesFromTheParentHeader) {
+    HmacSigner s("k");
+    Message reply = make_request({"s", "u"}, "execute_reply", {{"status", "ok"}});
+    reply.parent_header = {{"msg_id", "abc"}, {"msg_type", "execute_request"}};
+    DecodeResult r = decode_message(views(encode_message(reply, s)), s);
+    ASSERT_TRUE(r.message);
+    EXPECT_EQ(r.message->parent_msg_id(), "abc");
+}
+
+TEST(Message, RefusesForgedAndMalformedMessages) {
+    HmacSigner s("key");
+    HmacSigner other("not-the-key");
+    Message m = make_request({"s", "u"}, "status", {{"execution_state", "idle"}});
+    auto good = encode_message(m, s);
+
+    EXPECT_FALSE(decode_message(views(encode_message(m, other)), s).message) << "signed with another key";
+    auto tampered = good;
+    tampered[5] = R"({"execution_state":"busy"})";
+    EXPECT_EQ(decode_message(views(tampered), s).error, "bad signature");
+    EXPECT_FALSE(decode_message({}, s).message);
+    EXPECT_FALSE(decode_message({"<IDS|MSG>"}, s).message);
+    EXPECT_FALSE(decode_message({"no", "delimiter"}, s).message);
+    auto short_msg = good;
+    short_msg.pop_back();
+    EXPECT_FALSE(decode_message(views(short_msg), s).message);
+
+    // Well signed but not the protocol's shapes.
+    auto signed_frames = [&](std::string header, std::string parent, std::string meta, std::string content) {
+        std::vector<std::string> f = {"<IDS|MSG>", s.sign(header, parent, meta, content), header, parent, meta, content};
+        return decode_message(views(f), s);
+    };
+    EXPECT_FALSE(signed_frames("[]", "{}", "{}", "{}").message);
+    EXPECT_FALSE(signed_frames("{", "{}", "{}", "{}").message);
+    EXPECT_FALSE(signed_frames(R"({"msg_id":1,"msg_type":"x"})", "{}", "{}", "{}").message);
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a"})", "{}", "{}", "{}").message);
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "null", "{}", "{}").message);
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", std::string(100000, '[')).message);
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", "{\"t\":\"\xff\xfe\"}").message);
+    EXPECT_TRUE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", "{}").message);
+}
+
+TEST(Message, RandomFramesNeverCrashTheDecoder) {
+    // A small in-test fuzzer: random frame counts and bytes, with and without a delimiter, all refused or
+    // decoded but never thrown from.
+    HmacSigner keyed("k"), open("");
+    std::mt19937 rng(12345);
+    const std::vector<std::string> pieces = {"<IDS|MSG>", "{}", "{\"msg_id\":\"a\",\"msg_type\":\"t\"}", "[", "\"", "null",
+                                             "{\"a\":[1,2,{\"b\":null}]}", std::string("\0\xff", 2), ""};
+    for (int i = 0; i < 20000; ++i) {
+        std::vector<std::string> frames(rng() % 10);
+        for (auto &f : frames) {
+            if (rng() % 2) f = pieces[rng() % pieces.size()];
+            else {
+                f.resize(rng() % 40);
+                for (char &c : f) c = static_cast<char>(rng());
+            }
+        }
+        EXPECT_NO_THROW(decode_message(views(frames), keyed));
+        EXPECT_NO_THROW(decode_message(views(frames), open));
+    }
+}
+
+TEST(ConnectionInfo, PicksFiveDistinctPortsAndAKey) {
+    ConnectionInfo c = make_connection_info();
+    std::set<int> ports = {c.shell_port, c.iopub_port, c.stdin_port, c.control_port, c.hb_port};
+    EXPECT_EQ(ports.size(), 5u);
+    for (int p : ports) EXPECT_GT(p, 0);
+    EXPECT_EQ(c.key.size(), 64u);
+    nlohmann::json j = c.to_json();
+    EXPECT_EQ(j["signature_scheme"], "hmac-sha256");
+    EXPECT_EQ(j["transport"], "tcp");
+    EXPECT_EQ(j["ip"], "127.0.0.1");
+    EXPECT_EQ(c.endpoint(c.shell_port), "tcp://127.0.0.1:" + std::to_string(c.shell_port));
+}
