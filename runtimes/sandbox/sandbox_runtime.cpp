@@ -1,0 +1,213 @@
+// `sandbox`: the host in fresh Linux namespaces (user, mount, pid, net, ipc, uts) with cgroup limits and
+// a seccomp filter, through the ah-sandbox-init helper installed beside this module. No daemon, no image.
+//
+// With no network (the default) the host listens on a fixed port of the sandbox's private loopback and
+// the client reaches it through a unix socket that ah-sandbox-init's pid 1 relays (endpoint
+// unix://<run dir>/api.sock). With `[sandbox] network = true` the sandbox shares the caller's network
+// and the host listens on an ephemeral 127.0.0.1 port (endpoint http://127.0.0.1:<port>).
+#include <signal.h>
+#include <unistd.h>
+
+#include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/process.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace {
+
+using namespace actionhost::runtime_support;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kHostPortInside = 3000;  // the sandbox's own loopback: no collisions possible
+const char *kPortDirInside = "/run/actionhost";
+
+std::string temp_dir(const std::string &prefix) {
+    const char *tmp = getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory " + tmpl);
+    return tmpl;
+}
+
+bool write_text(const std::string &path, const std::string &text) {
+    std::ofstream out(path);
+    out << text;
+    out.flush();
+    return static_cast<bool>(out);
+}
+
+class SandboxRuntime : public Backend {
+  public:
+    using Backend::Backend;
+    ~SandboxRuntime() override {
+        if (pid_ > 0 && !kept_) stop();
+    }
+
+    void connect() override {
+        if (attach()) return;
+        status(AH_STATUS_STARTING_RUNTIME, "creating namespaces");
+        std::string install = info().install_dir;
+        std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
+        if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
+        network_ = config_bool("sandbox.network", false);
+        run_dir_ = temp_dir("ah-sandbox-");
+        fs::create_directories(run_dir_ + "/root");
+        fs::create_directories(run_dir_ + "/ports");
+        std::string workspace = config_string("core.workspace_base", "");
+        if (workspace.empty()) {
+            workspace = run_dir_ + "/workspace";
+            temp_workspace_ = workspace;
+        }
+        fs::create_directories(workspace);
+        workspace_ = fs::canonical(workspace).string();
+        std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
+        cgroup_ = std::string("ah-") + info().session_id;
+
+        std::vector<std::string> argv = {init, "--root-mount", run_dir_ + "/root", "--workspace", workspace_,
+                                         "--workspace-target", target, "--ro-bind", install,
+                                         "--rw-bind", run_dir_ + "/ports:" + kPortDirInside, "--cgroup", cgroup_};
+        long memory = static_cast<long>(config_number("sandbox.memory_limit_mb", 4096));
+        long pids = static_cast<long>(config_number("sandbox.pids_limit", 1024));
+        double cpus = config_number("sandbox.cpu_limit", 0);
+        if (memory > 0) argv.insert(argv.end(), {"--memory-mb", std::to_string(memory)});
+        if (pids > 0) argv.insert(argv.end(), {"--pids", std::to_string(pids)});
+        if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
+        if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
+        std::string user = user_name(getuid());
+        std::string home = getuid() == 0 ? "/root" : "/home/" + user;
+        argv.insert(argv.end(), {"--home", home});
+        if (network_) {
+            argv.push_back("--network");
+        } else {
+            argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
+        }
+        std::vector<std::string> args = host_args();
+        set_flag(args, "--working-dir", target);
+        set_flag(args, "--username", user);
+        set_flag(args, "--user-id", std::to_string(getuid()));
+        set_flag(args, "--host", "127.0.0.1");
+        set_flag(args, "--port-file", std::string(kPortDirInside) + "/port");
+        argv.push_back("--");
+        argv.push_back(install + "/bin/actionhost");
+        argv.push_back(network_ ? "0" : std::to_string(kHostPortInside));
+        argv.insert(argv.end(), args.begin(), args.end());
+
+        SpawnOptions spawn;
+        spawn.argv = argv;
+        // A clean environment: the sandbox sees only what the configuration gives it.
+        spawn.env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+                     {"HOME", home}, {"USER", user}, {"LANG", "C.UTF-8"}, {"TERM", "xterm"},
+                     {"OPENHANDS_SESSION_ID", info().session_id}};
+        for (const auto &[k, v] : host_env()) spawn.env[k] = v;
+        key_ = spawn.env["SESSION_API_KEY"];
+        spawn.log_path = run_dir_ + "/sandbox.log";
+        spawn.die_with_parent = !config_bool("sandbox.keep_runtime_alive", false);
+        pid_ = spawn_process(spawn);
+
+        int port = wait_port_file(run_dir_ + "/ports/port", pid_, 60, spawn.log_path);
+        url_ = network_ ? "http://127.0.0.1:" + std::to_string(port) : "unix://" + run_dir_ + "/api.sock";
+        wait_alive(url_, key_, 60);
+        status(AH_STATUS_RUNTIME_STARTED, url_);
+        if (config_bool("sandbox.keep_runtime_alive", false)) save_state();
+    }
+
+    Endpoint endpoint() override { return {url_, key_, cgroup_}; }
+
+    // Pause freezes every process of the sandbox with the cgroup freezer (v1) or cgroup.freeze (v2).
+    void pause() override { freeze(true); }
+    void resume() override { freeze(false); }
+
+    void close() override {
+        if (pid_ <= 0) return;
+        if (config_bool("sandbox.keep_runtime_alive", false)) {
+            kept_ = true;
+            save_state();
+            return;
+        }
+        stop();
+    }
+
+  private:
+    void freeze(bool frozen) {
+        if (pid_ <= 0) throw std::runtime_error("the sandbox is not running");
+        std::string v1 = "/sys/fs/cgroup/freezer/actionhost/" + cgroup_ + "/freezer.state";
+        std::string v2 = "/sys/fs/cgroup/actionhost/" + cgroup_ + "/cgroup.freeze";
+        if (fs::exists(v1)) {
+            if (!write_text(v1, frozen ? "FROZEN" : "THAWED")) throw std::runtime_error("cannot write " + v1);
+        } else if (fs::exists(v2)) {
+            if (!write_text(v2, frozen ? "1" : "0")) throw std::runtime_error("cannot write " + v2);
+        } else {
+            throw Unsupported("no cgroup freezer for this sandbox (unprivileged or no freezer controller)");
+        }
+    }
+
+    std::string state_path() const {
+        return config_string("core.state_dir", "/tmp") + "/sandbox-" + info().session_id + ".backend.json";
+    }
+
+    bool attach() {
+        std::ifstream in(state_path());
+        if (!in) return false;
+        json s;
+        try {
+            s = json::parse(in);
+        } catch (...) {
+            return false;
+        }
+        pid_t pid = s.value("pid", 0);
+        if (!process_exists(pid)) {
+            std::error_code ec;
+            fs::remove(state_path(), ec);
+            return false;
+        }
+        pid_ = pid;
+        url_ = s.value("url", "");
+        key_ = s.value("session_api_key", "");
+        run_dir_ = s.value("run_dir", "");
+        temp_workspace_ = s.value("temp_workspace", "");
+        cgroup_ = s.value("cgroup", "");
+        try {
+            freeze(false);
+        } catch (...) {
+        }
+        wait_alive(url_, key_, 30);
+        status(AH_STATUS_RUNTIME_STARTED, "attached to " + url_);
+        return true;
+    }
+
+    void save_state() const {
+        fs::create_directories(fs::path(state_path()).parent_path());
+        std::ofstream out(state_path(), std::ios::trunc);
+        out << json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
+                    {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_}}
+                   .dump();
+    }
+
+    void stop() {
+        try {
+            freeze(false);  // a frozen sandbox cannot die
+        } catch (...) {
+        }
+        // ah-sandbox-init turns SIGTERM into SIGKILL of the namespace's pid 1, then cleans up its cgroups.
+        stop_process_group(pid_, 10.0);
+        pid_ = -1;
+        std::error_code ec;
+        fs::remove_all(run_dir_, ec);  // the workspace inside it too when it was a temporary one
+        fs::remove(state_path(), ec);
+    }
+
+    pid_t pid_ = -1;
+    bool kept_ = false, network_ = false;
+    std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;
+};
+
+std::unique_ptr<Backend> create(const ah_runtime_host_t *host, const std::string &) {
+    return std::make_unique<SandboxRuntime>(host);
+}
+
+}  // namespace
+
+ACTIONHOST_RUNTIME_MODULE("sandbox", "0.1.0", create)
