@@ -1,0 +1,49 @@
+// One VS Code server process tree: spawned in a session (and so a process group) of its own, as the
+// chosen user, in the workspace; stopped with every descendant.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run_as.hpp"
+
+namespace actionhost::vscode {
+
+struct SpawnSpec {
+    std::vector<std::string> argv;  // argv[0] is the executable's path
+    std::vector<std::string> env;   // complete environment, "K=V"
+    std::string cwd;
+    RunAs user;
+    std::string log_path;  // stdout and stderr go here (appended)
+};
+
+class ServerProcess {
+  public:
+    // Forks and execs; returns nullptr with `error` set when the exec itself failed.
+    static std::unique_ptr<ServerProcess> spawn(const SpawnSpec &spec, std::string &error);
+    ~ServerProcess();  // stops the tree
+    ServerProcess(const ServerProcess &) = delete;
+    ServerProcess &operator=(const ServerProcess &) = delete;
+
+    pid_t pid() const { return pid_; }
+    // False once the server's main process has exited (reaped here).
+    bool alive();
+    // SIGTERM to the process group and every descendant, SIGKILL to what is left after `grace`.
+    void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
+
+  private:
+    explicit ServerProcess(pid_t pid) : pid_(pid) {}
+    pid_t pid_;
+    bool reaped_ = false;
+};
+
+// Descendants of `root` (not `root` itself), read from /proc; exposed for tests and for stop().
+std::vector<pid_t> descendants_of(pid_t root);
+// True when `pid` exists and is not a zombie.
+bool process_running(pid_t pid);
+
+}  // namespace actionhost::vscode

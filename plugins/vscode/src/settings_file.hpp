@@ -1,0 +1,15 @@
+// <workspace>/.vscode/settings.json as OpenHands writes it (spec §5.3).
+#pragma once
+
+#include <string>
+
+namespace actionhost::vscode {
+
+// OpenHands' plugins/vscode/settings.json, byte for byte.
+const std::string &default_settings_json();
+
+// Creates <workspace>/.vscode/ and writes settings.json there with mode 0666 (replacing an existing
+// file, as OpenHands' shutil.copy does). Returns "" or why it failed.
+std::string write_workspace_settings(const std::string &workspace);
+
+}  // namespace actionhost::vscode

@@ -1,0 +1,346 @@
+#include "token_proxy.hpp"
+
+#include <Poco/Buffer.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/NameValueCollection.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/WebSocket.h>
+#include <Poco/StreamCopier.h>
+#include <Poco/String.h>
+#include <Poco/ThreadPool.h>
+#include <Poco/URI.h>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <actionhost/abi.h>
+
+namespace actionhost::vscode {
+
+using Poco::Net::HTTPClientSession;
+using Poco::Net::HTTPMessage;
+using Poco::Net::HTTPRequest;
+using Poco::Net::HTTPResponse;
+using Poco::Net::HTTPServerRequest;
+using Poco::Net::HTTPServerResponse;
+
+namespace {
+
+// Compares without an early exit, so the time taken says nothing about how much of the token matched.
+bool same_token(const std::string &a, const std::string &b) {
+    if (a.size() != b.size() || a.empty()) return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are not relayed.
+bool hop_by_hop(const std::string &name) {
+    static const char *const names[] = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
+                                        "proxy-authorization", "te", "trailer", "transfer-encoding",
+                                        "upgrade", "content-length"};
+    for (const char *n : names) {
+        if (Poco::icompare(name, n) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+AuthResult authorize(const std::string &token, const std::string &uri, const std::string &cookie_token,
+                     bool redirectable) {
+    AuthResult r;
+    Poco::URI parsed;
+    try {
+        parsed = Poco::URI(uri);
+    } catch (const Poco::Exception &) {
+        return r;
+    }
+    Poco::URI::QueryParameters kept;
+    bool has_query_token = false;
+    bool query_token_ok = false;
+    try {
+        for (auto &[k, v] : parsed.getQueryParameters()) {
+            if (k == kTokenQuery) {
+                has_query_token = true;
+                query_token_ok = same_token(v, token);
+            } else {
+                kept.emplace_back(k, v);
+            }
+        }
+    } catch (const Poco::Exception &) {
+        return r;
+    }
+    if (has_query_token) {
+        if (!query_token_ok) return r;  // a wrong token is refused even with a good cookie, as upstream does
+        if (!redirectable) {
+            r.decision = AuthDecision::Allow;
+            return r;
+        }
+        Poco::URI target;
+        target.setPath(parsed.getPath().empty() ? "/" : parsed.getPath());
+        target.setQueryParameters(kept);
+        r.decision = AuthDecision::RedirectSettingCookie;
+        r.location = target.getPathAndQuery();
+        return r;
+    }
+    if (same_token(cookie_token, token)) r.decision = AuthDecision::Allow;
+    return r;
+}
+
+struct TokenProxy::State {
+    std::string token;
+    Logger log;
+    std::atomic<int> upstream_port{0};
+    std::atomic<bool> stopping{false};
+    std::mutex sockets_mu;
+    std::set<Poco::Net::StreamSocket *> live_sockets;  // relayed WebSockets, cut on stop()
+    std::unique_ptr<Poco::ThreadPool> pool;
+    std::unique_ptr<Poco::Net::HTTPServer> server;
+
+    void track(Poco::Net::StreamSocket *s, bool add) {
+        std::lock_guard<std::mutex> lock(sockets_mu);
+        if (add) {
+            live_sockets.insert(s);
+        } else {
+            live_sockets.erase(s);
+        }
+    }
+};
+
+namespace {
+
+class ProxyHandler : public Poco::Net::HTTPRequestHandler {
+  public:
+    explicit ProxyHandler(std::shared_ptr<TokenProxy::State> state) : state_(std::move(state)) {}
+
+    void handleRequest(HTTPServerRequest &req, HTTPServerResponse &resp) override {
+        try {
+            handle(req, resp);
+        } catch (const Poco::Exception &e) {
+            state_->log(AH_LOG_DEBUG, "vscode proxy: " + req.getURI() + ": " + e.displayText());
+            answer(resp, HTTPResponse::HTTP_BAD_GATEWAY, "Bad Gateway.");
+        } catch (const std::exception &e) {
+            state_->log(AH_LOG_DEBUG, "vscode proxy: " + req.getURI() + ": " + e.what());
+            answer(resp, HTTPResponse::HTTP_BAD_GATEWAY, "Bad Gateway.");
+        }
+    }
+
+  private:
+    static void answer(HTTPServerResponse &resp, HTTPResponse::HTTPStatus status, const std::string &text) {
+        if (resp.sent()) return;
+        resp.setStatusAndReason(status);
+        resp.setContentType("text/plain");
+        resp.setContentLength(static_cast<std::streamsize>(text.size()));
+        resp.send() << text;
+    }
+
+    void handle(HTTPServerRequest &req, HTTPServerResponse &resp) {
+        bool upgrade = req.has("Upgrade") && Poco::icompare(req.get("Upgrade"), "websocket") == 0;
+        Poco::Net::NameValueCollection cookies;
+        req.getCookies(cookies);
+        bool redirectable = !upgrade && req.getMethod() == HTTPRequest::HTTP_GET;
+        AuthResult auth = authorize(state_->token, req.getURI(), cookies.get(kTokenCookie, ""), redirectable);
+        if (auth.decision == AuthDecision::Forbid) {
+            answer(resp, HTTPResponse::HTTP_FORBIDDEN, "Forbidden.");
+            return;
+        }
+        if (auth.decision == AuthDecision::RedirectSettingCookie) {
+            // What openvscode-server sends: a week-long, Lax cookie for the whole origin.
+            resp.add("Set-Cookie", std::string(kTokenCookie) + "=" + state_->token + "; Path=/; Max-Age=604800; SameSite=Lax; HttpOnly");
+            resp.setStatusAndReason(HTTPResponse::HTTP_FOUND);
+            resp.set("Location", auth.location);
+            resp.setContentLength(0);
+            resp.send();
+            return;
+        }
+        int port = state_->upstream_port.load();
+        if (port <= 0) {
+            answer(resp, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "VS Code is not running.");
+            return;
+        }
+        if (upgrade) {
+            relay_websocket(req, resp, port);
+        } else {
+            relay_http(req, resp, port);
+        }
+    }
+
+    static void copy_headers(const Poco::Net::NameValueCollection &from, Poco::Net::NameValueCollection &to) {
+        for (const auto &[name, value] : from) {
+            if (!hop_by_hop(name)) to.add(name, value);
+        }
+    }
+
+    void relay_http(HTTPServerRequest &req, HTTPServerResponse &resp, int port) {
+        HTTPClientSession up("127.0.0.1", static_cast<Poco::UInt16>(port));
+        up.setTimeout(Poco::Timespan(300, 0));
+        HTTPRequest out(req.getMethod(), req.getURI(), HTTPMessage::HTTP_1_1);
+        copy_headers(req, out);
+        bool has_body = req.hasContentLength() || req.getChunkedTransferEncoding();
+        if (req.hasContentLength()) out.setContentLength64(req.getContentLength64());
+        if (req.getChunkedTransferEncoding()) out.setChunkedTransferEncoding(true);
+        std::ostream &body_out = up.sendRequest(out);
+        if (has_body) Poco::StreamCopier::copyStream64(req.stream(), body_out);
+
+        HTTPResponse upres;
+        std::istream &body_in = up.receiveResponse(upres);
+        resp.setStatusAndReason(upres.getStatus(), upres.getReason());
+        copy_headers(upres, resp);
+        int status = static_cast<int>(upres.getStatus());
+        bool no_body = req.getMethod() == HTTPRequest::HTTP_HEAD || status == 204 || status == 304 || status < 200;
+        if (upres.hasContentLength()) {
+            resp.setContentLength64(upres.getContentLength64());
+        } else if (no_body) {
+            resp.setContentLength(0);
+        } else {
+            resp.setChunkedTransferEncoding(true);
+        }
+        std::ostream &out_stream = resp.send();
+        if (!no_body) Poco::StreamCopier::copyStream64(body_in, out_stream);
+    }
+
+    void relay_websocket(HTTPServerRequest &req, HTTPServerResponse &resp, int port) {
+        // Upstream first, so a refusal there reaches the client as a plain HTTP answer.
+        HTTPClientSession up("127.0.0.1", static_cast<Poco::UInt16>(port));
+        up.setTimeout(Poco::Timespan(30, 0));
+        HTTPRequest out(HTTPRequest::HTTP_GET, req.getURI(), HTTPMessage::HTTP_1_1);
+        for (const auto &[name, value] : req) {
+            // Poco writes its own handshake headers; extensions (permessage-deflate) are not negotiated
+            // on either side, so frames pass through as they are.
+            if (hop_by_hop(name) || Poco::icompare(name.substr(0, 14), "sec-websocket-") == 0) continue;
+            out.add(name, value);
+        }
+        HTTPResponse upres;
+        std::unique_ptr<Poco::Net::WebSocket> upstream;
+        try {
+            upstream = std::make_unique<Poco::Net::WebSocket>(up, out, upres);
+        } catch (const Poco::Net::WebSocketException &e) {
+            state_->log(AH_LOG_DEBUG, "vscode proxy: upstream refused WebSocket " + req.getURI() + ": " + e.displayText());
+            answer(resp, HTTPResponse::HTTP_BAD_GATEWAY, "Bad Gateway.");
+            return;
+        }
+        Poco::Net::WebSocket client(req, resp);
+        client.setReceiveTimeout(Poco::Timespan(0));
+        upstream->setReceiveTimeout(Poco::Timespan(0));
+        client.setNoDelay(true);
+        upstream->setNoDelay(true);
+        state_->track(&client, true);
+        state_->track(upstream.get(), true);
+        if (state_->stopping.load()) {
+            client.shutdown();
+            upstream->shutdown();
+        }
+        auto cut_both = [&] {
+            try { client.shutdown(); } catch (...) {}
+            try { upstream->shutdown(); } catch (...) {}
+        };
+        std::thread back([&] {
+            pump(*upstream, client);
+            cut_both();
+        });
+        pump(client, *upstream);
+        cut_both();
+        back.join();
+        state_->track(&client, false);
+        state_->track(upstream.get(), false);
+    }
+
+    // Relays frames from `from` to `to` until a close frame, an error or end of stream.
+    static void pump(Poco::Net::WebSocket &from, Poco::Net::WebSocket &to) {
+        Poco::Buffer<char> buf(0);
+        try {
+            for (;;) {
+                buf.resize(0);
+                int flags = 0;
+                int n = from.receiveFrame(buf, flags);
+                if (n == 0 && flags == 0) return;  // the peer closed the TCP connection
+                to.sendFrame(buf.begin(), n, flags);
+                if ((flags & Poco::Net::WebSocket::FRAME_OP_BITMASK) == Poco::Net::WebSocket::FRAME_OP_CLOSE) return;
+            }
+        } catch (const Poco::Exception &) {
+        } catch (const std::exception &) {
+        }
+    }
+
+    std::shared_ptr<TokenProxy::State> state_;
+};
+
+class ProxyHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
+  public:
+    explicit ProxyHandlerFactory(std::shared_ptr<TokenProxy::State> state) : state_(std::move(state)) {}
+    Poco::Net::HTTPRequestHandler *createRequestHandler(const HTTPServerRequest &) override {
+        return new ProxyHandler(state_);
+    }
+
+  private:
+    std::shared_ptr<TokenProxy::State> state_;
+};
+
+}  // namespace
+
+TokenProxy::TokenProxy(std::string token, Logger log) : state_(std::make_shared<State>()) {
+    state_->token = std::move(token);
+    state_->log = std::move(log);
+}
+
+TokenProxy::~TokenProxy() { stop(); }
+
+bool TokenProxy::start(const std::string &bind_host, int port, std::string &error) {
+    try {
+        Poco::Net::ServerSocket socket(Poco::Net::SocketAddress(bind_host, static_cast<Poco::UInt16>(port)), 128);
+        auto params = new Poco::Net::HTTPServerParams;
+        params->setMaxThreads(64);
+        params->setMaxQueued(256);
+        params->setKeepAlive(true);
+        params->setTimeout(Poco::Timespan(60, 0));
+        // One thread per open connection: a VS Code window keeps a few WebSockets open for its life.
+        state_->pool = std::make_unique<Poco::ThreadPool>(2, 64, 60);
+        state_->server = std::make_unique<Poco::Net::HTTPServer>(new ProxyHandlerFactory(state_), *state_->pool,
+                                                                 socket, params);
+        state_->server->start();
+        return true;
+    } catch (const Poco::Exception &e) {
+        error = e.displayText();
+    } catch (const std::exception &e) {
+        error = e.what();
+    }
+    state_->server.reset();
+    state_->pool.reset();
+    return false;
+}
+
+void TokenProxy::set_upstream_port(int port) { state_->upstream_port.store(port); }
+
+void TokenProxy::stop() {
+    if (!state_->server) return;
+    state_->stopping.store(true);
+    try {
+        state_->server->stopAll(true);
+    } catch (...) {
+    }
+    {
+        std::lock_guard<std::mutex> lock(state_->sockets_mu);
+        for (auto *s : state_->live_sockets) {
+            try {
+                s->shutdown();
+            } catch (...) {
+            }
+        }
+    }
+    state_->pool->joinAll();
+    state_->server.reset();
+    state_->pool.reset();
+}
+
+}  // namespace actionhost::vscode

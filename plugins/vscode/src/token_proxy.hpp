@@ -1,0 +1,54 @@
+// The connection-token guard put in front of code-server, which has no --connection-token of its own.
+// It gives code-server (listening with --auth none on an internal 127.0.0.1 port) openvscode-server's
+// token semantics on the public port:
+//   - `?tkn=<token>` on a GET sets the cookie `vscode-tkn=<token>` and redirects to the same URL without
+//     it (as openvscode-server does);
+//   - later requests need that cookie (or a valid `tkn`); anything else is answered 403 "Forbidden.";
+//   - authorised requests, WebSocket upgrades included, are relayed to code-server unchanged (the Host
+//     and Origin headers pass through, so code-server's own origin check still holds).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace actionhost::vscode {
+
+inline constexpr const char *kTokenCookie = "vscode-tkn";
+inline constexpr const char *kTokenQuery = "tkn";
+
+enum class AuthDecision { Allow, RedirectSettingCookie, Forbid };
+
+struct AuthResult {
+    AuthDecision decision = AuthDecision::Forbid;
+    std::string location;  // for RedirectSettingCookie: the request URI without the tkn parameter
+};
+
+// Decides one request. `uri` is the request target ("/path?query"), `cookie_token` the value of the
+// vscode-tkn cookie ("" when absent), `redirectable` whether a redirect can answer it (a plain GET).
+AuthResult authorize(const std::string &token, const std::string &uri, const std::string &cookie_token,
+                     bool redirectable);
+
+class TokenProxy {
+  public:
+    using Logger = std::function<void(int level, const std::string &msg)>;
+    TokenProxy(std::string token, Logger log);
+    ~TokenProxy();
+    TokenProxy(const TokenProxy &) = delete;
+    TokenProxy &operator=(const TokenProxy &) = delete;
+
+    // Listens on bind_host:port. False (with `error`) when the port cannot be bound.
+    bool start(const std::string &bind_host, int port, std::string &error);
+    // Where code-server listens now (changes when it is restarted).
+    void set_upstream_port(int port);
+    // Stops listening and cuts every relayed connection. Idempotent.
+    void stop();
+
+    struct State;
+
+  private:
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace actionhost::vscode

@@ -1,0 +1,239 @@
+#include "vscode_server.hpp"
+
+#include <unistd.h>
+
+#include <Poco/UUIDGenerator.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <actionhost/abi.h>
+
+#include "http_probe.hpp"
+#include "ports.hpp"
+#include "settings_file.hpp"
+
+extern char **environ;
+
+namespace actionhost::vscode {
+namespace {
+
+constexpr int kPortRangeFirst = 40000;  // OpenHands' VS Code port range (spec §10)
+constexpr int kPortRangeLast = 49999;
+
+int config_int(const ConfigLookup &config, const char *key, int fallback) {
+    auto v = config(key);
+    if (!v) return fallback;
+    try {
+        return std::stoi(*v);
+    } catch (...) {
+        return fallback;
+    }
+}
+
+}  // namespace
+
+VscodeServer::VscodeServer(ServerSettings settings) : settings_(std::move(settings)) {}
+
+VscodeServer::~VscodeServer() { stop(); }
+
+void VscodeServer::disable(const std::string &reason) {
+    disabled_reason_ = reason;
+    settings_.log(AH_LOG_WARNING, "vscode: connection token is null: " + reason);
+}
+
+void VscodeServer::start() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) return;
+    started_ = true;
+    const auto &config = settings_.config;
+
+    // The workspace is the host's working dir; OpenHands' env names override where they are set.
+    workspace_ = settings_.working_dir.empty() ? "/workspace" : settings_.working_dir;
+    std::string settings_root = config("WORKSPACE_BASE").value_or(workspace_);
+    if (auto mount = config("WORKSPACE_MOUNT_PATH_IN_SANDBOX"); mount && !mount->empty()) workspace_ = *mount;
+
+    // OpenHands writes settings.json before any of its checks.
+    if (std::string err = write_workspace_settings(settings_root); !err.empty()) {
+        settings_.log(AH_LOG_WARNING, "vscode: " + err);
+    }
+
+    RunAsDecision who = decide_run_as(settings_.username, config("RUNTIME_USERNAME"));
+    if (!who.user) return disable(who.refusal);
+    user_ = who.user;
+
+    if (auto raw = config("VSCODE_PORT")) {
+        auto port = parse_port(*raw);
+        if (!port) return disable("VSCODE_PORT '" + *raw + "' is not a valid port");
+        if (!port_available(*port)) return disable("port " + *raw + " (VSCODE_PORT) is not available");
+        public_port_ = *port;
+    } else {
+        auto port = find_free_port(kPortRangeFirst, kPortRangeLast);
+        if (!port) return disable("VSCODE_PORT is unset and no free port was found in 40000-49999");
+        public_port_ = *port;
+    }
+
+    std::vector<std::string> tried;
+    binary_ = find_server(config, tried);
+    if (!binary_) {
+        std::string list;
+        for (const auto &t : tried) list += (list.empty() ? "" : ", ") + t;
+        return disable("no VS Code server is installed (looked for: " + list +
+                       "; scripts/install-code-server installs code-server)");
+    }
+
+    token_ = Poco::UUIDGenerator::defaultGenerator().createRandom().toString();
+
+    char tmpl[] = "/tmp/actionhost-vscode-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) return disable("cannot create a private directory under /tmp");
+    run_dir_ = tmpl;
+    log_path_ = run_dir_ + "/server.log";
+    if (user_->switch_user) {
+        if (::chown(run_dir_.c_str(), user_->uid, user_->gid) != 0) {
+            settings_.log(AH_LOG_WARNING, "vscode: cannot give " + run_dir_ + " to " + user_->name);
+        }
+    }
+    launch_locked();
+}
+
+bool VscodeServer::launch_locked() {
+    const bool code_server = binary_->kind == ServerKind::CodeServer;
+    if (code_server) {
+        auto internal = ephemeral_loopback_port();
+        if (!internal) {
+            disable("no free loopback port for code-server");
+            return false;
+        }
+        internal_port_ = *internal;
+        if (!proxy_) {
+            proxy_ = std::make_unique<TokenProxy>(token_, settings_.log);
+            std::string err;
+            if (!proxy_->start("0.0.0.0", public_port_, err)) {
+                proxy_.reset();
+                disable("port " + std::to_string(public_port_) + " is not available: " + err);
+                return false;
+            }
+        }
+    } else if (!port_available(public_port_)) {
+        disable("port " + std::to_string(public_port_) + " is not available");
+        return false;
+    }
+
+    ServerArgs args{&*binary_, token_, public_port_, internal_port_, workspace_,
+                    code_server ? "" : server_base_path(settings_.config), run_dir_};
+    SpawnSpec spec;
+    spec.argv = server_argv(args);
+    spec.env = server_env(environ, user_->switch_user, user_->name, user_->home);
+    spec.cwd = workspace_;
+    spec.user = *user_;
+    spec.log_path = log_path_;
+    std::string err;
+    ready_ = false;
+    launched_at_ = std::chrono::steady_clock::now();
+    process_ = ServerProcess::spawn(spec, err);
+    if (!process_) {
+        disable(err);
+        if (proxy_) proxy_->stop();
+        proxy_.reset();
+        return false;
+    }
+    if (proxy_) proxy_->set_upstream_port(internal_port_);
+    settings_.log(AH_LOG_INFO, std::string("vscode: started ") + (code_server ? "code-server" : "openvscode-server") +
+                                   " (pid " + std::to_string(process_->pid()) + ") as " + user_->name + " in " +
+                                   workspace_ + ", port " + std::to_string(public_port_) +
+                                   (code_server ? " (token proxy -> 127.0.0.1:" + std::to_string(internal_port_) + ")" : "") +
+                                   ", log " + log_path_);
+    return true;
+}
+
+bool VscodeServer::wait_ready_locked(std::chrono::milliseconds budget) {
+    if (ready_) return true;
+    const bool code_server = binary_->kind == ServerKind::CodeServer;
+    int port = code_server ? internal_port_ : public_port_;
+    auto deadline = std::chrono::steady_clock::now() + budget;
+    // Bounded by the deadline; each probe is short.
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (!process_ || !process_->alive()) return false;
+        // Any HTTP answer means the server is serving (openvscode-server answers 403 without a token).
+        if (auto status = http_status(port, "/healthz", 1000)) {
+            ready_ = true;
+            auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - launched_at_);
+            settings_.log(AH_LOG_INFO, "vscode: server answers HTTP " + std::to_string(ms.count()) + " ms after launch");
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+
+std::string VscodeServer::log_tail() const {
+    std::ifstream in(log_path_, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.size() > 600) text = "..." + text.substr(text.size() - 600);
+    return text;
+}
+
+ConnectionInfo VscodeServer::connection() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ConnectionInfo info;
+    info.port = public_port_;
+    if (binary_) info.server = binary_->kind == ServerKind::CodeServer ? "code-server" : "openvscode-server";
+    if (stopped_) {
+        info.reason = "the host is shutting down";
+        return info;
+    }
+    if (!started_) {
+        info.reason = "the plugin was not initialised";
+        return info;
+    }
+    if (!disabled_reason_.empty()) {
+        info.reason = disabled_reason_;
+        settings_.log(AH_LOG_DEBUG, "vscode: token request answered null: " + disabled_reason_);
+        return info;
+    }
+    if (!process_ || !process_->alive()) {
+        settings_.log(AH_LOG_WARNING, "vscode: the server is not running (log: " + log_tail() + "); restarting it");
+        if (process_) process_->stop();  // what is left of its tree
+        process_.reset();
+        ++restarts_;
+        if (!launch_locked()) {
+            info.reason = disabled_reason_;
+            return info;
+        }
+    }
+    // Bounded so the answer beats the client's 10 s timeout (spec §10); a slow server still gets its token.
+    int budget_ms = config_int(settings_.config, "VSCODE_READY_TIMEOUT_MS", 8000);
+    if (!wait_ready_locked(std::chrono::milliseconds(budget_ms))) {
+        if (!process_->alive()) {
+            settings_.log(AH_LOG_WARNING, "vscode: the server exited while starting: " + log_tail());
+        } else {
+            settings_.log(AH_LOG_WARNING, "vscode: the server does not answer yet; returning its token anyway");
+        }
+    }
+    info.token = token_;
+    return info;
+}
+
+void VscodeServer::stop() {
+    std::unique_ptr<ServerProcess> process;
+    std::unique_ptr<TokenProxy> proxy;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stopped_) return;
+        stopped_ = true;
+        process = std::move(process_);
+        proxy = std::move(proxy_);
+    }
+    if (proxy) proxy->stop();
+    if (process) {
+        process->stop();
+        settings_.log(AH_LOG_INFO, "vscode: server stopped");
+    }
+    if (!run_dir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(run_dir_, ec);
+    }
+}
+
+}  // namespace actionhost::vscode
