@@ -34,8 +34,9 @@ class Package {
         try {
             archive_ = std::make_unique<Poco::Zip::ZipArchive>(in_);
         } catch (const std::exception &e) {
-            throw std::runtime_error("not a valid Office Open XML (zip) file: " + path);
+            throw std::runtime_error("File is not a zip file");
         }
+        if (archive_->headerBegin() == archive_->headerEnd()) throw std::runtime_error("File is not a zip file");
     }
     bool has(const std::string &name) const { return archive_->findHeader(name) != archive_->headerEnd(); }
     std::string read(const std::string &name) {
@@ -501,7 +502,9 @@ std::string latex_to_text(const std::string &src) {
             } else if (kDropWithArgs.count(name)) {
                 skip_args(false);
             } else if (name == "item") {
+                while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
                 out += "\n  * ";
+                while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
             } else if (name == "cite") {
                 skip_args(false);
                 out += "<cit.>";

@@ -126,6 +126,21 @@ std::string normalise_newlines(std::string_view s, bool &all_crlf) {
     return out;
 }
 
+
+// chardet's "confidently some legacy encoding" for text without control characters: uchardet names a
+// charset and iconv decodes the chunk with it. Control bytes (NUL etc.) never pass, so binary data that a
+// single-byte code page would technically accept is not mistaken for text.
+bool decodes_as_legacy_text(std::string_view chunk) {
+    for (unsigned char c : chunk)
+        if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\b' && c != 0x1b) || c == 0x7f) return false;
+    const std::string charset = detect_charset(chunk);
+    if (charset.empty() || charset == "ASCII" || charset == "UTF-8") return false;
+    size_t bad_at = 0;
+    auto out = convert(chunk, "UTF-8", charset.c_str(), bad_at);
+    // A multi-byte encoding may have its last character cut by the 1024-byte sniff.
+    return out.has_value() || (bad_at != std::string::npos && bad_at + 4 >= chunk.size());
+}
+
 }  // namespace
 
 bool looks_binary(std::string_view chunk) {
@@ -141,7 +156,7 @@ bool looks_binary(std::string_view chunk) {
     const double r2 = static_cast<double>(high) / static_cast<double>(chunk.size());
     if (r1 > 0.90 && r2 > 0.90) return true;
     const bool likely_binary = (r1 > 0.3 && r2 < 0.05) || (r1 > 0.8 && r2 > 0.8);
-    const bool decodable = decodes_as_utf8_text(chunk);
+    const bool decodable = decodes_as_utf8_text(chunk) || decodes_as_legacy_text(chunk);
     if (likely_binary) return !decodable;
     if (decodable) return false;
     return nul_or_ff;

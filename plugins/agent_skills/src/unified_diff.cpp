@@ -25,13 +25,19 @@ struct Opcode {
 class SequenceMatcher {
   public:
     SequenceMatcher(const std::vector<int> &a, const std::vector<int> &b, int distinct) : a_(a), b_(b) {
-        b2j_.assign(static_cast<size_t>(distinct), {});
-        for (size_t j = 0; j < b_.size(); ++j) b2j_[static_cast<size_t>(b_[j])].push_back(j);
-        if (b_.size() >= 200) {  // autojunk: drop "popular" lines from the index (not from matching)
+        // b2j as one flat array (counting sort by line id) instead of a vector per distinct line.
+        const size_t ids = static_cast<size_t>(distinct);
+        start_.assign(ids + 1, 0);
+        for (int id : b_) ++start_[static_cast<size_t>(id) + 1];
+        if (b_.size() >= 200) {  // autojunk: "popular" lines are dropped from the index (not from matching)
             const size_t ntest = b_.size() / 100 + 1;
-            for (auto &idx : b2j_)
-                if (idx.size() > ntest) idx.clear();
+            popular_.assign(ids, false);
+            for (size_t id = 0; id < ids; ++id) popular_[id] = start_[id + 1] > ntest;
         }
+        for (size_t id = 0; id < ids; ++id) start_[id + 1] += start_[id];
+        positions_.resize(b_.size());
+        std::vector<size_t> fill(start_.begin(), start_.end() - 1);
+        for (size_t j = 0; j < b_.size(); ++j) positions_[fill[static_cast<size_t>(b_[j])]++] = j;
         j2len_.assign(b_.size() + 1, 0);
         new_j2len_.assign(b_.size() + 1, 0);
     }
@@ -60,7 +66,14 @@ class SequenceMatcher {
         std::vector<size_t> touched, new_touched;
         for (size_t i = alo; i < ahi; ++i) {
             new_touched.clear();
-            for (size_t j : b2j_[static_cast<size_t>(a_[i])]) {
+            const size_t id = static_cast<size_t>(a_[i]);
+            if (id + 1 >= start_.size() || (!popular_.empty() && popular_[id])) {
+                for (size_t t : touched) j2len_[t] = 0;
+                touched.clear();
+                continue;
+            }
+            for (size_t pos = start_[id]; pos < start_[id + 1]; ++pos) {
+                const size_t j = positions_[pos];
                 if (j < blo) continue;
                 if (j >= bhi) break;
                 const size_t k = j2len_[j] + 1;  // j2len[j-1] lives at index j
@@ -121,7 +134,9 @@ class SequenceMatcher {
 
     const std::vector<int> &a_;
     const std::vector<int> &b_;
-    std::vector<std::vector<size_t>> b2j_;
+    std::vector<size_t> start_;      // line id → first index into positions_ (ids of a only: past the end)
+    std::vector<size_t> positions_;  // indices j of b, grouped by line id, ascending
+    std::vector<bool> popular_;
     std::vector<size_t> j2len_, new_j2len_;
 };
 
