@@ -47,6 +47,7 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
         const std::string &method = req.getMethod();
         if (ctx_.auth.enabled() && !ApiKeyCheck::is_public_path(path) &&
             !ctx_.auth.accepts(req.get("X-Session-API-Key", ""))) {
+            discard_body(req);
             send_detail(resp, 403, "Invalid API Key");
             return;
         }
@@ -66,8 +67,10 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
             if (PluginModule *owner = ctx_.router.route_owner(path)) return plugin_route(*owner, req, resp, uri);
             if (route("/vscode/connection_token", "GET")) return send_json(resp, 200, {{"token", nullptr}});
         } catch (const MethodNotAllowed &) {
+            discard_body(req);
             return send_detail(resp, 405, "Method Not Allowed");
         }
+        discard_body(req);
         send_detail(resp, 404, "Not Found");
     }
 
@@ -119,6 +122,7 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
         UploadResult r = handle_upload(req, query_param(uri, "destination", "/"),
                                        recursive_text == "true" || recursive_text == "1" || recursive_text == "True",
                                        ctx_.max_upload_bytes);
+        if (r.status != 200) discard_body(req);
         send_json(resp, r.status, r.body);
     }
 

@@ -7,6 +7,9 @@ namespace actionhost::host {
 void send_json(Poco::Net::HTTPServerResponse &resp, int status, const nlohmann::json &body) {
     const std::string text = common::dump_json(body);
     resp.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+    // An error may be answered before the request body was read (a wrong key, a refused upload); the
+    // unread rest would be parsed as the next request, so the connection ends with the response.
+    if (status >= 400) resp.setKeepAlive(false);
     resp.setContentType("application/json");
     resp.setContentLength(static_cast<std::streamsize>(text.size()));
     resp.send().write(text.data(), static_cast<std::streamsize>(text.size()));

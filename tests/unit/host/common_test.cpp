@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include <actionhost/common/json_io.hpp>
+#include <actionhost/common/text.hpp>
+#include <actionhost/common/utf8.hpp>
+
+#include "http/auth.hpp"
+
+using namespace actionhost;
+
+TEST(Utf8, ValidatesAndSanitises) {
+    EXPECT_TRUE(common::is_valid_utf8("plain \xc3\xa9 \xf0\x9f\x98\x80"));
+    EXPECT_FALSE(common::is_valid_utf8("bad \xff"));
+    EXPECT_FALSE(common::is_valid_utf8("overlong \xc0\xaf"));
+    EXPECT_FALSE(common::is_valid_utf8("surrogate \xed\xa0\x80"));
+    EXPECT_EQ(common::sanitize_utf8("a\xffz"), "a\xef\xbf\xbdz");
+    EXPECT_EQ(common::utf8_complete_prefix("ab\xc3"), 2u);
+    EXPECT_EQ(common::utf8_complete_prefix("ab\xc3\xa9"), 4u);
+}
+
+TEST(Json, RefusesDeepNestingAndInvalidUtf8) {
+    EXPECT_TRUE(common::parse_json("{\"a\":[1,2]}").value);
+    std::string deep(10000, '[');
+    deep += std::string(10000, ']');
+    auto r = common::parse_json(deep);
+    EXPECT_FALSE(r.value);
+    EXPECT_NE(r.error.find("nested deeper"), std::string::npos);
+    EXPECT_FALSE(common::parse_json("\"\xff\"").value);
+    EXPECT_EQ(common::dump_json(nlohmann::json(std::string("x\xffy"))), "\"x\xef\xbf\xbdy\"");
+}
+
+TEST(Text, TruncatesLikeOpenHands) {
+    std::string s(40000, 'x');
+    s[0] = 'A';
+    s[39999] = 'Z';
+    const std::string t = common::truncate_observation(s);
+    EXPECT_EQ(t.size(), 30000u + std::string("\n[... Observation truncated due to length ...]\n").size());
+    EXPECT_EQ(t.front(), 'A');
+    EXPECT_EQ(t.back(), 'Z');
+    EXPECT_EQ(common::truncate_observation("short"), "short");
+    EXPECT_EQ(common::strip_ansi("\x1b[31mred\x1b[0m \x1b]0;title\x07ok"), "red ok");
+}
+
+TEST(Auth, AcceptsOnlyTheKey) {
+    actionhost::host::ApiKeyCheck check("s3cret");
+    EXPECT_TRUE(check.accepts("s3cret"));
+    EXPECT_FALSE(check.accepts("s3cre"));
+    EXPECT_FALSE(check.accepts("s3creT"));
+    EXPECT_FALSE(check.accepts(""));
+    EXPECT_TRUE(actionhost::host::ApiKeyCheck("").accepts("anything"));
+}

@@ -1,0 +1,46 @@
+#include "modules/manifest.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace actionhost::host;
+
+namespace {
+const char *kGood = R"({"name":"bash","kind":"plugin","version":"0.1.0","abi_version":"1.0.0","library":"libah_bash.so",
+  "provides":{"actions":["run"]},"requires":{"executables":["bash"],"plugins":[]},"never_unload":true})";
+}
+
+TEST(Manifest, ParsesAValidManifest) {
+    auto r = parse_manifest(kGood, "/opt/ah/lib/actionhost/plugins/bash");
+    ASSERT_TRUE(r.manifest) << r.error;
+    EXPECT_EQ(r.manifest->name, "bash");
+    EXPECT_EQ(r.manifest->kind, ModuleKind::Plugin);
+    EXPECT_EQ(r.manifest->abi_version.major, 1u);
+    EXPECT_EQ(r.manifest->provides, std::vector<std::string>{"run"});
+    EXPECT_EQ(r.manifest->requires_executables, std::vector<std::string>{"bash"});
+    EXPECT_TRUE(r.manifest->never_unload);
+    EXPECT_EQ(r.manifest->library_path(), "/opt/ah/lib/actionhost/plugins/bash/libah_bash.so");
+}
+
+TEST(Manifest, RefusesWhatIsMalformed) {
+    struct Case {
+        const char *json;
+        const char *error;
+    } cases[] = {
+        {"{", "not valid JSON"},
+        {"[]", "must be a JSON object"},
+        {R"({"kind":"plugin"})", "\"name\" must be a non-empty string"},
+        {R"({"name":"../x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]}})", "\"name\" must match"},
+        {R"({"name":"x","kind":"thing","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]}})", "\"kind\" must be"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0","library":"l.so","provides":{"actions":["a"]}})", "MAJOR.MINOR.PATCH"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"../../evil.so","provides":{"actions":["a"]}})", "beside the manifest"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":[]}})", "at least one"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":[1]}})", "array of strings"},
+        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]}})", "provides.runtimes"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"never_unload":"yes"})", "boolean"},
+    };
+    for (const auto &c : cases) {
+        auto r = parse_manifest(c.json, "/d");
+        EXPECT_FALSE(r.manifest) << c.json;
+        EXPECT_NE(r.error.find(c.error), std::string::npos) << c.json << " → " << r.error;
+    }
+}
