@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -28,8 +29,13 @@ namespace {
 double cold_start_ms(const std::vector<std::string> &extra) {
     TempDir dir("ahbench");
     const std::string port_file = dir / "port";
+    // The shell's start-up files are part of a cold start. AH_BENCH_USERNAME picks the sandbox user
+    // (created by the host when missing, as OpenHands does); the default, root, runs this machine's
+    // own ~/.bashrc, which may do slow things of its own (pyenv init takes seconds here).
+    const char *user = std::getenv("AH_BENCH_USERNAME");
     std::vector<std::string> argv = {build_path("bin/actionhost"), "0", "--host", "127.0.0.1", "--port-file", port_file,
-                                     "--working-dir", dir.path(), "--username", "root", "--user-id", "0"};
+                                     "--working-dir", dir.path(), "--username", user ? user : "root",
+                                     "--user-id", user ? "4242" : "0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::vector<char *> c;
     for (auto &a : argv) c.push_back(a.data());
