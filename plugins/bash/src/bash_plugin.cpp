@@ -1,0 +1,163 @@
+// The `bash` plugin: provides the `run` action with a persistent shell per session name.
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "actionhost/plugin.hpp"
+#include "bash_session.hpp"
+#include "messages.hpp"
+#include "run_request.hpp"
+#include "shell_identity.hpp"
+#include "static_command.hpp"
+
+namespace actionhost::bash {
+
+namespace {
+
+// Named sessions are created on demand; this many at most, so a client cannot exhaust the sandbox.
+constexpr size_t kMaxSessions = 64;
+
+// NO_CHANGE_TIMEOUT_SECONDS as OpenHands reads it (an integer; we also accept a positive float).
+bool parse_soft_timeout(const std::string &s, double &seconds, std::string &text) {
+    if (s.empty()) return false;
+    char *end = nullptr;
+    const long long as_int = std::strtoll(s.c_str(), &end, 10);
+    if (*end == '\0' && as_int > 0) {
+        seconds = static_cast<double>(as_int);
+        text = std::to_string(as_int);
+        return true;
+    }
+    const double v = std::strtod(s.c_str(), &end);
+    if (*end == '\0' && std::isfinite(v) && v > 0) {
+        seconds = v;
+        text = python_float_repr(v);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+class BashPlugin final : public sdk::Plugin {
+  public:
+    explicit BashPlugin(sdk::Host host) : sdk::Plugin(host) { wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+    ~BashPlugin() override {
+        std::map<std::string, std::shared_ptr<BashSession>> sessions;
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            sessions.swap(sessions_);
+        }
+        sessions.clear();
+        if (wake_fd_ >= 0) close(wake_fd_);
+    }
+
+    ah_status_t init() override {
+        const ah_host_info_t &info = host().info();
+        base_.working_dir = info.working_dir && *info.working_dir ? info.working_dir : "/";
+        const std::string username = info.username ? info.username : "";
+        base_.identity = std::make_shared<ShellIdentity>(resolve_shell_identity(username));
+        host().log(base_.identity->switch_user || username.empty() || username == base_.identity->username
+                       ? AH_LOG_INFO
+                       : AH_LOG_WARNING,
+                   base_.identity->note);
+        const char *path = std::getenv("PATH");
+        base_.bash_path = find_on_path("bash", path ? path : "/usr/bin:/bin");
+        if (base_.bash_path.empty()) base_.bash_path = "/bin/bash";
+        if (auto v = host().config("NO_CHANGE_TIMEOUT_SECONDS")) {
+            if (!parse_soft_timeout(*v, base_.no_change_timeout_s, base_.no_change_timeout_text))
+                host().log(AH_LOG_WARNING, "NO_CHANGE_TIMEOUT_SECONDS=" + *v + " is not a positive number; using 10");
+        }
+        const sdk::Host h = host();
+        base_.log = [h](int level, const std::string &msg) { h.log(level, msg); };
+
+        // OpenHands starts the main shell at server start; so do we, so the first action is fast.
+        std::string error;
+        if (!session_for("", &error))
+            host().log(AH_LOG_ERROR, "default bash session did not start (retried on first use): " + error);
+        return AH_OK;
+    }
+
+    ah_status_t execute(sdk::Call &call) override {
+        if (call.action() != "run") {
+            call.reply(error_observation_json("ERROR: the bash plugin does not handle action `" +
+                                              std::string(call.action()) + "`."));
+            return AH_OK;
+        }
+        std::string error;
+        const std::optional<RunRequest> rq = parse_run_request(call.action_json(), &error);
+        if (!rq) {
+            call.reply(error_observation_json("ERROR: " + error));
+            return AH_OK;
+        }
+        const EmitFn emit = [&call](std::string_view chunk) { call.emit_partial(chunk); };
+        if (rq->is_static) {
+            const StaticContext ctx{&base_, wake_fd_};
+            call.reply(run_static_command(*rq, ctx, emit));
+            return AH_OK;
+        }
+        std::shared_ptr<BashSession> session = session_for(std::string(call.session()), &error);
+        if (!session) {
+            call.reply(error_observation_json("ERROR: " + error));
+            return AH_OK;
+        }
+        call.reply(session->execute(*rq, emit));
+        return AH_OK;
+    }
+
+    void shutdown() override {
+        std::map<std::string, std::shared_ptr<BashSession>> sessions;
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            stopping_ = true;
+            sessions = sessions_;
+        }
+        const uint64_t one = 1;
+        ssize_t ignored = write(wake_fd_, &one, sizeof one);
+        (void)ignored;
+        for (auto &[name, s] : sessions) s->shutdown();
+    }
+
+  private:
+    std::shared_ptr<BashSession> session_for(const std::string &name, std::string *error) {
+        std::shared_ptr<BashSession> s;
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            if (stopping_) {
+                *error = "the bash plugin is shutting down";
+                return nullptr;
+            }
+            auto it = sessions_.find(name);
+            if (it != sessions_.end()) return it->second;
+            if (sessions_.size() >= kMaxSessions) {
+                *error = "too many bash sessions (at most " + std::to_string(kMaxSessions) + ")";
+                return nullptr;
+            }
+            SessionConfig cfg = base_;
+            cfg.name = name;
+            s = std::make_shared<BashSession>(std::move(cfg));
+        }
+        // Started outside the lock: other sessions stay usable meanwhile. Two first uses of one new name
+        // race harmlessly: the loser's shell is dropped.
+        if (!s->start(error)) return nullptr;
+        std::lock_guard<std::mutex> lk(mu_);
+        auto [it, inserted] = sessions_.emplace(name, s);
+        if (stopping_) s->shutdown();
+        return it->second;
+    }
+
+    SessionConfig base_;
+    int wake_fd_ = -1;
+    std::mutex mu_;
+    std::map<std::string, std::shared_ptr<BashSession>> sessions_;
+    bool stopping_ = false;
+};
+
+}  // namespace actionhost::bash
+
+ACTIONHOST_PLUGIN(actionhost::bash::BashPlugin, "bash", "0.1.0")

@@ -1,0 +1,470 @@
+#include "bash_session.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "command_splitter.hpp"
+#include "messages.hpp"
+
+namespace actionhost::bash {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kStartTimeout = std::chrono::seconds(30);
+// Hidden observations are not truncated by OpenHands; this bounds what one may hold.
+constexpr size_t kHiddenLimitChars = 4'000'000;
+// A terminal in canonical mode keeps at most 4095 bytes of one input line; longer lines are sourced
+// from a file instead of typed.
+constexpr size_t kMaxTypedLine = 4000;
+constexpr int kLogWarning = 2;
+constexpr int kLogInfo = 1;
+
+std::string strip(std::string_view s) {
+    const char *ws = " \t\n\r\f\v";
+    const size_t b = s.find_first_not_of(ws);
+    if (b == std::string_view::npos) return "";
+    const size_t e = s.find_last_not_of(ws);
+    return std::string(s.substr(b, e - b + 1));
+}
+
+std::string shell_quote(std::string_view s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') out += "'\\''";
+        else out += c;
+    }
+    return out + "'";
+}
+
+}  // namespace
+
+bool is_special_key(std::string_view command) {
+    const std::string c = strip(command);
+    return c.size() == 3 && c[0] == 'C' && c[1] == '-';
+}
+
+std::string special_key_bytes(std::string_view command) {
+    const std::string c = strip(command);
+    const char k = c[2];
+    if (k >= 'a' && k <= 'z') return std::string(1, static_cast<char>(k - 'a' + 1));
+    if (k >= '@' && k <= '_') return std::string(1, static_cast<char>(k - '@'));
+    if (k == '?') return std::string(1, '\x7f');
+    if (k == ' ') return std::string(1, '\0');
+    return c;  // not a control key: typed as text, as tmux would
+}
+
+BashSession::BashSession(SessionConfig config)
+    : config_(std::move(config)), marker_(random_nonce()), output_(), after_() {}
+
+BashSession::~BashSession() {
+    shutdown();
+    stop_reader();
+    shell_.reset();
+    if (!private_dir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(private_dir_, ec);
+    }
+}
+
+void BashSession::log(int level, const std::string &msg) const {
+    if (config_.log) config_.log(level, "bash session '" + config_.name + "': " + msg);
+}
+
+std::string BashSession::current_dir() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return last_prompt_.working_dir.empty() ? config_.working_dir : last_prompt_.working_dir;
+}
+
+pid_t BashSession::shell_pid() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return shell_ ? shell_->pid() : -1;
+}
+
+// ---- starting -------------------------------------------------------------------------------------------
+
+bool BashSession::ensure_private_dir(std::string *error) {
+    if (!private_dir_.empty()) return true;
+    const char *tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/actionhost-bash-XXXXXX";
+    if (mkdtemp(templ.data()) == nullptr) {
+        *error = std::string("cannot create a private directory: ") + std::strerror(errno);
+        return false;
+    }
+    private_dir_ = templ;
+    if (config_.identity->switch_user && chown(private_dir_.c_str(), config_.identity->uid, config_.identity->gid) != 0)
+        log(kLogWarning, "cannot hand " + private_dir_ + " to the shell's user: " + std::strerror(errno));
+    return true;
+}
+
+std::string BashSession::write_rcfile(const std::string &start_dir, std::string *error) {
+    std::string rc;
+    if (config_.identity->login_profile) {
+        // What `su -` reads: the system profile, then the user's first login file.
+        rc += "[ -r /etc/profile ] && . /etc/profile\n";
+        rc += "if [ -r ~/.bash_profile ]; then . ~/.bash_profile; elif [ -r ~/.bash_login ]; then . ~/.bash_login; "
+              "elif [ -r ~/.profile ]; then . ~/.profile; fi\n";
+    } else {
+        rc += "[ -r ~/.bashrc ] && . ~/.bashrc\n";
+    }
+    rc += "PS2=''\nexport PS2\n";
+    rc += "PROMPT_COMMAND=" + shell_quote(marker_.prompt_command()) + "\nexport PROMPT_COMMAND\n";
+    // OpenHands' init command: no pager may wait for a key that never comes.
+    rc += "alias git=\"git --no-pager\"\n";
+    rc += "cd -- " + shell_quote(start_dir) + " 2>/dev/null\n";
+    const std::string path = private_dir_ + "/bashrc";
+    std::ofstream out(path, std::ios::trunc);
+    out << rc;
+    out.close();
+    if (!out) {
+        *error = "cannot write " + path;
+        return "";
+    }
+    chmod(path.c_str(), 0644);
+    return path;
+}
+
+bool BashSession::start(std::string *error) {
+    stop_reader();
+    std::unique_ptr<ChildProcess> old;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        old = std::move(shell_);
+    }
+    old.reset();  // kills what is left of a previous shell's session
+    if (!ensure_private_dir(error)) return false;
+
+    std::string start_dir = config_.working_dir;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!last_prompt_.working_dir.empty() && std::filesystem::is_directory(last_prompt_.working_dir))
+            start_dir = last_prompt_.working_dir;
+        scanner_ = std::make_unique<MarkerScanner>(marker_);
+        normalizer_ = OutputNormalizer();
+        emit_utf8_ = Utf8Chunker();
+        output_ = ObservationText();
+        after_ = ObservationText();
+        completed_.reset();
+        awaiting_prompt_ = false;
+        first_prompt_seen_ = false;
+        shell_exited_ = false;
+        shell_exit_code_ = -1;
+    }
+    const std::string rcfile = write_rcfile(start_dir, error);
+    if (rcfile.empty()) return false;
+
+    SpawnSpec spec;
+    spec.program = config_.bash_path;
+    spec.argv = {"bash", "--noediting", "--rcfile", rcfile, "-i"};
+    spec.identity = config_.identity.get();
+    spec.working_dir = start_dir;
+    spec.use_pty = true;
+    std::unique_ptr<ChildProcess> shell = ChildProcess::spawn(spec, error);
+    if (!shell) {
+        unlink(rcfile.c_str());
+        return false;
+    }
+    const int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        shell_ = std::move(shell);
+        wake_fd_ = wake;
+        reader_ = std::thread(&BashSession::reader_loop, this, shell_.get(), wake);
+    }
+    bool ready = false;
+    {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait_until(lk, Clock::now() + kStartTimeout,
+                       [&] { return first_prompt_seen_ || shell_exited_ || stopping_; });
+        ready = first_prompt_seen_;
+        if (!ready) *error = shell_exited_ ? "bash exited during start-up" : "bash showed no prompt within 30 s";
+    }
+    unlink(rcfile.c_str());
+    if (!ready) {
+        stop_reader();
+        std::lock_guard<std::mutex> lk(mu_);
+        shell_.reset();
+    }
+    return ready;
+}
+
+void BashSession::stop_reader() {
+    std::thread t;
+    int wake = -1;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        t = std::move(reader_);
+        wake = wake_fd_;
+        wake_fd_ = -1;
+    }
+    if (wake >= 0) {
+        const uint64_t one = 1;
+        ssize_t ignored = write(wake, &one, sizeof one);
+        (void)ignored;
+    }
+    if (t.joinable()) t.join();
+    if (wake >= 0) close(wake);
+}
+
+void BashSession::shutdown() {
+    std::lock_guard<std::mutex> lk(mu_);
+    stopping_ = true;
+    if (shell_) shell_->kill_session();
+    cv_.notify_all();
+}
+
+// ---- the reader thread ----------------------------------------------------------------------------------
+
+void BashSession::reader_loop(ChildProcess *shell, int wake_fd) {
+    std::vector<char> buf(1 << 16);
+    pollfd fds[3] = {{shell->output_fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
+    const nfds_t nfds = shell->pidfd() >= 0 ? 3 : 2;
+    for (;;) {
+        const int r = poll(fds, nfds, -1);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (fds[1].revents) return;  // stop_reader
+        bool gone = nfds == 3 && (fds[2].revents & POLLIN);
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
+            if (n > 0) {
+                on_bytes(std::string_view(buf.data(), static_cast<size_t>(n)));
+                continue;
+            }
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) gone = true;
+        }
+        if (gone) {
+            // Take what the shell wrote before it went, then report its end.
+            for (int i = 0; i < 1024; ++i) {
+                const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
+                if (n <= 0) break;
+                on_bytes(std::string_view(buf.data(), static_cast<size_t>(n)));
+            }
+            on_shell_exit(shell);
+            return;
+        }
+    }
+}
+
+void BashSession::on_bytes(std::string_view raw) {
+    std::lock_guard<std::mutex> lk(mu_);
+    scanner_->feed(
+        raw, [this](std::string_view out) { on_output(out); }, [this](const PromptInfo &p) { on_prompt(p); });
+}
+
+void BashSession::on_output(std::string_view raw) {
+    if (!first_prompt_seen_) return;  // start-up noise (profile scripts, motd)
+    last_output_ = Clock::now();
+    if (emit_ && *emit_ && !completed_) {
+        std::string chunk;
+        emit_utf8_.feed(raw, chunk);
+        if (!chunk.empty()) (*emit_)(chunk);
+    }
+    const std::string text = normalizer_.feed(raw);
+    (completed_ ? after_ : output_).append(text);
+    cv_.notify_all();
+}
+
+void BashSession::on_prompt(const PromptInfo &info) {
+    const std::string rest = normalizer_.flush();
+    (completed_ ? after_ : output_).append(rest);
+    if (emit_ && *emit_ && !completed_) {
+        std::string chunk;
+        emit_utf8_.flush(chunk);
+        if (!chunk.empty()) (*emit_)(chunk);
+    }
+    last_prompt_ = info;
+    if (!first_prompt_seen_) {
+        first_prompt_seen_ = true;
+    } else if (awaiting_prompt_ && !completed_) {
+        completed_ = info;
+    }
+    // A prompt nobody waits for (e.g. a nested shell starting) only refreshes the metadata.
+    cv_.notify_all();
+}
+
+void BashSession::on_shell_exit(ChildProcess *shell) {
+    int code = -1;
+    // The pidfd or EIO says the shell is gone; reaping may lag by a moment.
+    for (int i = 0; i < 200 && !shell->try_reap(&code); ++i) usleep(5000);
+    std::lock_guard<std::mutex> lk(mu_);
+    const std::string held = scanner_->flush();
+    on_output(held);
+    const std::string rest = normalizer_.flush();
+    (completed_ ? after_ : output_).append(rest);
+    shell_exited_ = true;
+    shell_exit_code_ = code;
+    cv_.notify_all();
+}
+
+// ---- executing ------------------------------------------------------------------------------------------
+
+std::string BashSession::typed_command(const std::string &command) {
+    size_t line_start = 0;
+    bool too_long = false;
+    while (line_start <= command.size()) {
+        size_t eol = command.find('\n', line_start);
+        if (eol == std::string::npos) eol = command.size();
+        if (eol - line_start > kMaxTypedLine) too_long = true;
+        line_start = eol + 1;
+    }
+    if (!too_long) return command + "\n";
+    const std::string path = private_dir_ + "/command-" + std::to_string(++long_command_seq_) + ".sh";
+    std::ofstream out(path, std::ios::trunc);
+    out << command << "\n";
+    out.close();
+    chmod(path.c_str(), 0644);
+    return ". " + shell_quote(path) + "\n";
+}
+
+std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
+    std::lock_guard<std::mutex> serial(exec_mu_);
+    const std::string command = strip(rq.command);
+
+    bool restart = false;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (stopping_) return error_observation_json("ERROR: The bash session is shutting down.");
+        restart = !shell_ || shell_exited_;
+    }
+    if (restart) {
+        std::string error;
+        if (!start(&error)) return error_observation_json("ERROR: Could not start bash: " + error);
+        prev_status_ = Status::Completed;
+        returned_partial_ = false;
+    }
+
+    if (prev_status_ == Status::Completed) {
+        if (command.empty()) return run_observation_json("", std::string(kNoPreviousCommandLogs), RunMetadata{}, false);
+        if (rq.is_input) return run_observation_json("", std::string(kNoPreviousCommandInput), RunMetadata{}, false);
+    }
+    const std::vector<std::string> parts = split_commands(command);
+    if (parts.size() > 1) return error_observation_json(multiple_commands_error(parts));
+
+    std::unique_lock<std::mutex> lk(mu_);
+    const bool still_running = awaiting_prompt_ && !completed_ && !shell_exited_;
+    if (prev_status_ != Status::Completed && still_running && !rq.is_input && !command.empty()) {
+        RunMetadata m;
+        m.prefix = returned_partial_ ? std::string(kContinuePrefix) : "";
+        m.suffix = not_executed_suffix(command);
+        const std::string content = output_.finish("", true);
+        output_.clear();
+        returned_partial_ = true;
+        return run_observation_json(command, content, m, false);
+    }
+
+    const bool special = is_special_key(command);
+    std::string to_send;
+    if (!command.empty()) {
+        if (special) to_send = special_key_bytes(command);
+        else if (rq.is_input) to_send = command + "\n";
+        else to_send = typed_command(command);
+        if (completed_) {
+            // The previous command ended while nobody watched; as in OpenHands, its last output leads
+            // this observation, and the next prompt is the one to wait for.
+            output_.append(std::move(after_));
+            completed_.reset();
+        }
+        if (!awaiting_prompt_) {
+            awaiting_prompt_ = true;
+            if (rq.hidden) output_.raise_limit(kHiddenLimitChars);
+        }
+    }
+
+    emit_ = &emit;
+    struct ClearEmit {
+        const EmitFn *&slot;
+        ~ClearEmit() { slot = nullptr; }
+    } clear_emit{emit_};
+
+    const auto start = Clock::now();
+    if (!to_send.empty()) {
+        ChildProcess *shell = shell_.get();
+        lk.unlock();
+        const bool ok = shell->write_all(to_send, start + std::chrono::seconds(30));
+        lk.lock();
+        if (!ok) log(kLogWarning, "could not write all input to the terminal");
+    }
+
+    const auto never = Clock::time_point::max();
+    const auto soft = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.no_change_timeout_s));
+    const auto hard_deadline =
+        rq.timeout ? start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*rq.timeout))
+                   : never;
+    for (;;) {
+        if (completed_) return finish_completed(command, rq, special);
+        if (shell_exited_) return finish_exited(command, rq);
+        if (stopping_) return error_observation_json("ERROR: The bash session is shutting down.");
+        const auto now = Clock::now();
+        const auto soft_deadline = rq.blocking ? never : std::max(start, last_output_) + soft;
+        if (now >= soft_deadline) return finish_timeout(command, rq, Status::NoChangeTimeout);
+        if (now >= hard_deadline) return finish_timeout(command, rq, Status::HardTimeout);
+        cv_.wait_until(lk, std::min(soft_deadline, hard_deadline));
+    }
+}
+
+std::string BashSession::finish_completed(const std::string &command, const RunRequest &rq, bool special_key) {
+    const PromptInfo p = *completed_;
+    RunMetadata m;
+    m.exit_code = p.exit_code;
+    m.pid = p.pid;
+    m.username = p.username;
+    m.hostname = p.hostname;
+    m.working_dir = p.working_dir;
+    m.py_interpreter_path = p.py_interpreter_path;
+    m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
+    const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
+    output_ = std::move(after_);
+    after_ = ObservationText();
+    completed_.reset();
+    awaiting_prompt_ = false;
+    prev_status_ = Status::Completed;
+    returned_partial_ = false;
+    return run_observation_json(command, content, m, rq.hidden);
+}
+
+std::string BashSession::finish_exited(const std::string &command, const RunRequest &rq) {
+    // `exit`, C-d at the prompt, or a killed shell: report how it ended; the next action starts a new
+    // shell in the last known directory.
+    RunMetadata m;
+    m.exit_code = shell_exit_code_;
+    m.username = last_prompt_.username;
+    m.hostname = last_prompt_.hostname;
+    m.working_dir = last_prompt_.working_dir;
+    m.py_interpreter_path = last_prompt_.py_interpreter_path;
+    m.suffix = completed_suffix(shell_exit_code_);
+    const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
+    output_.clear();
+    awaiting_prompt_ = false;
+    prev_status_ = Status::Completed;
+    returned_partial_ = false;
+    log(kLogInfo, "bash exited with status " + std::to_string(shell_exit_code_) + "; the next action restarts it");
+    return run_observation_json(command, content, m, rq.hidden);
+}
+
+std::string BashSession::finish_timeout(const std::string &command, const RunRequest &rq, Status why) {
+    RunMetadata m;
+    m.prefix = returned_partial_ ? std::string(kContinuePrefix) : "";
+    m.suffix = why == Status::NoChangeTimeout ? no_change_timeout_suffix(config_.no_change_timeout_text)
+                                              : hard_timeout_suffix(*rq.timeout);
+    const std::string content = output_.finish(rq.is_input ? command : "", true);
+    output_.clear();
+    returned_partial_ = true;
+    prev_status_ = why;
+    return run_observation_json(command, content, m, false);
+}
+
+}  // namespace actionhost::bash

@@ -1,0 +1,121 @@
+// One persistent bash on a pseudo-terminal, driven with OpenHands' BashSession semantics (spec §3).
+//
+// A reader thread drains the terminal all the time (so background jobs never block on a full terminal),
+// splits the byte stream at prompt markers and folds output into a bounded ObservationText. `execute`
+// types the command, then sleeps on a condition variable until the marker arrives, the output stops
+// changing for the soft timeout, or the hard timeout passes: completion is noticed the moment bash
+// prints its prompt. Timeouts never kill anything; the next action continues with what is running.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "child_process.hpp"
+#include "observation_text.hpp"
+#include "prompt_marker.hpp"
+#include "run_request.hpp"
+#include "shell_identity.hpp"
+#include "stream_filters.hpp"
+
+namespace actionhost::bash {
+
+struct SessionConfig {
+    std::string name;         // "" for the default session (only used in log lines)
+    std::string working_dir;  // where the shell starts
+    std::shared_ptr<const ShellIdentity> identity;
+    std::string bash_path = "/bin/bash";
+    double no_change_timeout_s = 10;
+    std::string no_change_timeout_text = "10";  // as OpenHands prints it
+    std::function<void(int level, const std::string &msg)> log;  // level: ah_log_level_t
+};
+
+using EmitFn = std::function<void(std::string_view chunk)>;
+
+class BashSession {
+  public:
+    explicit BashSession(SessionConfig config);
+    ~BashSession();
+    BashSession(const BashSession &) = delete;
+    BashSession &operator=(const BashSession &) = delete;
+
+    // Starts bash and waits for its first prompt. Safe to call again to replace a dead shell.
+    bool start(std::string *error);
+
+    // Runs one `run` action; returns the observation JSON. `emit` (may be empty) receives output as
+    // it arrives, in UTF-8-complete chunks, from the reader thread while this call waits.
+    // Thread: one call at a time per session (calls are serialised here too).
+    std::string execute(const RunRequest &request, const EmitFn &emit);
+
+    // Kills the shell and everything in its terminal session; a waiting execute returns at once.
+    // Thread: any; may run while execute is in flight.
+    void shutdown();
+
+    // The shell's working directory as of its last prompt.
+    std::string current_dir() const;
+    pid_t shell_pid() const;
+
+  private:
+    enum class Status { Completed, NoChangeTimeout, HardTimeout };
+
+    void reader_loop(ChildProcess *shell, int wake_fd);
+    void stop_reader();
+    void on_bytes(std::string_view raw);
+    void on_output(std::string_view raw);
+    void on_prompt(const PromptInfo &info);
+    void on_shell_exit(ChildProcess *shell);
+
+    bool ensure_private_dir(std::string *error);
+    std::string write_rcfile(const std::string &start_dir, std::string *error);
+    std::string typed_command(const std::string &command);
+
+    // Observation builders; called with mu_ held.
+    std::string finish_completed(const std::string &command, const RunRequest &rq, bool special_key);
+    std::string finish_exited(const std::string &command, const RunRequest &rq);
+    std::string finish_timeout(const std::string &command, const RunRequest &rq, Status why);
+
+    void log(int level, const std::string &msg) const;
+
+    const SessionConfig config_;
+    const PromptMarker marker_;
+    std::string private_dir_;  // holds the rcfile and over-long commands; removed with the session
+    int long_command_seq_ = 0;
+
+    std::mutex exec_mu_;  // one execute at a time
+    Status prev_status_ = Status::Completed;
+    bool returned_partial_ = false;  // an observation of the running command was already returned
+
+    mutable std::mutex mu_;  // guards everything below
+    std::condition_variable cv_;
+    std::unique_ptr<ChildProcess> shell_;
+    std::thread reader_;
+    int wake_fd_ = -1;
+    std::unique_ptr<MarkerScanner> scanner_;
+    OutputNormalizer normalizer_;
+    Utf8Chunker emit_utf8_;
+    ObservationText output_;  // output of the current command not yet returned
+    ObservationText after_;   // output after a prompt nobody has collected yet
+    std::optional<PromptInfo> completed_;
+    bool awaiting_prompt_ = false;  // something was sent and its prompt has not been seen
+    bool first_prompt_seen_ = false;
+    PromptInfo last_prompt_;
+    std::chrono::steady_clock::time_point last_output_{};
+    bool shell_exited_ = false;
+    int shell_exit_code_ = -1;
+    const EmitFn *emit_ = nullptr;
+    bool stopping_ = false;
+};
+
+// A special key action: "C-" and one character (OpenHands' _is_special_key).
+bool is_special_key(std::string_view command);
+// The byte a terminal sends for C-<x>.
+std::string special_key_bytes(std::string_view command);
+
+}  // namespace actionhost::bash

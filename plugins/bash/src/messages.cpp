@@ -1,0 +1,131 @@
+#include "messages.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "actionhost/common/observation.hpp"
+
+namespace actionhost::bash {
+
+std::string multiple_commands_error(const std::vector<std::string> &commands) {
+    std::string out =
+        "ERROR: Cannot execute multiple commands at once.\n"
+        "Please run each command separately OR chain them into a single command via && or ;\n"
+        "Provided commands:\n";
+    for (size_t i = 0; i < commands.size(); ++i) {
+        if (i) out += '\n';
+        out += "(" + std::to_string(i + 1) + ") " + commands[i];
+    }
+    return out;
+}
+
+std::string completed_suffix(int exit_code) {
+    return "\n[The command completed with exit code " + std::to_string(exit_code) + ".]";
+}
+
+std::string completed_with_key_suffix(int exit_code, std::string_view key) {
+    std::string letter(1, key.empty() ? ' ' : key.back());
+    if (letter[0] >= 'a' && letter[0] <= 'z') letter[0] = static_cast<char>(letter[0] - 'a' + 'A');
+    return "\n[The command completed with exit code " + std::to_string(exit_code) + ". CTRL+" + letter + " was sent.]";
+}
+
+std::string no_change_timeout_suffix(std::string_view seconds_text) {
+    return "\n[The command has no new output after " + std::string(seconds_text) + " seconds. " +
+           std::string(kTimeoutHelp) + "]";
+}
+
+std::string hard_timeout_suffix(double seconds) {
+    return "\n[The command timed out after " + python_float_repr(seconds) + " seconds. " + std::string(kTimeoutHelp) +
+           "]";
+}
+
+std::string not_executed_suffix(std::string_view command) {
+    return "\n[Your command \"" + std::string(command) +
+           "\" is NOT executed. The previous command is still running - You CANNOT send new commands until the "
+           "previous command is completed. By setting `is_input` to `true`, you can interact with the current "
+           "process: " +
+           std::string(kTimeoutHelp) + "]";
+}
+
+std::string python_float_repr(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    // Shortest round-trip digits, then Python's layout: positional for 1e-4 <= |v| < 1e16, else
+    // exponent with at least two digits.
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    std::string sci(buf, res.ptr);
+    const size_t e = sci.find('e');
+    std::string mant = sci.substr(0, e);
+    const int exp = std::atoi(sci.c_str() + e + 1);
+    std::string sign;
+    if (!mant.empty() && mant[0] == '-') {
+        sign = "-";
+        mant.erase(0, 1);
+    }
+    std::string digits;
+    for (char c : mant)
+        if (c != '.') digits += c;
+    if (exp >= -4 && exp < 16) {
+        std::string out;
+        if (exp < 0) {
+            out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+        } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+            out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0') + ".0";
+        } else {
+            out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
+        }
+        return sign + out;
+    }
+    std::string out = digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    return sign + out + ebuf;
+}
+
+namespace {
+nlohmann::ordered_json optional_string(const std::optional<std::string> &s) {
+    return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
+}
+std::string dump(const nlohmann::ordered_json &j) {
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+}  // namespace
+
+std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &m,
+                                 bool hidden) {
+    nlohmann::ordered_json metadata;
+    metadata["exit_code"] = m.exit_code;
+    metadata["pid"] = m.pid;
+    metadata["username"] = optional_string(m.username);
+    metadata["hostname"] = optional_string(m.hostname);
+    metadata["working_dir"] = optional_string(m.working_dir);
+    metadata["py_interpreter_path"] = optional_string(m.py_interpreter_path);
+    metadata["prefix"] = m.prefix;
+    metadata["suffix"] = m.suffix;
+    nlohmann::ordered_json extras;
+    extras["command"] = command;
+    extras["metadata"] = std::move(metadata);
+    extras["hidden"] = hidden;
+    nlohmann::ordered_json obs;
+    obs["message"] = common::run_message(command, m.exit_code);
+    obs["observation"] = "run";
+    obs["content"] = content;
+    obs["extras"] = std::move(extras);
+    obs["success"] = m.exit_code == 0;
+    return dump(obs);
+}
+
+std::string error_observation_json(const std::string &content) {
+    nlohmann::ordered_json obs;
+    obs["message"] = content;
+    obs["observation"] = "error";
+    obs["content"] = content;
+    obs["extras"] = {{"error_id", ""}};
+    return dump(obs);
+}
+
+}  // namespace actionhost::bash

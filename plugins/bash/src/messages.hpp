@@ -1,0 +1,48 @@
+// The exact wire texts of OpenHands' bash session (spec §3.3-3.4) and the `run` observation they go in.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace actionhost::bash {
+
+inline constexpr std::string_view kNoPreviousCommandLogs = "ERROR: No previous running command to retrieve logs from.";
+inline constexpr std::string_view kNoPreviousCommandInput = "ERROR: No previous running command to interact with.";
+inline constexpr std::string_view kContinuePrefix = "[Below is the output of the previous command.]\n";
+inline constexpr std::string_view kTimeoutHelp =
+    "You may wait longer to see additional output by sending empty command '', send other commands to interact "
+    "with the current process, send keys (\"C-c\", \"C-z\", \"C-d\") to interrupt/kill the previous command before "
+    "sending your new command, or use the timeout parameter in execute_bash for future commands.";
+
+std::string multiple_commands_error(const std::vector<std::string> &commands);
+std::string completed_suffix(int exit_code);
+// `key` is the special key command as sent, e.g. "C-c" (its last letter is shown upper-cased).
+std::string completed_with_key_suffix(int exit_code, std::string_view key);
+std::string no_change_timeout_suffix(std::string_view seconds_text);
+std::string hard_timeout_suffix(double seconds);
+std::string not_executed_suffix(std::string_view command);
+
+// How Python prints a float (repr): 1.0, 2.5, 120.0, 0.1, 1e-05, 1e+16.
+std::string python_float_repr(double v);
+
+// CmdOutputMetadata; the optional fields are null in OpenHands' default metadata (timeouts, errors).
+struct RunMetadata {
+    int exit_code = -1;
+    int pid = -1;
+    std::optional<std::string> username;
+    std::optional<std::string> hostname;
+    std::optional<std::string> working_dir;
+    std::optional<std::string> py_interpreter_path;
+    std::string prefix;
+    std::string suffix;
+};
+
+// The CmdOutputObservation as OpenHands serialises it (spec §2.3), as compact JSON text.
+std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &metadata,
+                                 bool hidden);
+// An `error` observation.
+std::string error_observation_json(const std::string &content);
+
+}  // namespace actionhost::bash

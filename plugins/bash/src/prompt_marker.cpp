@@ -1,0 +1,94 @@
+#include "prompt_marker.hpp"
+
+#include <sys/random.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+namespace actionhost::bash {
+
+PromptMarker::PromptMarker(std::string nonce)
+    : nonce_(std::move(nonce)), begin_("###AH" + nonce_ + "PS1{"), end_("}AH" + nonce_ + "END###") {}
+
+std::string PromptMarker::ps1() const {
+    // \043 is '#', \037 is US: decoded by bash when it prints the prompt, never present literally in the
+    // variable. ${!:-} and ${BASH_CMDS[python]:-} stay quiet under `set -u`.
+    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${BASH_CMDS[python]:-}\\037$PWD}AH" +
+           nonce_ + "END\\043\\043\\043";
+}
+
+std::string PromptMarker::prompt_command() const {
+    // `hash` looks python up on PATH without forking (OpenHands runs `which python` in a subshell for
+    // every prompt); dropping the old entry first follows PATH changes and deleted interpreters.
+    return "hash -d python 2>/dev/null; hash python 2>/dev/null; PS1='" + ps1() + "'";
+}
+
+namespace {
+
+// OpenHands: int(float(str)) else -1.
+int parse_int_field(std::string_view s) {
+    if (s.empty()) return -1;
+    const std::string str(s);
+    char *end = nullptr;
+    const double v = std::strtod(str.c_str(), &end);
+    if (end == str.c_str() || *end != '\0' || !std::isfinite(v) || v > 2147483647.0 || v < -2147483648.0)
+        return -1;
+    return static_cast<int>(v);
+}
+
+}  // namespace
+
+PromptInfo PromptMarker::parse_fields(std::string_view body) {
+    std::vector<std::string_view> f;
+    for (int i = 0; i < 5; ++i) {
+        const size_t sep = body.find('\x1f');
+        if (sep == std::string_view::npos) break;
+        f.push_back(body.substr(0, sep));
+        body.remove_prefix(sep + 1);
+    }
+    PromptInfo info;
+    if (f.size() < 5) return info;
+    info.exit_code = parse_int_field(f[0]);
+    info.pid = parse_int_field(f[1]);
+    info.username = std::string(f[2]);
+    info.hostname = std::string(f[3]);
+    info.py_interpreter_path = std::string(f[4]);
+    info.working_dir = std::string(body);
+    return info;
+}
+
+std::string random_nonce() {
+    unsigned char bytes[8] = {};
+    if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+        std::random_device rd;
+        for (auto &b : bytes) b = static_cast<unsigned char>(rd());
+    }
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char b : bytes) {
+        out += hex[b >> 4];
+        out += hex[b & 15];
+    }
+    return out;
+}
+
+std::string MarkerScanner::flush() {
+    std::string out = inside_ ? begin_ + held_ : held_;
+    held_.clear();
+    inside_ = false;
+    return out;
+}
+
+namespace detail {
+
+size_t partial_marker_suffix(std::string_view s, std::string_view marker) {
+    const size_t max = std::min(s.size(), marker.size() - 1);
+    for (size_t len = max; len > 0; --len)
+        if (s.substr(s.size() - len) == marker.substr(0, len)) return len;
+    return 0;
+}
+
+}  // namespace detail
+}  // namespace actionhost::bash

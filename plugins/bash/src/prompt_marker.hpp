@@ -1,0 +1,126 @@
+// The prompt marker: how the plugin learns that bash finished a command, and with what result.
+//
+// Like OpenHands' PS1 JSON block (spec §3.2) it carries exit code, last background pid, user, host,
+// python interpreter and working directory, re-installed by PROMPT_COMMAND before every prompt. Unlike
+// it, the begin and end markers contain a random per-session nonce, and the shell variables hold them
+// only in escaped form (`\043` for `#`), so neither command output nor `env`/`set` listings can forge
+// or fake a prompt. Fields are separated by US (0x1f); the working directory comes last so that any
+// byte may appear in it.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace actionhost::bash {
+
+struct PromptInfo {
+    int exit_code = -1;
+    int pid = -1;  // $! (last background job); -1 when none, as OpenHands
+    std::string username;
+    std::string hostname;
+    std::string py_interpreter_path;
+    std::string working_dir;
+};
+
+class PromptMarker {
+  public:
+    // `nonce`: letters and digits only (see random_nonce).
+    explicit PromptMarker(std::string nonce);
+
+    const std::string &begin() const { return begin_; }
+    const std::string &end() const { return end_; }
+    // The PROMPT_COMMAND value that refreshes the python lookup and re-installs PS1 before each prompt
+    // (a command may change PS1, e.g. a virtualenv activation). Quote it as a whole to assign it.
+    std::string prompt_command() const;
+    // The PS1 value (bash prompt escapes), without quoting.
+    std::string ps1() const;
+
+    // Parses what lies between begin() and end().
+    static PromptInfo parse_fields(std::string_view body);
+
+  private:
+    std::string nonce_;
+    std::string begin_;
+    std::string end_;
+};
+
+// 16 random hex digits from the kernel's generator.
+std::string random_nonce();
+
+// Streams terminal bytes, separating output from prompt markers, even when a marker is split across
+// reads. A begin marker that is not closed within 64 KiB is treated as output.
+class MarkerScanner {
+  public:
+    explicit MarkerScanner(const PromptMarker &marker) : begin_(marker.begin()), end_(marker.end()) {}
+
+    // Calls on_output(std::string_view) for output bytes and on_prompt(const PromptInfo &) for each
+    // marker, in stream order. Bytes that may start a marker are held back until decided.
+    template <class OnOutput, class OnPrompt>
+    void feed(std::string_view bytes, OnOutput &&on_output, OnPrompt &&on_prompt);
+
+    // Output bytes held back (a possible marker start); call when no more bytes will come.
+    std::string flush();
+
+  private:
+    std::string begin_;
+    std::string end_;
+    bool inside_ = false;
+    std::string held_;  // outside: a possible partial begin marker; inside: the marker body so far
+};
+
+// ---- implementation of the template ------------------------------------------------------------------
+
+namespace detail {
+// Length of the longest suffix of `s` that is a proper prefix of `marker`.
+size_t partial_marker_suffix(std::string_view s, std::string_view marker);
+}  // namespace detail
+
+template <class OnOutput, class OnPrompt>
+void MarkerScanner::feed(std::string_view bytes, OnOutput &&on_output, OnPrompt &&on_prompt) {
+    std::string joined;
+    std::string_view rest = bytes;
+    if (!held_.empty() && !inside_) {
+        joined = std::move(held_);
+        held_.clear();
+        joined.append(bytes);
+        rest = joined;
+    }
+    while (!rest.empty()) {
+        if (!inside_) {
+            const size_t at = rest.find(begin_);
+            if (at == std::string_view::npos) {
+                const size_t keep = detail::partial_marker_suffix(rest, begin_);
+                if (rest.size() > keep) on_output(rest.substr(0, rest.size() - keep));
+                held_.assign(rest.substr(rest.size() - keep));
+                return;
+            }
+            if (at > 0) on_output(rest.substr(0, at));
+            rest.remove_prefix(at + begin_.size());
+            inside_ = true;
+            held_.clear();
+            continue;
+        }
+        const size_t search_from = held_.size() >= end_.size() ? held_.size() - end_.size() + 1 : 0;
+        held_.append(rest);
+        const size_t at = held_.find(end_, search_from);
+        if (at == std::string::npos) {
+            if (held_.size() > 65536) {  // not a marker after all
+                std::string as_output = begin_ + held_;
+                held_.clear();
+                inside_ = false;
+                on_output(std::string_view(as_output));
+            }
+            return;
+        }
+        const PromptInfo info = PromptMarker::parse_fields(std::string_view(held_).substr(0, at));
+        // What follows the end marker is output again; keep it alive past held_'s reuse.
+        std::string after = held_.substr(at + end_.size());
+        held_.clear();
+        inside_ = false;
+        on_prompt(info);
+        joined = std::move(after);
+        rest = joined;
+    }
+}
+
+}  // namespace actionhost::bash

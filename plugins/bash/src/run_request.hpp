@@ -1,0 +1,24 @@
+// The arguments of a `run` action (spec §2.2), read from the host's normalised action JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace actionhost::bash {
+
+struct RunRequest {
+    std::string command;
+    bool is_input = false;
+    bool blocking = false;
+    bool is_static = false;
+    bool hidden = false;
+    std::optional<std::string> cwd;
+    std::optional<double> timeout;  // hard timeout in seconds; absent (or <= 0) means none
+};
+
+// Parses {"action":"run","args":{...},"timeout":t}. Returns nullopt with `error` set when the JSON or
+// a field is malformed.
+std::optional<RunRequest> parse_run_request(std::string_view action_json, std::string *error);
+
+}  // namespace actionhost::bash

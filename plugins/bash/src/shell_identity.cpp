@@ -1,0 +1,116 @@
+#include "shell_identity.hpp"
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+
+extern char **environ;
+
+namespace actionhost::bash {
+
+namespace {
+
+// Variables never handed to the shell: the API key guards the host from the sandbox; the prompt
+// variables are ours to set.
+bool withheld(const std::string &key) {
+    return key == "SESSION_API_KEY" || key == "PROMPT_COMMAND" || key == "PS1" || key == "PS2" ||
+           key == "BASH_ENV" || key == "ENV";
+}
+
+std::map<std::string, std::string> current_environment() {
+    std::map<std::string, std::string> env;
+    for (char **e = environ; e && *e; ++e) {
+        const char *eq = std::strchr(*e, '=');
+        if (eq) env[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
+    }
+    return env;
+}
+
+std::vector<std::string> flatten(const std::map<std::string, std::string> &env) {
+    std::vector<std::string> out;
+    for (const auto &[k, v] : env) out.push_back(k + "=" + v);
+    return out;
+}
+
+}  // namespace
+
+std::string find_on_path(const std::string &name, const std::string &path_list) {
+    size_t start = 0;
+    while (start <= path_list.size()) {
+        size_t end = path_list.find(':', start);
+        if (end == std::string::npos) end = path_list.size();
+        std::string dir = path_list.substr(start, end - start);
+        if (dir.empty()) dir = ".";
+        const std::string candidate = dir + "/" + name;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        start = end + 1;
+    }
+    return "";
+}
+
+ShellIdentity resolve_shell_identity(const std::string &username) {
+    ShellIdentity id;
+    std::map<std::string, std::string> env = current_environment();
+    for (auto it = env.begin(); it != env.end();) it = withheld(it->first) ? env.erase(it) : std::next(it);
+    // tmux gives OpenHands' shell a terminal type; ours is a terminal too (1000x1000, like its pane).
+    env["TERM"] = "xterm";
+
+    const uid_t me = geteuid();
+    const passwd *self = getpwuid(me);
+    const std::string my_name = self ? self->pw_name : std::to_string(me);
+    id.uid = me;
+    id.gid = getegid();
+    id.username = my_name;
+    id.home = self ? self->pw_dir : "/";
+
+    if (username.empty() || username == my_name) {
+        id.note = "bash sessions run as the host's user " + my_name;
+        id.env = flatten(env);
+        return id;
+    }
+    const passwd *pw = getpwnam(username.c_str());
+    if (me != 0) {
+        id.note = "bash sessions run as " + my_name + ", not " + username + ": the host is not root and cannot switch user";
+        id.env = flatten(env);
+        return id;
+    }
+    if (pw == nullptr) {
+        id.note = "bash sessions run as " + my_name + ": user " + username +
+                  " does not exist (the host creates it before starting plugins when it can)";
+        id.env = flatten(env);
+        return id;
+    }
+    id.switch_user = true;
+    id.uid = pw->pw_uid;
+    id.gid = pw->pw_gid;
+    id.username = pw->pw_name;
+    id.home = pw->pw_dir ? pw->pw_dir : "/";
+    int n = 64;
+    std::vector<gid_t> groups(static_cast<size_t>(n));
+    if (getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n) < 0) {
+        groups.resize(static_cast<size_t>(n));
+        getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n);
+    }
+    groups.resize(static_cast<size_t>(std::max(n, 0)));
+    id.groups = std::move(groups);
+    id.login_profile = true;
+
+    // `su -`: a fresh login environment; the terminal type and locale survive.
+    std::map<std::string, std::string> login;
+    for (const char *keep : {"TERM", "LANG", "LC_ALL", "LANGUAGE"})
+        if (env.count(keep)) login[keep] = env[keep];
+    login["HOME"] = id.home;
+    login["USER"] = id.username;
+    login["LOGNAME"] = id.username;
+    login["SHELL"] = (pw->pw_shell && *pw->pw_shell) ? pw->pw_shell : "/bin/bash";
+    login["PATH"] = pw->pw_uid == 0 ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+                                    : "/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games";
+    id.env = flatten(login);
+    id.note = "bash sessions switch to user " + id.username + " (uid " + std::to_string(id.uid) + ")";
+    return id;
+}
+
+}  // namespace actionhost::bash

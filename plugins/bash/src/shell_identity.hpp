@@ -1,0 +1,35 @@
+// Who the shells run as, and with which environment (decided once, before any fork).
+//
+// OpenHands runs its shell as `su <user> -` (spec §3.1) after runtime_init created the user. The host
+// creates the user; here, when the host runs as root and --username names another existing user, the
+// shells switch to it (groups, gid, uid) with a login-like environment (HOME, USER, LOGNAME, SHELL,
+// a clean PATH) and read the login profile. Otherwise they run as the host's own user with the host's
+// environment, minus what must not leak into the sandbox's shell (SESSION_API_KEY).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace actionhost::bash {
+
+struct ShellIdentity {
+    bool switch_user = false;  // true: setgroups/setgid/setuid to the fields below in the child
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+    std::string username;
+    std::string home;
+    bool login_profile = false;     // read /etc/profile and the user's profile instead of ~/.bashrc only
+    std::vector<std::string> env;   // KEY=VALUE for the shell
+    std::string note;               // why the identity is what it is (logged once)
+};
+
+// `username`: --username (may be empty). Reads passwd/group databases and the current environment.
+ShellIdentity resolve_shell_identity(const std::string &username);
+
+// The first executable called `name` on `path_list` (":"-separated), or "".
+std::string find_on_path(const std::string &name, const std::string &path_list);
+
+}  // namespace actionhost::bash

@@ -1,0 +1,268 @@
+// Output assembly: stream filters, the bounded observation text, the prompt marker scanner, the exact
+// wire texts and the observation JSON.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "actionhost/common/text.hpp"
+#include "bash_session.hpp"
+#include "messages.hpp"
+#include "observation_text.hpp"
+#include "prompt_marker.hpp"
+#include "run_request.hpp"
+#include "stream_filters.hpp"
+
+using namespace actionhost::bash;
+
+namespace {
+
+// Feeds `s` one byte at a time: the worst split a terminal read can produce.
+std::string normalize_bytewise(const std::string &s) {
+    OutputNormalizer n;
+    std::string out;
+    for (char c : s) out += n.feed(std::string_view(&c, 1));
+    out += n.flush();
+    return out;
+}
+
+std::string lines(int from, int to) {
+    std::string s;
+    for (int i = from; i <= to; ++i) s += "Line " + std::to_string(i) + "\n";
+    return s;
+}
+
+}  // namespace
+
+TEST(StreamFilters, StripsEscapesAndCrLfAcrossChunkBoundaries) {
+    const std::string raw = "\x1b[1;31mred\x1b[0m\r\nok\x1b]0;title\x07 done\x1b(B\r\nlone\rcr";
+    EXPECT_EQ(normalize_bytewise(raw), "red\nok done\nlone\rcr");
+    OutputNormalizer whole;
+    EXPECT_EQ(whole.feed(raw) + whole.flush(), "red\nok done\nlone\rcr");
+}
+
+TEST(StreamFilters, KeepsMultibyteCharactersSplitAcrossReads) {
+    const std::string s = "h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80";
+    EXPECT_EQ(normalize_bytewise(s), s);
+    Utf8Chunker c;
+    std::string out;
+    c.feed("a\xE2\x82", out);
+    EXPECT_EQ(out, "a");  // the incomplete euro sign is held back
+    c.feed("\xAC", out);
+    EXPECT_EQ(out, "a\xE2\x82\xAC");
+}
+
+TEST(StreamFilters, ReplacesInvalidUtf8) {
+    EXPECT_EQ(normalize_bytewise("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+    OutputNormalizer n;
+    std::string out = n.feed("x\xC3");
+    out += n.flush();  // stream ends inside a character
+    EXPECT_EQ(out, "x\xEF\xBF\xBD");
+}
+
+TEST(ObservationText, StripsLikeOpenHands) {
+    ObservationText t;
+    t.append("\n\n  hello\n");
+    t.append("world  \n\n");
+    EXPECT_EQ(t.finish("", true), "hello\nworld");
+    ObservationText blank;
+    blank.append(" \n\t ");
+    EXPECT_TRUE(blank.blank());
+    EXPECT_EQ(blank.finish("", true), "");
+}
+
+TEST(ObservationText, RemovesEchoedInputOnlyAtTheFront) {
+    ObservationText t;
+    t.append("Alice\nHello Alice\n");
+    EXPECT_EQ(t.finish("Alice", true), "Hello Alice");
+    EXPECT_EQ(t.finish("Bob", true), "Alice\nHello Alice");
+}
+
+TEST(ObservationText, TruncatesExactlyAsTheWholeTextRule) {
+    // Compare the streamed, bounded result with the rule applied to the whole text at once.
+    for (int n : {10, 2000, 4000, 5000, 50000, 200000}) {
+        const std::string all = lines(1, n);
+        ObservationText t;
+        for (size_t i = 0; i < all.size(); i += 4093) t.append(std::string_view(all).substr(i, 4093));
+        const std::string expected = actionhost::common::truncate_observation(actionhost::common::rstrip(all));
+        EXPECT_EQ(t.finish("", true), expected) << n;
+    }
+}
+
+TEST(ObservationText, MemoryStaysBoundedWhileMegabytesStreamThrough) {
+    ObservationText t;
+    const std::string chunk = lines(1, 5000);  // ~50 KB
+    size_t max_retained = 0;
+    for (int i = 0; i < 400; ++i) {  // ~20 MB
+        t.append(chunk);
+        max_retained = std::max(max_retained, t.retained_bytes());
+    }
+    EXPECT_LT(max_retained, 400u * 1024u);
+    const std::string out = t.finish("", true);
+    EXPECT_NE(out.find("[... Observation truncated due to length ...]"), std::string::npos);
+    EXPECT_EQ(out.substr(out.size() - 9), "Line 5000");
+    EXPECT_EQ(out.substr(0, 7), "Line 1\n");
+}
+
+TEST(ObservationText, UnicodeCountsCharactersNotBytes) {
+    std::string s;
+    for (int i = 0; i < 20000; ++i) s += "\xC3\xA9";  // 20000 characters, 40000 bytes
+    ObservationText t;
+    t.append(s);
+    EXPECT_EQ(t.finish("", true), s);  // under 30000 characters: not truncated
+    std::string big = s + s;
+    ObservationText u;
+    u.append(big);
+    EXPECT_EQ(u.finish("", true), actionhost::common::truncate_observation(big));
+}
+
+TEST(ObservationText, HiddenKeepsMoreAndMergesInOrder) {
+    const std::string all = lines(1, 10000);
+    ObservationText t;
+    t.raise_limit(4'000'000);
+    t.append(all);
+    EXPECT_EQ(t.finish("", false), actionhost::common::rstrip(all));
+    EXPECT_EQ(t.finish("", true), actionhost::common::truncate_observation(actionhost::common::rstrip(all)));
+
+    ObservationText a, b;
+    a.append("first\n");
+    b.append("second\n");
+    a.append(std::move(b));
+    EXPECT_EQ(a.finish("", true), "first\nsecond");
+    EXPECT_TRUE(b.blank());
+}
+
+TEST(PromptMarker, ScannerSplitsOutputFromMarkersAtAnyChunking) {
+    PromptMarker m("0123456789abcdef");
+    const std::string stream = "out1\n" + m.begin() + "0\x1f\x1froot\x1fhost\x1f/usr/bin/python\x1f/tmp/a b" + m.end() +
+                               "bg\n" + m.begin() + "127\x1f" "42\x1fu\x1fh\x1f\x1f/" + m.end();
+    for (size_t step : {size_t(1), size_t(2), size_t(7), stream.size()}) {
+        MarkerScanner sc(m);
+        std::string out;
+        std::vector<PromptInfo> prompts;
+        for (size_t i = 0; i < stream.size(); i += step)
+            sc.feed(std::string_view(stream).substr(i, step), [&](std::string_view o) { out += o; },
+                    [&](const PromptInfo &p) {
+                        out += "|P|";
+                        prompts.push_back(p);
+                    });
+        out += sc.flush();
+        EXPECT_EQ(out, "out1\n|P|bg\n|P|") << step;
+        ASSERT_EQ(prompts.size(), 2u);
+        EXPECT_EQ(prompts[0].exit_code, 0);
+        EXPECT_EQ(prompts[0].pid, -1);
+        EXPECT_EQ(prompts[0].username, "root");
+        EXPECT_EQ(prompts[0].hostname, "host");
+        EXPECT_EQ(prompts[0].py_interpreter_path, "/usr/bin/python");
+        EXPECT_EQ(prompts[0].working_dir, "/tmp/a b");
+        EXPECT_EQ(prompts[1].exit_code, 127);
+        EXPECT_EQ(prompts[1].pid, 42);
+        EXPECT_EQ(prompts[1].py_interpreter_path, "");
+    }
+}
+
+TEST(PromptMarker, PromptVariablesNeverHoldTheMarkerLiterally) {
+    PromptMarker m(random_nonce());
+    EXPECT_EQ(m.ps1().find(m.begin()), std::string::npos);
+    EXPECT_EQ(m.ps1().find(m.end()), std::string::npos);
+    EXPECT_EQ(m.prompt_command().find(m.begin()), std::string::npos);
+    EXPECT_NE(random_nonce(), random_nonce());
+    // Output that merely looks like OpenHands' marker is output.
+    MarkerScanner sc(m);
+    std::string out;
+    int prompts = 0;
+    sc.feed("###PS1JSON###\n{\"exit_code\": \"0\"}\n###PS1END###\n", [&](std::string_view o) { out += o; },
+            [&](const PromptInfo &) { ++prompts; });
+    out += sc.flush();
+    EXPECT_EQ(prompts, 0);
+    EXPECT_EQ(out, "###PS1JSON###\n{\"exit_code\": \"0\"}\n###PS1END###\n");
+}
+
+TEST(Messages, ExactWireTexts) {
+    EXPECT_EQ(multiple_commands_error({"ls", "pwd"}),
+              "ERROR: Cannot execute multiple commands at once.\nPlease run each command separately OR chain them "
+              "into a single command via && or ;\nProvided commands:\n(1) ls\n(2) pwd");
+    EXPECT_EQ(completed_suffix(0), "\n[The command completed with exit code 0.]");
+    EXPECT_EQ(completed_with_key_suffix(130, "C-c"), "\n[The command completed with exit code 130. CTRL+C was sent.]");
+    const std::string tm =
+        "You may wait longer to see additional output by sending empty command '', send other commands to interact "
+        "with the current process, send keys (\"C-c\", \"C-z\", \"C-d\") to interrupt/kill the previous command "
+        "before sending your new command, or use the timeout parameter in execute_bash for future commands.";
+    EXPECT_EQ(no_change_timeout_suffix("10"), "\n[The command has no new output after 10 seconds. " + tm + "]");
+    EXPECT_EQ(hard_timeout_suffix(2.5), "\n[The command timed out after 2.5 seconds. " + tm + "]");
+    EXPECT_EQ(not_executed_suffix("ls"),
+              "\n[Your command \"ls\" is NOT executed. The previous command is still running - You CANNOT send new "
+              "commands until the previous command is completed. By setting `is_input` to `true`, you can interact "
+              "with the current process: " + tm + "]");
+}
+
+TEST(Messages, PythonFloatRepr) {
+    EXPECT_EQ(python_float_repr(1.0), "1.0");
+    EXPECT_EQ(python_float_repr(2.5), "2.5");
+    EXPECT_EQ(python_float_repr(120.0), "120.0");
+    EXPECT_EQ(python_float_repr(0.1), "0.1");
+    EXPECT_EQ(python_float_repr(1e-05), "1e-05");
+    EXPECT_EQ(python_float_repr(0.0001), "0.0001");
+    EXPECT_EQ(python_float_repr(1e16), "1e+16");
+    EXPECT_EQ(python_float_repr(1234567.0), "1234567.0");
+    EXPECT_EQ(python_float_repr(123.456), "123.456");
+}
+
+TEST(Messages, RunObservationShape) {
+    RunMetadata m;
+    m.exit_code = 0;
+    m.username = "root";
+    m.hostname = "h";
+    m.working_dir = "/w";
+    m.py_interpreter_path = "";
+    m.suffix = completed_suffix(0);
+    const auto j = nlohmann::json::parse(run_observation_json("echo hi", "hi", m, false));
+    EXPECT_EQ(j["message"], "Command `echo hi` executed with exit code 0.");
+    EXPECT_EQ(j["observation"], "run");
+    EXPECT_EQ(j["content"], "hi");
+    EXPECT_EQ(j["success"], true);
+    EXPECT_EQ(j["extras"]["command"], "echo hi");
+    EXPECT_EQ(j["extras"]["hidden"], false);
+    EXPECT_EQ(j["extras"]["metadata"]["pid"], -1);
+    EXPECT_EQ(j["extras"]["metadata"]["prefix"], "");
+    const auto d = nlohmann::json::parse(run_observation_json("", "x", RunMetadata{}, false));
+    EXPECT_TRUE(d["extras"]["metadata"]["username"].is_null());
+    EXPECT_TRUE(d["extras"]["metadata"]["py_interpreter_path"].is_null());
+    EXPECT_EQ(d["success"], false);
+    const auto e = nlohmann::json::parse(error_observation_json("bad"));
+    EXPECT_EQ(e["observation"], "error");
+    EXPECT_EQ(e["extras"]["error_id"], "");
+}
+
+TEST(Messages, SpecialKeys) {
+    EXPECT_TRUE(is_special_key("C-c"));
+    EXPECT_TRUE(is_special_key(" C-d "));
+    EXPECT_FALSE(is_special_key("C-cc"));
+    EXPECT_FALSE(is_special_key("ls"));
+    EXPECT_EQ(special_key_bytes("C-c"), "\x03");
+    EXPECT_EQ(special_key_bytes("C-d"), "\x04");
+    EXPECT_EQ(special_key_bytes("C-z"), "\x1a");
+    EXPECT_EQ(special_key_bytes("C-["), "\x1b");
+}
+
+TEST(RunRequestParsing, DefaultsFlagsAndErrors) {
+    std::string err;
+    auto rq = parse_run_request(R"({"action":"run","args":{"command":"ls","is_input":"true","blocking":true},"timeout":2.5})",
+                                &err);
+    ASSERT_TRUE(rq) << err;
+    EXPECT_EQ(rq->command, "ls");
+    EXPECT_TRUE(rq->is_input);
+    EXPECT_TRUE(rq->blocking);
+    EXPECT_FALSE(rq->hidden);
+    ASSERT_TRUE(rq->timeout);
+    EXPECT_DOUBLE_EQ(*rq->timeout, 2.5);
+    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{}})", &err));
+    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{"command":1}})", &err));
+    EXPECT_FALSE(parse_run_request("not json", &err));
+    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{"command":"x","is_input":[1]}})", &err));
+    auto no_timeout = parse_run_request(R"({"action":"run","args":{"command":"x","cwd":null}})", &err);
+    ASSERT_TRUE(no_timeout);
+    EXPECT_FALSE(no_timeout->timeout);
+    EXPECT_FALSE(no_timeout->cwd);
+}
