@@ -1,0 +1,231 @@
+// `docker`: the host in a container, driven through the Docker Engine API (no docker CLI), as
+// OpenHands' DockerRuntime does (spec §6.2): container openhands-runtime-<sid>, attach when it exists,
+// ports from OpenHands' ranges with file locks, its environment, volumes, keep_runtime_alive,
+// pause/resume as stop/start, close.
+//
+// The host gets into any base image without an image build: the install tree is bind-mounted read-only
+// at /openhands/actionhost, and (docker_mount_host_usr, default on) the machine's /usr read-only at
+// /usr, so the host's shared libraries and the tools its plugins drive (bash, python3) are present.
+#include <unistd.h>
+
+#include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/process.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "engine_api.hpp"
+#include "port_lock.hpp"
+#include "volumes.hpp"
+
+namespace {
+
+using namespace actionhost::runtime_support;
+using docker::Engine;
+using docker::PortLock;
+using nlohmann::json;
+
+const char *kInstallInContainer = "/openhands/actionhost";
+
+// Docker's multiplexed log stream (8-byte frame headers) as plain text.
+std::string demux_logs(const std::string &raw) {
+    std::string out;
+    size_t i = 0;
+    while (i + 8 <= raw.size() && (raw[i] == 1 || raw[i] == 2) && raw[i + 1] == 0) {
+        size_t len = (static_cast<unsigned char>(raw[i + 4]) << 24) | (static_cast<unsigned char>(raw[i + 5]) << 16) |
+                     (static_cast<unsigned char>(raw[i + 6]) << 8) | static_cast<unsigned char>(raw[i + 7]);
+        out += raw.substr(i + 8, len);
+        i += 8 + len;
+    }
+    return i == 0 ? raw : out;
+}
+
+class DockerRuntime : public Backend {
+  public:
+    using Backend::Backend;
+
+    void connect() override {
+        status(AH_STATUS_STARTING_RUNTIME, "connecting to the Docker engine");
+        const char *docker_host = getenv("DOCKER_HOST");
+        engine_ = std::make_unique<Engine>(host(), docker_host && *docker_host ? docker_host
+                                                                             : config_string("sandbox.docker_socket", "/var/run/docker.sock"));
+        name_ = std::string("openhands-runtime-") + info().session_id;
+        std::string base = config_string("sandbox.local_runtime_url", "http://localhost");
+        if (base == "http://localhost") base = "http://127.0.0.1";  // no IPv6 detour through docker-proxy
+        if (const char *addr = getenv("DOCKER_HOST_ADDR"); addr && *addr) base = std::string("http://") + addr;
+        if (auto existing = engine_->inspect(name_)) {
+            attach(*existing, base);
+            return;
+        }
+        create_and_start(base);
+    }
+
+    Endpoint endpoint() override { return {url_, key_, id_}; }
+
+    // OpenHands pauses and resumes a Docker runtime by stopping and starting its container.
+    void pause() override { engine_->expect("POST", "/containers/" + id_ + "/stop?t=5", "", 204, 304, 60); }
+    void resume() override {
+        engine_->expect("POST", "/containers/" + id_ + "/start", "", 204, 304);
+        wait_ready();
+    }
+
+    void close() override {
+        if (!engine_ || id_.empty()) return;
+        if (config_bool("sandbox.keep_runtime_alive", false)) return;
+        if (config_bool("sandbox.rm_all_containers", false)) {
+            std::string filter = R"({"name":["openhands-runtime-"]})";
+            std::string encoded;
+            for (char c : filter) {
+                char buf[4];
+                std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+                encoded += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? std::string(1, c) : std::string(buf);
+            }
+            json all = engine_->expect("GET", "/containers/json?all=true&filters=" + encoded, "", 200).json();
+            for (const auto &c : all) remove(c.value("Id", ""));
+        } else {
+            remove(id_);
+        }
+        id_.clear();
+        port_.release();
+    }
+
+  private:
+    void remove(const std::string &id) {
+        if (id.empty()) return;
+        engine_->call("POST", "/containers/" + id + "/stop?t=2", "", "application/json", 30);
+        engine_->call("DELETE", "/containers/" + id + "?force=true", "", "application/json", 30);
+    }
+
+    static std::optional<std::string> env_value(const json &env, const std::string &name) {
+        if (!env.is_array()) return std::nullopt;
+        for (const auto &e : env) {
+            std::string s = e.get<std::string>();
+            if (s.rfind(name + "=", 0) == 0) return s.substr(name.size() + 1);
+        }
+        return std::nullopt;
+    }
+
+    void attach(const json &c, const std::string &base) {
+        id_ = c.value("Id", "");
+        const json &env = c["Config"]["Env"];
+        auto port = env_value(env, "port");
+        if (!port) throw std::runtime_error("container " + name_ + " exists but has no port= in its environment");
+        key_ = env_value(env, "SESSION_API_KEY").value_or("");
+        url_ = base + ":" + *port;
+        status(AH_STATUS_STARTING_RUNTIME, "attaching to container " + name_);
+        std::string state = c["State"].value("Status", "");
+        if (state == "paused") engine_->expect("POST", "/containers/" + id_ + "/unpause", "", 204);
+        else if (state != "running") engine_->expect("POST", "/containers/" + id_ + "/start", "", 204, 304);
+        wait_ready();
+        status(AH_STATUS_RUNTIME_STARTED, url_);
+    }
+
+    void create_and_start(const std::string &base) {
+        std::string mode = config_string("sandbox.docker_install_mode", "bind");
+        if (mode != "bind")
+            throw Unsupported("sandbox.docker_install_mode = \"" + mode + "\" is not implemented; use \"bind\"");
+        std::string image = config_string("sandbox.runtime_container_image", "");
+        if (image.empty()) image = config_string("sandbox.base_container_image", "");
+        if (image.empty()) throw std::runtime_error("no image: set sandbox.base_container_image or runtime_container_image");
+
+        bool host_network = config_bool("sandbox.use_host_network", false);
+        std::string binding = config_string("sandbox.runtime_binding_address", "0.0.0.0");
+        port_ = PortLock::acquire(30000, 39999, binding);
+        int vscode = static_cast<int>(config_number("sandbox.vscode_port", 0));
+        vscode_port_ = vscode > 0 ? PortLock() : PortLock::acquire(40000, 49999, binding);
+        app1_ = PortLock::acquire(50000, 54999, binding);
+        app2_ = PortLock::acquire(55000, 59999, binding);
+        std::string port = std::to_string(port_.port());
+
+        std::vector<std::string> args = host_args();
+        std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
+        set_flag(args, "--host", "0.0.0.0");
+        json cmd = json::array({std::string(kInstallInContainer) + "/bin/actionhost", port});
+        for (const auto &a : args) cmd.push_back(a);
+
+        std::map<std::string, std::string> env = host_env();
+        env["port"] = port;
+        env["PYTHONUNBUFFERED"] = "1";
+        env["VSCODE_PORT"] = std::to_string(vscode > 0 ? vscode : vscode_port_.port());
+        env["APP_PORT_1"] = std::to_string(app1_.port());
+        env["APP_PORT_2"] = std::to_string(app2_.port());
+        env["OPENHANDS_SESSION_ID"] = info().session_id;
+        env["PIP_BREAK_SYSTEM_PACKAGES"] = "1";
+        if (config_bool("core.debug", false)) env["DEBUG"] = "true";
+        if (!env.count("PATH")) env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+        key_ = env["SESSION_API_KEY"];
+        json env_list = json::array();
+        for (const auto &[k, v] : env) env_list.push_back(k + "=" + v);
+
+        json binds = json::array({std::string(info().install_dir) + ":" + kInstallInContainer + ":ro"});
+        if (config_bool("sandbox.docker_mount_host_usr", true)) binds.push_back("/usr:/usr:ro");
+        if (auto volumes = config("sandbox.volumes"); volumes && !volumes->empty()) {
+            for (const auto &b : docker::parse_volumes(*volumes)) binds.push_back(b);
+        } else if (auto ws = config("core.workspace_base"); ws && !ws->empty()) {
+            binds.push_back(*ws + ":" + target + ":rw");
+        }
+
+        json host_config = {{"Binds", binds}};
+        if (host_network) {
+            host_config["NetworkMode"] = "host";
+        } else {
+            host_config["PortBindings"] = {{port + "/tcp", json::array({{{"HostIp", binding}, {"HostPort", port}}})}};
+        }
+        long memory = static_cast<long>(config_number("sandbox.memory_limit_mb", 0));
+        long pids = static_cast<long>(config_number("sandbox.pids_limit", 0));
+        double cpus = config_number("sandbox.cpu_limit", 0);
+        if (memory > 0) host_config["Memory"] = memory * 1024 * 1024;
+        if (pids > 0) host_config["PidsLimit"] = pids;
+        if (cpus > 0) host_config["NanoCpus"] = static_cast<long long>(cpus * 1e9);
+        if (auto extra = config("sandbox.docker_runtime_kwargs"); extra && !extra->empty()) {
+            json kw = json::parse(*extra, nullptr, false);
+            if (kw.is_object()) host_config.update(kw);  // passed through as HostConfig fields
+        }
+
+        json body = {{"Image", image}, {"Cmd", cmd}, {"Env", env_list}, {"WorkingDir", "/"},
+                     {"ExposedPorts", {{port + "/tcp", json::object()}}}, {"HostConfig", host_config},
+                     {"Labels", {{"actionhost.session", info().session_id}}}};
+        status(AH_STATUS_STARTING_RUNTIME, "creating container " + name_ + " from " + image);
+        auto created = engine_->call("POST", "/containers/create?name=" + name_, body.dump());
+        if (created.status == 404)
+            throw std::runtime_error("Docker image " + image + " not found (this backend never pulls: import or build it first)");
+        if (created.status != 201)
+            throw std::runtime_error("Docker Engine: create " + name_ + " → " + std::to_string(created.status) + ": " + created.body);
+        id_ = created.json().value("Id", "");
+        auto started = engine_->call("POST", "/containers/" + id_ + "/start");
+        if (started.status != 204 && started.status != 304) {
+            engine_->call("DELETE", "/containers/" + id_ + "?force=true");
+            throw std::runtime_error("Docker Engine: start " + name_ + " → " + std::to_string(started.status) + ": " + started.body);
+        }
+        url_ = base + ":" + port;
+        wait_ready();
+        status(AH_STATUS_RUNTIME_STARTED, url_);
+    }
+
+    // Container running, then /alive (OpenHands: every 2 s up to 120 s; we poll faster).
+    void wait_ready() {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+        for (int i = 0; i < 100000; ++i) {
+            if (host()->wait_alive(host(), url_.c_str(), key_.c_str(), 0.5) == AH_OK) return;
+            auto c = engine_->inspect(id_);
+            if (!c || !(*c)["State"].value("Running", false)) {
+                std::string logs = demux_logs(engine_->call("GET", "/containers/" + id_ + "/logs?stdout=1&stderr=1&tail=40").body);
+                throw std::runtime_error("container " + name_ + " exited before the host was ready. Its log:\n" + logs);
+            }
+            if (std::chrono::steady_clock::now() >= deadline)
+                throw Timeout("the host in " + name_ + " did not answer /alive within 120 s");
+        }
+    }
+
+    std::unique_ptr<Engine> engine_;
+    std::string name_, id_, url_, key_;
+    PortLock port_, vscode_port_, app1_, app2_;
+};
+
+std::unique_ptr<Backend> create(const ah_runtime_host_t *host, const std::string &) {
+    return std::make_unique<DockerRuntime>(host);
+}
+
+}  // namespace
+
+ACTIONHOST_RUNTIME_MODULE("docker", "0.1.0", create)

@@ -1,0 +1,127 @@
+// ahctl end to end on the local and sandbox runtimes: exit codes, JSON lines, progress, keep-alive.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "runtime_harness.hpp"
+#include "support/host_process.hpp"
+#include "support/run_process.hpp"
+#include "support/temp_dir.hpp"
+
+using actionhost::testing::TempDir;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+};
+
+// Runs `ahctl <args>` (a shell-quoted string) with `input` on stdin and a private state dir.
+Result ahctl(const TempDir &dir, const std::string &args, const std::string &input = "") {
+    actionhost::testing::write_file(dir / "stdin", input);
+    std::string cmd = "HOME='" + dir.path() + "' '" + actionhost::testing::build_path("bin/ahctl") + "' --state-dir '" + dir.path() +
+                      "/state' " + args + " < '" + dir.path() + "/stdin' > '" + dir.path() + "/out' 2> '" + dir.path() +
+                      "/err'";
+    auto r = actionhost::testing::run_process({"/bin/bash", "-c", cmd}, 90);
+    Result res;
+    res.code = r.exit_code;
+    res.out = actionhost::testing::read_file(dir / "out");
+    res.err = actionhost::testing::read_file(dir / "err");
+    return res;
+}
+
+}  // namespace
+
+TEST(Ahctl, RunExitsWithTheCommandsExitCode) {
+    TempDir dir("ahctl");
+    Result ok = ahctl(dir, "-r local -q run -- 'echo hello world'");
+    EXPECT_EQ(ok.code, 0) << ok.err;
+    EXPECT_EQ(ok.out, "hello world\n");
+    Result three = ahctl(dir, "-r sandbox -q run -- 'exit 3'");
+    EXPECT_EQ(three.code, 3) << three.err;
+    Result missing = ahctl(dir, "-r local -q run -- nonexistent_cmd_xyz");
+    EXPECT_EQ(missing.code, 127) << missing.err;
+}
+
+TEST(Ahctl, ProgressLineOnStderr) {
+    TempDir dir("ahctl");
+    Result r = ahctl(dir, "-r sandbox run -- true");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("[ahctl] sandbox: starting runtime"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("[ahctl] sandbox: ready "), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
+TEST(Ahctl, ExecJsonLines) {
+    TempDir dir("ahctl");
+    std::string input =
+        R"({"action":"run","args":{"command":"echo one"}})" "\n"
+        "\n"
+        R"({"action":{"action":"run","args":{"command":"echo two"}},"session":""})" "\n"
+        "not json\n"
+        R"({"action":"write","args":{"path":"w.txt","content":"abc"}})" "\n"
+        R"({"action":"read","args":{"path":"w.txt"}})" "\n";
+    Result r = ahctl(dir, "-r local -q -w '" + dir.path() + "/ws' exec", input);
+    EXPECT_EQ(r.code, 1) << r.err;  // the bad line counts as a failure
+    std::vector<json> lines;
+    std::stringstream ss(r.out);
+    std::string line;
+    while (std::getline(ss, line)) lines.push_back(json::parse(line));
+    ASSERT_EQ(lines.size(), 5u) << r.out;
+    EXPECT_EQ(lines[0]["content"], "one");
+    EXPECT_EQ(lines[1]["content"], "two");
+    EXPECT_EQ(lines[2]["observation"], "error");
+    EXPECT_NE(lines[2]["content"].get<std::string>().find("Line 4"), std::string::npos);
+    EXPECT_EQ(lines[3]["observation"], "write");
+    EXPECT_EQ(lines[4]["content"], "abc\n");
+}
+
+TEST(Ahctl, EditAndReadCommands) {
+    TempDir dir("ahctl");
+    std::string ws = "-r local -q -w '" + dir.path() + "/ws' ";
+    Result created = ahctl(dir, ws + "edit create " + dir.path() + "/ws/f.txt --file-text 'alpha\nbeta'");
+    EXPECT_EQ(created.code, 0) << created.out << created.err;
+    Result replaced = ahctl(dir, ws + "edit str_replace " + dir.path() + "/ws/f.txt --old-str beta --new-str gamma");
+    EXPECT_EQ(replaced.code, 0) << replaced.out << replaced.err;
+    Result read = ahctl(dir, ws + "read " + dir.path() + "/ws/f.txt");
+    EXPECT_EQ(read.out, "alpha\ngamma\n");
+    Result bad = ahctl(dir, ws + "edit str_replace " + dir.path() + "/ws/f.txt --old-str nothere --new-str x");
+    EXPECT_EQ(bad.code, 1) << bad.out;
+}
+
+TEST(Ahctl, UsageConfigAndHelpExitCodes) {
+    TempDir dir("ahctl");
+    EXPECT_EQ(ahctl(dir, "--help").code, 0);
+    Result help = ahctl(dir, "run --help");
+    EXPECT_EQ(help.code, 0);
+    EXPECT_NE(help.out.find("Usage: ahctl [options] run"), std::string::npos);
+    EXPECT_EQ(ahctl(dir, "frobnicate").code, 2);
+    Result unknown = ahctl(dir, "-r vendor.Nope run -- true");
+    EXPECT_EQ(unknown.code, 3);
+    EXPECT_NE(unknown.err.find("Runtime vendor.Nope not supported, known are: ["), std::string::npos) << unknown.err;
+    actionhost::testing::write_file(dir / "bad.toml", "[sandbox]\nbogus = 1\n");
+    EXPECT_EQ(ahctl(dir, "-c '" + dir.path() + "/bad.toml' run -- true").code, 3);
+}
+
+TEST(Ahctl, StartPsStopKeptRuntime) {
+    TempDir dir("ahctl");
+    for (const std::string backend : {"local", "sandbox"}) {
+        Result started = ahctl(dir, "-r " + backend + " -q start");
+        ASSERT_EQ(started.code, 0) << started.err;
+        std::string sid = started.out.substr(0, started.out.find('\n'));
+        ASSERT_FALSE(sid.empty());
+        Result first = ahctl(dir, "-q -s " + sid + " run -- 'export KEPT=yes; cd /tmp'");
+        EXPECT_EQ(first.code, 0) << first.err;
+        Result second = ahctl(dir, "-q -s " + sid + " run -- 'echo $KEPT $(pwd)'");
+        EXPECT_EQ(second.out, "yes /tmp\n") << second.err;  // same bash session: state kept
+        Result ps = ahctl(dir, "ps");
+        EXPECT_NE(ps.out.find(sid), std::string::npos) << ps.out;
+        EXPECT_NE(ps.out.find("alive"), std::string::npos) << ps.out;
+        Result stop = ahctl(dir, "stop " + sid);
+        EXPECT_EQ(stop.code, 0) << stop.err;
+        Result after = ahctl(dir, "ps");
+        EXPECT_EQ(after.out.find(sid), std::string::npos) << after.out;
+    }
+}

@@ -1,0 +1,53 @@
+// Starting a runtime of a given backend for a test, and the conformance checks every backend passes.
+#pragma once
+
+#include <actionhost/client/runtime.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "support/temp_dir.hpp"
+
+namespace runtimes_test {
+
+struct StartedRuntime {
+    std::unique_ptr<actionhost::testing::TempDir> workspace;  // outside view
+    std::unique_ptr<actionhost::testing::TempDir> state;
+    std::unique_ptr<actionhost::client::Runtime> runtime;
+    std::string workspace_inside;  // the same directory as the sandbox sees it
+    std::vector<std::string> statuses;
+};
+
+// Creates and connects a runtime of `backend` with a fresh workspace. `tweak` may change the config.
+std::unique_ptr<StartedRuntime> start_runtime(const std::string &backend,
+                                              const std::function<void(actionhost::client::Config &)> &tweak = {});
+
+// A `run` action with OpenHands' defaults.
+nlohmann::json run(actionhost::client::Runtime &rt, const std::string &command, double timeout_s = 60);
+int exit_code(const nlohmann::json &obs);
+
+// The shared conformance set (each uses gtest assertions).
+void check_bash(StartedRuntime &s);
+void check_read_write(StartedRuntime &s);
+void check_edit(StartedRuntime &s);
+void check_upload_download(StartedRuntime &s);
+
+// Docker for tests: uses a running engine, or starts dockerd (stopped again by the destructor), and
+// imports a registry-free base image (a rootfs of symlinks into the bind-mounted /usr, /etc files
+// and busybox). Skips (GTEST_SKIP in the caller) when no dockerd binary exists.
+class DockerForTests {
+  public:
+    DockerForTests();
+    ~DockerForTests();
+    bool available() const { return available_; }
+    const std::string &why_not() const { return why_not_; }
+    static const char *image() { return "actionhost-test-base:latest"; }
+
+  private:
+    bool available_ = false;
+    std::string why_not_;
+    int dockerd_pid_ = -1;
+    std::unique_ptr<actionhost::testing::TempDir> dockerd_dir_;
+};
+
+}  // namespace runtimes_test
