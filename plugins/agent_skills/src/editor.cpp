@@ -239,7 +239,7 @@ void Editor::write_text(const std::string &p, const std::string &text, const std
     std::string err;
     auto bytes = encode_text(text, encoding, crlf, err);
     if (!bytes) throw ToolError("Ran into " + err + " while trying to write to " + p);
-    if (!write_atomic(p, *bytes, err)) throw ToolError("Ran into " + err + " while trying to write to " + p);
+    if (!write_atomic(p, *bytes, err, durable_)) throw ToolError("Ran into " + err + " while trying to write to " + p);
 }
 
 EditorResult Editor::view(const std::string &p, const nlohmann::json &view_range) {

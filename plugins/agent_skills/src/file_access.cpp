@@ -141,7 +141,7 @@ std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes,
     return out;
 }
 
-bool write_atomic(const std::string &path_in, const std::string &bytes, std::string &error) {
+bool write_atomic(const std::string &path_in, const std::string &bytes, std::string &error, bool durable) {
     // Write through symlinks to their target, as open('w') would; renaming over the link would replace
     // the link itself.
     std::string path = path_in;
@@ -191,7 +191,7 @@ bool write_atomic(const std::string &path_in, const std::string &bytes, std::str
     }
     if (::fchmod(tmp.fd, mode) != 0) return fail(errno);
     if (!write_all(tmp.fd, bytes)) return fail(errno);
-    if (::fsync(tmp.fd) != 0) return fail(errno);
+    if (durable && ::fsync(tmp.fd) != 0) return fail(errno);
     if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(errno);
     return true;
 }

@@ -42,6 +42,7 @@ std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes,
 // Replaces `path`'s content atomically. An existing file keeps its mode and owner (written through a
 // symlink to its target); a new file gets 0666 & ~umask and the parents it needs. Where the temp-file
 // route is impossible (directory not writable, owner not settable) the file is rewritten in place.
-bool write_atomic(const std::string &path, const std::string &bytes, std::string &error);
+// `durable`: fsync the temp file before the rename (survives power loss, costs a journal commit).
+bool write_atomic(const std::string &path, const std::string &bytes, std::string &error, bool durable = true);
 
 }  // namespace actionhost::agent_skills

@@ -16,6 +16,10 @@ class AgentSkillsPlugin : public sdk::Plugin {
         // as OpenHands' editor allows.
         const std::string roots = host().config("ACTIONHOST_EDITOR_ROOTS").value_or("");
         service_ = std::make_unique<AgentSkillsService>(info.working_dir != nullptr ? info.working_dir : "", PathPolicy(roots));
+        // ACTIONHOST_EDITOR_FSYNC=0|false: skip the fsync before the rename (still atomic against crashes
+        // of the process, not against power loss) — an fsync costs a journal commit on every edit.
+        const std::string fsync = host().config("ACTIONHOST_EDITOR_FSYNC").value_or("1");
+        service_->editor().set_durable_writes(!(fsync == "0" || fsync == "false" || fsync == "False"));
         return AH_OK;
     }
 
