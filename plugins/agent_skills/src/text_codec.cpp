@@ -4,6 +4,8 @@
 #include <uchardet/uchardet.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <memory>
 
@@ -14,6 +16,19 @@ namespace actionhost::agent_skills {
 namespace {
 
 constexpr size_t kDetectBytes = 1024 * 1024;  // the editor looks at the first 1 MB only
+
+// UTF-8 validity with a word-at-a-time skip over the ASCII prefix (most source files are all ASCII);
+// the rest goes through the shared validator.
+bool valid_utf8(std::string_view s) {
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, s.data() + i, 8);
+        if (w & 0x8080808080808080ULL) break;
+    }
+    while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+    return i == s.size() || common::is_valid_utf8(s.substr(i));
+}
 
 bool is_printable_ascii(unsigned char c) {
     return (c >= 32 && c <= 126) || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\b';
@@ -165,7 +180,7 @@ bool looks_binary(std::string_view chunk) {
 std::optional<DecodedText> decode_text(std::string_view bytes, std::string &error) {
     DecodedText out;
     bool crlf = false;
-    if (common::is_valid_utf8(bytes)) {
+    if (valid_utf8(bytes)) {
         out.encoding = "utf-8";
         if (bytes.find('\r') == std::string_view::npos) {
             out.text.assign(bytes);
