@@ -1,0 +1,47 @@
+// The C ABI face of the browser module: `browse` and `browse_interactive` go to one BrowserService.
+#include <actionhost/plugin.hpp>
+
+#include "browser_service.hpp"
+
+namespace actionhost::browser {
+
+class BrowserPlugin : public sdk::Plugin {
+  public:
+    explicit BrowserPlugin(sdk::Host host) : sdk::Plugin(host) {
+        ServiceOptions o;
+        const auto &info = host.info();
+        o.working_dir = info.working_dir != nullptr ? info.working_dir : ".";
+        o.browser_enabled = info.browser_enabled != 0;
+        if (auto p = host.config("browser.chromium")) o.chromium_path = *p;
+        if (auto t = host.config("browser.step_timeout")) {
+            try {
+                o.default_timeout_s = std::stod(*t);
+            } catch (...) {
+            }
+        }
+        service_ = std::make_unique<BrowserService>(o);
+    }
+
+    ah_status_t init() override {
+        auto when = host().config("browser.start");
+        if (when && (*when == "init" || *when == "eager")) {
+            std::string err = service_->start_now();
+            if (!err.empty()) host().log(AH_LOG_WARNING, "browser: could not start at init: " + err);
+        }
+        return AH_OK;
+    }
+
+    ah_status_t execute(sdk::Call &call) override {
+        call.reply(service_->execute(std::string(call.action_json()), std::string(call.cwd())));
+        return AH_OK;
+    }
+
+    void shutdown() override { service_->shutdown(); }
+
+  private:
+    std::unique_ptr<BrowserService> service_;
+};
+
+}  // namespace actionhost::browser
+
+ACTIONHOST_PLUGIN(actionhost::browser::BrowserPlugin, "browser", "0.1.0")

@@ -1,0 +1,219 @@
+#include "browser_service.hpp"
+
+#include <Poco/Base64Decoder.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/time.h>
+
+#include "actionhost/common/json_io.hpp"
+#include "actionhost/common/observation.hpp"
+#include "observation_builder.hpp"
+
+namespace actionhost::browser {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kStartTimeoutSeconds = 60;
+constexpr const char *kDisabled = "Browser functionality is not supported or disabled.";
+
+std::string error_json(const std::string &text) { return common::dump_json(common::error_observation(text)); }
+
+// screenshot_<YYYYmmdd_HHMMSS_micro>.png, as Python's strftime('%Y%m%d_%H%M%S_%f') in local time.
+std::string timestamp_name() {
+    timeval tv{};
+    ::gettimeofday(&tv, nullptr);
+    std::tm tm{};
+    ::localtime_r(&tv.tv_sec, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y%m%d_%H%M%S", &tm);
+    char out[96];
+    std::snprintf(out, sizeof out, "screenshot_%s_%06ld.png", buf, static_cast<long>(tv.tv_usec));
+    return out;
+}
+
+// The extension puremagic would guess for the common downloads, else the suggested name's.
+std::string guess_extension(const std::string &path, const std::string &suggested) {
+    std::ifstream in(path, std::ios::binary);
+    char head[16] = {};
+    in.read(head, sizeof head);
+    std::string h(head, static_cast<size_t>(in.gcount()));
+    auto starts = [&](const std::string &magic) { return h.compare(0, magic.size(), magic) == 0; };
+    if (starts("%PDF")) return ".pdf";
+    if (starts("\x89PNG")) return ".png";
+    if (starts("\xFF\xD8\xFF")) return ".jpg";
+    if (starts("GIF8")) return ".gif";
+    if (starts("PK\x03\x04")) return ".zip";
+    if (starts("\x1F\x8B")) return ".gz";
+    std::string ext = fs::path(suggested).extension().string();
+    return ext.size() <= 16 ? ext : "";
+}
+
+}  // namespace
+
+BrowserService::BrowserService(ServiceOptions options) : options_(std::move(options)) {
+    EnvOptions eo;
+    eo.chromium_path = options_.chromium_path;
+    eo.downloads_dir = options_.working_dir + "/.downloads";
+    env_ = std::make_unique<BrowserEnv>(eo);
+}
+
+BrowserService::~BrowserService() { shutdown(); }
+
+void BrowserService::shutdown() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (env_) env_->shutdown();
+}
+
+std::vector<pid_t> BrowserService::browser_pids() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return env_->browser_pids();
+}
+
+double BrowserService::last_start_seconds() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return env_->last_start_seconds();
+}
+
+std::string BrowserService::start_now() {
+    if (!options_.browser_enabled) return "";
+    std::lock_guard<std::mutex> lock(mu_);
+    try {
+        env_->ensure_started(Clock::now() + std::chrono::seconds(60));
+        return "";
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+}
+
+std::string BrowserService::execute(const std::string &action_json, const std::string &cwd) {
+    auto parsed = common::parse_json(action_json);
+    if (!parsed.value || !parsed.value->is_object()) return error_json("Invalid action: " + parsed.error);
+    const auto &env = *parsed.value;
+    std::string action = env.value("action", "");
+    if (action != "browse" && action != "browse_interactive")
+        return error_json("The browser plugin does not handle the action '" + action + "'.");
+    if (!options_.browser_enabled) return error_json(kDisabled);
+    nlohmann::json args = env.contains("args") && env["args"].is_object() ? env["args"] : nlohmann::json::object();
+    double timeout_s = options_.default_timeout_s;
+    if (env.contains("timeout") && env["timeout"].is_number() && env["timeout"].get<double>() > 0)
+        timeout_s = env["timeout"].get<double>();
+    if (action == "browse" && !(args.contains("url") && args["url"].is_string()))
+        return error_json("Invalid browse action: args.url must be a string.");
+    if (action == "browse_interactive" && !(args.contains("browser_actions") && args["browser_actions"].is_string()))
+        return error_json("Invalid browse_interactive action: args.browser_actions must be a string.");
+    try {
+        return step_to_observation(action, args, timeout_s, cwd);
+    } catch (const std::exception &e) {
+        return error_json(std::string("Browser error: ") + e.what());
+    }
+}
+
+std::string BrowserService::save_screenshot(const std::string &b64) {
+    if (b64.empty()) return "";
+    fs::path dir = fs::path(options_.working_dir) / ".browser_screenshots";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fs::path file = dir / timestamp_name();
+    std::istringstream in(b64);
+    Poco::Base64Decoder decoder(in);
+    std::ofstream out(file, std::ios::binary);
+    out << decoder.rdbuf();
+    if (!out) return "";
+    return file.string();
+}
+
+std::string BrowserService::take_download(const DownloadResult &d) {
+    downloaded_files_.push_back(fs::path(d.path).filename().string());
+    std::string ext = guess_extension(d.path, d.suggested_filename);
+    fs::path target = fs::path(options_.working_dir) / ("file_" + std::to_string(downloaded_files_.size()) + ext);
+    fs::copy_file(d.path, target, fs::copy_options::overwrite_existing);
+    return target.string();
+}
+
+std::string BrowserService::step_to_observation(const std::string &action, const nlohmann::json &args, double timeout_s,
+                                                const std::string &cwd) {
+    std::lock_guard<std::mutex> lock(mu_);
+    BrowseObservation obs;
+    obs.trigger_by_action = action;
+    // Starting the browser has its own budget (OpenHands initialises it apart from any action); the
+    // action's timeout covers the step itself.
+    try {
+        env_->ensure_started(Clock::now() + std::chrono::seconds(kStartTimeoutSeconds));
+    } catch (const std::exception &e) {
+        obs.error = true;
+        obs.last_browser_action_error = e.what();
+        obs.url = action == "browse" && args.contains("url") ? args["url"].get<std::string>() : "";
+        obs.text_content = e.what();
+        obs.axtree_object = nlohmann::json::object();
+        return browse_observation_json(obs, args.value("return_axtree", false));
+    }
+    StepRequest req;
+    req.deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+    req.cwd = cwd.empty() ? options_.working_dir : cwd;
+    req.want_text_content = action == "browse";
+    const bool return_axtree = args.value("return_axtree", false);
+    req.want_objects = return_axtree;
+    std::string asked_url;
+    if (action == "browse") {
+        asked_url = args["url"].get<std::string>();
+        // OpenHands prefixes a non-http URL with the server's cwd; we make such input a real URL:
+        // anything with a scheme is used as is, a path becomes a file:// URL.
+        if (asked_url.rfind("http", 0) != 0 && asked_url.find(':') == std::string::npos) {
+            fs::path p = asked_url;
+            if (p.is_relative()) p = fs::path(req.cwd) / p;
+            asked_url = "file://" + p.lexically_normal().string();
+        }
+        req.action_text = "goto(\"" + asked_url + "\")";
+        ParsedCall call;
+        call.name = "goto";
+        call.args.emplace_back(asked_url);
+        req.calls = std::vector<ParsedCall>{call};
+    } else {
+        req.action_text = args["browser_actions"].get<std::string>();
+    }
+
+    StepResult result;
+    try {
+        result = env_->step(req);
+    } catch (const std::exception &e) {
+        // As OpenHands' browse() when the environment raises: error set, no page data.
+        obs.error = true;
+        obs.last_browser_action_error = e.what();
+        obs.url = action == "browse" ? asked_url : "";
+        obs.text_content = e.what();
+        obs.screenshot = "";
+        obs.active_page_index = -1;
+        obs.axtree_object = nlohmann::json::object();
+        return browse_observation_json(obs, return_axtree);
+    }
+    if (result.download) {
+        try {
+            return download_observation_json(req.action_text, take_download(*result.download));
+        } catch (const std::exception &e) {
+            return error_json(std::string("The download could not be copied: ") + e.what());
+        }
+    }
+    obs.url = result.url;
+    obs.screenshot = result.screenshot_b64.empty() ? "" : "data:image/png;base64," + result.screenshot_b64;
+    obs.set_of_marks = result.som_b64.empty() ? "" : "data:image/png;base64," + result.som_b64;
+    std::string saved = save_screenshot(result.screenshot_b64);
+    if (!saved.empty()) obs.screenshot_path = saved;
+    obs.error = !result.last_action_error.empty();
+    obs.open_pages_urls = result.open_pages_urls;
+    obs.active_page_index = result.active_page_index;
+    obs.dom_object = std::move(result.dom_object);
+    obs.axtree_object = std::move(result.axtree_object);
+    obs.extra_element_properties = std::move(result.extra_element_properties);
+    obs.last_browser_action = result.last_action;
+    obs.last_browser_action_error = result.last_action_error;
+    obs.focused_element_bid = result.focused_element_bid;
+    obs.text_content = std::move(result.text_content);
+    return browse_observation_json(obs, return_axtree);
+}
+
+}  // namespace actionhost::browser

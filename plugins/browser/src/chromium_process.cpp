@@ -1,0 +1,233 @@
+#include "chromium_process.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char **environ;
+
+namespace actionhost::browser {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool executable_file(const std::string &p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+
+std::string on_path(const std::string &name) {
+    const char *path = std::getenv("PATH");
+    if (path == nullptr) return "";
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+        if (executable_file(candidate)) return candidate;
+    }
+    return "";
+}
+
+// Chromium's first-run preferences: PDFs are downloaded instead of shown in the viewer (as Playwright's
+// headless shell does, which has no viewer), downloads never prompt, and a site may download more
+// than one file (Chromium blocks repeated automatic downloads by default).
+void write_preferences(const std::string &user_data_dir) {
+    fs::create_directories(user_data_dir + "/Default");
+    std::ofstream prefs(user_data_dir + "/Default/Preferences");
+    prefs << R"({"plugins":{"always_open_pdf_externally":true},"download":{"prompt_for_download":false,"directory_upgrade":true},)"
+             R"("profile":{"default_content_setting_values":{"automatic_downloads":1}}})";
+}
+
+}  // namespace
+
+std::string find_chromium(const std::string &configured) {
+    if (!configured.empty()) return executable_file(configured) ? configured : on_path(configured);
+    if (executable_file("/usr/lib/chromium/chromium")) return "/usr/lib/chromium/chromium";
+    for (const char *name : {"chromium", "chromium-browser", "google-chrome", "chrome"}) {
+        std::string p = on_path(name);
+        if (!p.empty()) return p;
+    }
+    return "";
+}
+
+ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
+    if (options.executable.empty()) throw std::runtime_error("no chromium executable found (install Debian's chromium package)");
+    const char *tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ah-chromium-XXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back('\0');
+    if (::mkdtemp(buf.data()) == nullptr) throw std::runtime_error(std::string("cannot create a user-data dir: ") + std::strerror(errno));
+    user_data_dir_ = buf.data();
+    write_preferences(user_data_dir_);
+
+    std::vector<std::string> args = {
+        options.executable,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--remote-debugging-port=0",
+        "--user-data-dir=" + user_data_dir_,
+        // No outside connections: this machine (and most sandboxes) refuse them, and they cost time.
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-default-apps",
+        "--disable-extensions",
+        "--disable-domain-reliability",
+        "--disable-client-side-phishing-detection",
+        "--disable-breakpad",
+        "--metrics-recording-only",
+        "--password-store=basic",
+        "--use-mock-keychain",
+        "--mute-audio",
+        "--disable-dev-shm-usage",
+        // As Playwright launches it for BrowserGym.
+        "--hide-scrollbars",
+        "--disable-back-forward-cache",
+        "--force-color-profile=srgb",
+        "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider",
+        "--window-size=" + std::to_string(options.width) + "," + std::to_string(options.height),
+    };
+    for (const auto &a : options.extra_args) args.push_back(a);
+    args.emplace_back("about:blank");
+
+    std::vector<char *> argv;
+    for (auto &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    std::string log_path = user_data_dir_ + "/chromium.log";
+    posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // A session of its own: the process group id is the browser's pid, and no terminal signals reach it.
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    sigset_t empty, all;
+    sigemptyset(&empty);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &empty);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    int rc = posix_spawn(&pid_, options.executable.c_str(), &fa, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        pid_ = -1;
+        std::error_code ec;
+        fs::remove_all(user_data_dir_, ec);
+        throw std::runtime_error("cannot start " + options.executable + ": " + std::strerror(rc));
+    }
+
+    // Chromium writes "<port>\n<browser ws path>" once the DevTools server listens.
+    const auto deadline = std::chrono::steady_clock::now() + options.start_timeout;
+    const std::string port_file = user_data_dir_ + "/DevToolsActivePort";
+    while (true) {
+        std::ifstream in(port_file);
+        std::string port_line, path_line;
+        if (in && std::getline(in, port_line) && std::getline(in, path_line) && !path_line.empty()) {
+            port_ = std::atoi(port_line.c_str());
+            ws_path_ = path_line;
+            if (port_ > 0) break;
+        }
+        if (!running()) {
+            std::string log;
+            std::ifstream lf(log_path);
+            std::getline(lf, log, '\0');
+            if (log.size() > 2000) log = log.substr(log.size() - 2000);
+            stop();
+            throw std::runtime_error("chromium exited during start-up: " + log);
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            stop();
+            throw std::runtime_error("chromium did not open its DevTools endpoint within " +
+                                     std::to_string(options.start_timeout.count()) + " ms");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+ChromiumProcess::~ChromiumProcess() { stop(); }
+
+bool ChromiumProcess::running() {
+    if (pid_ <= 0) return false;
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == 0) return true;
+    if (r == pid_ || (r < 0 && errno == ECHILD)) {
+        // Exited (or reaped by someone else's SIGCHLD handler): the group may still hold helpers.
+        if (r < 0 && ::kill(pid_, 0) == 0) return true;
+        ::kill(-pid_, SIGKILL);
+        pid_ = -pid_;  // remember the group id for stop(), but no longer "running"
+        return false;
+    }
+    return true;
+}
+
+std::vector<pid_t> ChromiumProcess::group_pids() const {
+    std::vector<pid_t> out;
+    pid_t group = pid_ > 0 ? pid_ : -pid_;
+    if (group <= 0) return out;
+    DIR *d = ::opendir("/proc");
+    if (d == nullptr) return out;
+    while (dirent *e = ::readdir(d)) {
+        pid_t p = std::atoi(e->d_name);
+        if (p <= 0) continue;
+        if (::getpgid(p) == group) out.push_back(p);
+    }
+    ::closedir(d);
+    return out;
+}
+
+void ChromiumProcess::stop() {
+    if (pid_ > 0) {
+        ::kill(-pid_, SIGTERM);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        bool reaped = false;
+        while (std::chrono::steady_clock::now() < deadline) {
+            int status = 0;
+            pid_t r = ::waitpid(pid_, &status, WNOHANG);
+            if (r == pid_ || (r < 0 && errno == ECHILD && ::kill(pid_, 0) != 0)) {
+                reaped = true;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        ::kill(-pid_, SIGKILL);
+        if (!reaped) {
+            int status = 0;
+            for (int i = 0; i < 300 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        pid_ = -pid_;
+    }
+    if (pid_ < 0) {
+        ::kill(pid_, SIGKILL);  // negative: the whole group, in case helpers outlived the main process
+        pid_ = 0;
+    }
+    if (!user_data_dir_.empty()) {
+        // Helpers may still be writing for a moment after the group was killed.
+        for (int i = 0; i < 5; ++i) {
+            std::error_code ec;
+            fs::remove_all(user_data_dir_, ec);
+            if (!fs::exists(user_data_dir_)) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        user_data_dir_.clear();
+    }
+}
+
+}  // namespace actionhost::browser
