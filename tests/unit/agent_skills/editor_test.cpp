@@ -2,6 +2,9 @@
 // checklist over the wire).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <string>
 
@@ -232,6 +235,16 @@ TEST_F(EditorTest, EditsKeepModeAndLeaveNoTempFiles) {
     struct stat st {};
     ASSERT_EQ(::stat(p.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0751u);
+    if (::geteuid() == 0) {  // only root can give a file away: then the owner must survive the rename
+        ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0);
+        s.old_str = "b";
+        s.new_str = "c";
+        ASSERT_TRUE(run("str_replace", p, s).ok());
+        ASSERT_EQ(::stat(p.c_str(), &st), 0);
+        EXPECT_EQ(st.st_uid, 65534u);
+        EXPECT_EQ(st.st_gid, 65534u);
+        EXPECT_EQ(read_file(p), "echo c\n");
+    }
     int entries = 0;
     for (const auto &e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename() != "m.sh";
     EXPECT_EQ(entries, 0);
