@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <tuple>
-#include <unordered_map>
+#include <functional>
 #include <vector>
 
 #include "py_text.hpp"
@@ -153,17 +153,31 @@ std::string format_range(size_t start, size_t stop) {
 std::string unified_diff_0(std::string_view old_text, std::string_view new_text, const std::string &path) {
     const std::vector<std::string_view> a_lines = split_lines(old_text);
     const std::vector<std::string_view> b_lines = split_lines(new_text);
-    std::unordered_map<std::string_view, int> ids;
-    ids.reserve(a_lines.size() + b_lines.size());
+    // Lines → small integers (equal lines, equal ids) through one flat open-addressing table: no
+    // allocation per line, which dominates for large files.
+    size_t cap = 16;
+    while (cap < 2 * (a_lines.size() + b_lines.size())) cap <<= 1;
+    struct Slot {
+        std::string_view line;
+        int id = -1;
+    };
+    std::vector<Slot> table(cap);
+    int next_id = 0;
+    const std::hash<std::string_view> hasher;
     auto intern = [&](const std::vector<std::string_view> &lines) {
         std::vector<int> out;
         out.reserve(lines.size());
-        for (auto l : lines) out.push_back(ids.emplace(l, static_cast<int>(ids.size())).first->second);
+        for (auto l : lines) {
+            size_t h = hasher(l) & (cap - 1);
+            while (table[h].id >= 0 && table[h].line != l) h = (h + 1) & (cap - 1);
+            if (table[h].id < 0) table[h] = {l, next_id++};
+            out.push_back(table[h].id);
+        }
         return out;
     };
     const std::vector<int> a = intern(a_lines);
     const std::vector<int> b = intern(b_lines);
-    SequenceMatcher sm(a, b, static_cast<int>(ids.size()));
+    SequenceMatcher sm(a, b, next_id);
     std::vector<Opcode> codes = sm.opcodes();
     if (codes.empty()) codes.push_back({'e', 0, 1, 0, 1});
     // get_grouped_opcodes(n=0)
