@@ -227,8 +227,13 @@ void BrowserEnv::act_goto(const nlohmann::json &url_value, Clock::time_point dea
     }
     std::string error_text = res.value("errorText", "");
     if (!error_text.empty()) {
-        auto downloads = cdp_->events_since(mark, [](const CdpEvent &e) { return e.method == "Browser.downloadWillBegin"; });
-        if (!downloads.empty()) throw ActionError("Error: Page.goto: Download is starting");
+        // A response turned into a download aborts the navigation; the download event may trail the
+        // answer by a moment.
+        auto is_download = [](const CdpEvent &e) { return e.method == "Browser.downloadWillBegin"; };
+        bool download = !cdp_->events_since(mark, is_download).empty();
+        if (!download && error_text == "net::ERR_ABORTED")
+            download = cdp_->wait_event(mark, is_download, std::min(nav_deadline, Clock::now() + 1000ms)).has_value();
+        if (download) throw ActionError("Error: Page.goto: Download is starting");
         throw ActionError("Error: Page.goto: " + error_text + " at " + url);
     }
     if (!res.contains("loaderId")) return;  // same-document navigation (fragment)

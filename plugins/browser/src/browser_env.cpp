@@ -1,6 +1,7 @@
 #include "browser_env.hpp"
 
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "action_error.hpp"
@@ -154,8 +155,22 @@ void BrowserEnv::settle(uint64_t step_mark, bool interacted, Clock::time_point d
 }
 
 std::optional<DownloadResult> BrowserEnv::collect_download(uint64_t step_mark, Clock::time_point deadline) {
-    auto begun = cdp_->events_since(step_mark, [](const CdpEvent &e) { return e.method == "Browser.downloadWillBegin"; });
-    if (begun.empty()) return std::nullopt;
+    auto is_begin = [](const CdpEvent &e) { return e.method == "Browser.downloadWillBegin"; };
+    auto begun = cdp_->events_since(step_mark, is_begin);
+    if (begun.empty()) {
+        // A navigation that started but never committed may be a download whose event is on its way.
+        const std::string session = active().session_id;
+        auto started = cdp_->events_since(step_mark, [&](const CdpEvent &e) {
+            return e.session_id == session && e.method == "Page.frameRequestedNavigation";
+        });
+        auto committed = cdp_->events_since(step_mark, [&](const CdpEvent &e) {
+            return e.session_id == session && e.method == "Page.frameNavigated";
+        });
+        if (started.empty() || !committed.empty()) return std::nullopt;
+        if (!cdp_->wait_event(step_mark, is_begin, std::min(navigation_deadline(deadline), Clock::now() + 500ms)))
+            return std::nullopt;
+        begun = cdp_->events_since(step_mark, is_begin);
+    }
     const auto &first = begun.front();
     std::string guid = first.params.value("guid", "");
     auto done = [&](const CdpEvent &e) {
@@ -202,7 +217,11 @@ StepResult BrowserEnv::step(const StepRequest &request) {
                 result.last_action_error = bind_error;
                 break;
             }
-            interacted = true;
+            // Input can schedule a navigation a task later (links, submits, change handlers);
+            // navigation calls wait for their own load and need no grace period.
+            static const std::set<std::string> kInputActions = {"click", "dblclick", "press", "select_option", "fill",
+                                                                "clear", "drag_and_drop", "upload_file", "hover", "focus"};
+            if (kInputActions.count(c.name) != 0) interacted = true;
             try {
                 run_action(*bound, request);
             } catch (const ActionError &e) {
