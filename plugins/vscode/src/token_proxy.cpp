@@ -66,16 +66,27 @@ AuthResult authorize(const std::string &token, const std::string &uri, const std
     } catch (const Poco::Exception &) {
         return r;
     }
-    Poco::URI::QueryParameters kept;
+    // The raw query is filtered, not re-encoded, so the redirect keeps the client's own spelling.
+    std::string kept;
     bool has_query_token = false;
     bool query_token_ok = false;
     try {
-        for (auto &[k, v] : parsed.getQueryParameters()) {
-            if (k == kTokenQuery) {
+        std::string raw = parsed.getRawQuery();
+        size_t pos = 0;
+        while (pos <= raw.size()) {
+            size_t amp = raw.find('&', pos);
+            std::string part = raw.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+            pos = amp == std::string::npos ? raw.size() + 1 : amp + 1;
+            if (part.empty()) continue;
+            size_t eq = part.find('=');
+            std::string key, value;
+            Poco::URI::decode(part.substr(0, eq), key, true);
+            if (eq != std::string::npos) Poco::URI::decode(part.substr(eq + 1), value, true);
+            if (key == kTokenQuery) {
                 has_query_token = true;
-                query_token_ok = same_token(v, token);
+                query_token_ok = same_token(value, token);
             } else {
-                kept.emplace_back(k, v);
+                kept += (kept.empty() ? "" : "&") + part;
             }
         }
     } catch (const Poco::Exception &) {
@@ -87,11 +98,10 @@ AuthResult authorize(const std::string &token, const std::string &uri, const std
             r.decision = AuthDecision::Allow;
             return r;
         }
-        Poco::URI target;
-        target.setPath(parsed.getPath().empty() ? "/" : parsed.getPath());
-        target.setQueryParameters(kept);
         r.decision = AuthDecision::RedirectSettingCookie;
-        r.location = target.getPathAndQuery();
+        std::string raw_path = uri.substr(0, uri.find_first_of("?#"));
+        r.location = raw_path.empty() || raw_path[0] != '/' ? "/" : raw_path;
+        if (!kept.empty()) r.location += "?" + kept;
         return r;
     }
     if (same_token(cookie_token, token)) r.decision = AuthDecision::Allow;

@@ -225,11 +225,12 @@ void VscodeServer::stop() {
         process = std::move(process_);
         proxy = std::move(proxy_);
     }
-    if (proxy) proxy->stop();
+    // The server first: relayed requests waiting on it then fail at once and the proxy stops quickly.
     if (process) {
         process->stop();
         settings_.log(AH_LOG_INFO, "vscode: server stopped");
     }
+    if (proxy) proxy->stop();
     if (!run_dir_.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(run_dir_, ec);

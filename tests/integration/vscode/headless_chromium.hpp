@@ -1,0 +1,41 @@
+// Headless chromium driven over the DevTools protocol: open a URL, wait for an element, take a
+// screenshot. (--dump-dom alone cannot wait for a page that renders after its load event, and
+// --virtual-time-budget makes VS Code's own connection timeouts fire at once.)
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/temp_dir.hpp"
+
+namespace actionhost::testing::vscode {
+
+class HeadlessChromium {
+  public:
+    // Starts chromium on `url` with a fresh profile; throws when it does not come up within 60 s.
+    HeadlessChromium(const std::string &chromium, const std::string &url);
+    ~HeadlessChromium();  // kills chromium's process group
+    HeadlessChromium(const HeadlessChromium &) = delete;
+    HeadlessChromium &operator=(const HeadlessChromium &) = delete;
+
+    // Runtime.evaluate of `expression` (returnByValue); the result's value.
+    nlohmann::json evaluate(const std::string &expression);
+    // Polls `expression` until it is true or `timeout_s` passes.
+    bool wait_for(const std::string &expression, double timeout_s);
+    // Page.captureScreenshot written to `path` as PNG.
+    void screenshot(const std::string &path);
+    std::string outer_html();
+
+  private:
+    nlohmann::json call(const std::string &method, const nlohmann::json &params, double timeout_s = 30);
+    std::unique_ptr<TempDir> profile_;
+    pid_t pid_ = -1;
+    struct Socket;
+    std::unique_ptr<Socket> ws_;
+    int next_id_ = 1;
+};
+
+}  // namespace actionhost::testing::vscode
