@@ -5,7 +5,14 @@
 namespace actionhost::bash {
 
 void AnsiStripper::feed(std::string_view in, std::string &out) {
-    for (char ch : in) {
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (state_ == State::Text) {  // fast path: copy up to the next ESC in one go
+            const size_t esc = in.find('\x1b', i);
+            out.append(in.substr(i, (esc == std::string_view::npos ? in.size() : esc) - i));
+            if (esc == std::string_view::npos) return;
+            i = esc;
+        }
+        const char ch = in[i];
         const unsigned char c = static_cast<unsigned char>(ch);
         switch (state_) {
             case State::Text:
@@ -61,6 +68,10 @@ void Utf8Chunker::flush(std::string &out) {
 }
 
 void CrLfNormalizer::feed(std::string_view in, std::string &out) {
+    if (!pending_cr_ && in.find('\r') == std::string_view::npos) {
+        out.append(in);
+        return;
+    }
     for (char c : in) {
         if (pending_cr_) {
             pending_cr_ = false;

@@ -1,0 +1,170 @@
+// Bash plugin benchmark: action round trips over HTTP against a floor measured in the same run (a
+// persistent bash reading commands from a pipe and answering a marker), big output, session start and
+// host memory over many commands. Prints figures and ratios; never fails on time.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/host_process.hpp"
+#include "support/temp_dir.hpp"
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Stats {
+    double median_ms = 0, p99_ms = 0;
+};
+
+Stats stats(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    Stats s;
+    s.median_ms = v[v.size() / 2];
+    s.p99_ms = v[std::min(v.size() - 1, static_cast<size_t>(v.size() * 0.99))];
+    return s;
+}
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// The floor: bash reading from a pipe, each command followed by `echo <marker>`.
+class PipeBash {
+  public:
+    PipeBash() {
+        int in[2], out[2];
+        if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error("pipe");
+        pid_ = fork();
+        if (pid_ == 0) {
+            dup2(in[0], 0);
+            dup2(out[1], 1);
+            dup2(out[1], 2);
+            close(in[1]);
+            close(out[0]);
+            execlp("bash", "bash", "--norc", "--noprofile", static_cast<char *>(nullptr));
+            _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        to_ = in[1];
+        from_ = out[0];
+    }
+    ~PipeBash() {
+        close(to_);
+        close(from_);
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+    }
+    std::string run(const std::string &cmd) {
+        const std::string line = cmd + "\necho __AHMARK__$?\n";
+        if (write(to_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) throw std::runtime_error("write");
+        std::string got;
+        char buf[65536];
+        for (;;) {
+            const ssize_t n = read(from_, buf, sizeof buf);
+            if (n <= 0) throw std::runtime_error("bash ended");
+            got.append(buf, static_cast<size_t>(n));
+            const size_t at = got.find("__AHMARK__");
+            if (at != std::string::npos && got.find('\n', at) != std::string::npos) return got.substr(0, at);
+        }
+    }
+
+  private:
+    pid_t pid_ = -1;
+    int to_ = -1, from_ = -1;
+};
+
+json run_action(const std::string &command) {
+    return {{"action", "run"},
+            {"args", {{"command", command}, {"is_input", false}, {"thought", ""}, {"blocking", true},
+                      {"is_static", false}, {"cwd", nullptr}, {"hidden", false}}},
+            {"timeout", 120.0}};
+}
+
+long rss_kib(int pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
+
+std::vector<double> time_n(int n, const std::function<void()> &f) {
+    std::vector<double> v;
+    v.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        const auto t = Clock::now();
+        f();
+        v.push_back(ms_since(t));
+    }
+    return v;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const int n = argc > 1 ? std::atoi(argv[1]) : 2000;
+    actionhost::testing::TempDir home("ahbenchhome");
+    actionhost::testing::HostOptions o;
+    o.env["HOME"] = home.path();  // no profile scripts in the way: measure the plugin, not ~/.bashrc
+    auto host_start = Clock::now();
+    actionhost::testing::HostProcess host(o);
+    const double host_start_ms = ms_since(host_start);
+    actionhost::testing::Http http("127.0.0.1", host.port());
+    auto exec = [&](const std::string &cmd, const std::string &session = "") {
+        json body = {{"action", run_action(cmd)}};
+        if (!session.empty()) body["session"] = session;
+        auto r = http.post_json("/execute_action", body.dump());
+        if (r.status != 200) throw std::runtime_error("HTTP " + std::to_string(r.status) + ": " + r.body);
+        return r;
+    };
+    for (int i = 0; i < 50; ++i) exec("true");  // warm-up
+
+    PipeBash floor;
+    for (int i = 0; i < 50; ++i) floor.run("true");
+    const Stats floor_echo = stats(time_n(n, [&] { floor.run("echo hi"); }));
+    const Stats floor_true = stats(time_n(n, [&] { floor.run("true"); }));
+    const Stats http_echo = stats(time_n(n, [&] { exec("echo hi"); }));
+    const Stats http_true = stats(time_n(n, [&] { exec("true"); }));
+
+    const Stats floor_seq = stats(time_n(10, [&] { floor.run("seq 1 150000"); }));
+    const Stats http_seq = stats(time_n(10, [&] { exec("seq 1 150000"); }));
+
+    int sessions = 0;
+    const Stats session_start = stats(time_n(20, [&] { exec("true", "bench" + std::to_string(sessions++)); }));
+
+    const long rss_before = rss_kib(host.pid());
+    const auto t_many = Clock::now();
+    for (int i = 0; i < 10000; ++i) exec("echo " + std::to_string(i));
+    const double many_s = ms_since(t_many) / 1000.0;
+    const long rss_after = rss_kib(host.pid());
+
+    std::printf("bash plugin benchmark (n=%d per round-trip series)\n", n);
+    std::printf("  host start to port file          %8.2f ms\n", host_start_ms);
+    std::printf("  floor  echo hi  median %7.3f ms  p99 %7.3f ms   (bash on a pipe + marker)\n", floor_echo.median_ms,
+                floor_echo.p99_ms);
+    std::printf("  HTTP   echo hi  median %7.3f ms  p99 %7.3f ms   ratio %.2fx\n", http_echo.median_ms, http_echo.p99_ms,
+                http_echo.median_ms / floor_echo.median_ms);
+    std::printf("  floor  true     median %7.3f ms  p99 %7.3f ms\n", floor_true.median_ms, floor_true.p99_ms);
+    std::printf("  HTTP   true     median %7.3f ms  p99 %7.3f ms   ratio %.2fx\n", http_true.median_ms, http_true.p99_ms,
+                http_true.median_ms / floor_true.median_ms);
+    std::printf("  floor  seq 1 150000 median %7.2f ms\n", floor_seq.median_ms);
+    std::printf("  HTTP   seq 1 150000 median %7.2f ms   ratio %.2fx (output truncated to 30000 chars)\n",
+                http_seq.median_ms, http_seq.median_ms / floor_seq.median_ms);
+    std::printf("  new named session + first `true`  median %7.2f ms  p99 %7.2f ms\n", session_start.median_ms,
+                session_start.p99_ms);
+    std::printf("  10000 commands in %.2f s; host RSS %ld KiB before, %ld KiB after (%+ld KiB)\n", many_s, rss_before,
+                rss_after, rss_after - rss_before);
+    std::printf("  vs OpenHands BashSession echo hi median 676 ms: %.0fx faster\n", 676.0 / http_echo.median_ms);
+    return 0;
+}
