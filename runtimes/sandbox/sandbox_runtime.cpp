@@ -137,6 +137,16 @@ class SandboxRuntime : public Backend {
         std::string v2 = "/sys/fs/cgroup/actionhost/" + cgroup_ + "/cgroup.freeze";
         if (fs::exists(v1)) {
             if (!write_text(v1, frozen ? "FROZEN" : "THAWED")) throw std::runtime_error("cannot write " + v1);
+            // v1 passes through FREEZING: return once every task is really stopped (or thawed).
+            std::string want = frozen ? "FROZEN" : "THAWED";
+            for (int i = 0; i < 1000; ++i) {
+                std::ifstream in(v1);
+                std::string state;
+                in >> state;
+                if (state == want) return;
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+            throw Timeout("the sandbox did not reach " + want + " within 5 s");
         } else if (fs::exists(v2)) {
             if (!write_text(v2, frozen ? "1" : "0")) throw std::runtime_error("cannot write " + v2);
         } else {

@@ -86,7 +86,7 @@ TEST(Ahctl, EditAndReadCommands) {
     Result replaced = ahctl(dir, ws + "edit str_replace " + dir.path() + "/ws/f.txt --old-str beta --new-str gamma");
     EXPECT_EQ(replaced.code, 0) << replaced.out << replaced.err;
     Result read = ahctl(dir, ws + "read " + dir.path() + "/ws/f.txt");
-    EXPECT_EQ(read.out, "alpha\ngamma\n");
+    EXPECT_EQ(read.out, "alpha\ngamma");  // create writes file_text as given (no newline added)
     Result bad = ahctl(dir, ws + "edit str_replace " + dir.path() + "/ws/f.txt --old-str nothere --new-str x");
     EXPECT_EQ(bad.code, 1) << bad.out;
 }

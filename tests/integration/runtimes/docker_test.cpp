@@ -5,6 +5,7 @@
 #include <actionhost/client/http_transport.hpp>
 
 #include "runtime_harness.hpp"
+#include "support/host_process.hpp"
 
 using namespace runtimes_test;
 using namespace actionhost::client;

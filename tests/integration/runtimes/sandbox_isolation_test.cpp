@@ -48,7 +48,7 @@ TEST(SandboxIsolation, NoNetworkByDefault) {
     OutsideListener outside;
     auto s = start_runtime("sandbox");
     EXPECT_EQ(s->runtime->url().rfind("unix://", 0), 0u) << s->runtime->url();
-    std::string probe = "timeout 5 bash -c 'echo x > /dev/tcp/127.0.0.1/" + std::to_string(outside.port) + "' && echo reached || echo blocked";
+    std::string probe = "timeout 5 bash -c 'echo x > /dev/tcp/127.0.0.1/" + std::to_string(outside.port) + "' 2>/dev/null && echo reached || echo blocked";
     EXPECT_EQ(run(*s->runtime, probe).value("content", ""), "blocked");
     json links = run(*s->runtime, "ls /sys/class/net 2>/dev/null | wc -l; cat /proc/net/dev | grep -c ':'");
     EXPECT_EQ(links.value("content", "").substr(links.value("content", "").find('\n') + 1), "1") << links.dump();  // only lo
@@ -58,7 +58,7 @@ TEST(SandboxIsolation, NetworkWhenAsked) {
     OutsideListener outside;
     auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", true); });
     EXPECT_EQ(s->runtime->url().rfind("http://127.0.0.1:", 0), 0u) << s->runtime->url();
-    std::string probe = "timeout 5 bash -c 'echo x > /dev/tcp/127.0.0.1/" + std::to_string(outside.port) + "' && echo reached || echo blocked";
+    std::string probe = "timeout 5 bash -c 'echo x > /dev/tcp/127.0.0.1/" + std::to_string(outside.port) + "' 2>/dev/null && echo reached || echo blocked";
     EXPECT_EQ(run(*s->runtime, probe).value("content", ""), "reached");
 }
 
@@ -103,15 +103,20 @@ TEST(SandboxIsolation, ForkBombIsStoppedByThePidsLimit) {
     if (v1) {
         EXPECT_EQ(read_text(cg + "/pids.max"), "96\n");
     }
-    // The bomb runs against the limit for a few seconds (the hard timeout interrupts it).
-    json bomb = run(*s->runtime, "bomb() { bomb | bomb & }; bomb", 4);
-    (void)bomb;
+    // The bomb spreads in the background against the limit.
+    run(*s->runtime, "bomb() { bomb | bomb & }; bomb", 4);
     if (v1) {
-        long current = std::stol(read_text(cg + "/pids.current"));
-        EXPECT_LE(current, 96);
-        std::string events = read_text(cg + "/pids.events");
-        EXPECT_NE(events.find("max "), std::string::npos);
+        std::string events;
+        for (int i = 0; i < 200; ++i) {  // up to 20 s for the bomb to reach the limit on a loaded machine
+            events = read_text(cg + "/pids.events");
+            if (events != "max 0\n") break;
+            usleep(100000);
+        }
         EXPECT_NE(events, "max 0\n") << "the limit was never hit";
+        for (int i = 0; i < 10; ++i) {
+            EXPECT_LE(std::stol(read_text(cg + "/pids.current")), 96);
+            usleep(50000);
+        }
     }
     // The host still answers, and the outside machine can still fork.
     EXPECT_TRUE(s->runtime->wire().alive());
