@@ -243,13 +243,15 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
 
     const auto started = Clock::now();
     auto deadline = started + seconds_to_duration(timeout_s);
-    bool got_reply = false, got_idle = false, raised = false, timed_out = false;
+    // raised: the reply said "error"; error_seen: the iopub traceback arrived (the two race on two sockets).
+    bool got_reply = false, got_idle = false, raised = false, error_seen = false, timed_out = false;
     auto last_iopub = started, last_message = started;
     int hb_failures = 0;
     size_t partial_sent = 0, refused = 0;
 
     auto on_iopub = [&](const Message &m) {
         if (m.parent_msg_id() != id) return;  // late output of an earlier (timed-out) cell
+        res.started = true;
         const std::string type = m.msg_type();
         const nlohmann::json &c = m.content;
         if (type == "status") {
@@ -257,7 +259,7 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
             if (st != c.end() && st->is_string() && *st == "idle") got_idle = true;
             return;
         }
-        if (timed_out || raised) return;  // the peer stops collecting at the error; after a timeout, nothing counts
+        if (timed_out || error_seen) return;  // the peer stops collecting at the error; after a timeout, nothing counts
         if (type == "stream") {
             auto t = c.find("text");
             if (t == c.end() || !t->is_string()) return;
@@ -281,7 +283,7 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
                 }
             }
             out.add_text(joined);
-            raised = true;
+            error_seen = true;
         }
     };
 
@@ -377,7 +379,7 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
             last_message = Clock::now();
         }
     }
-    res.raised = raised;
+    res.raised = raised || error_seen;
     res.status = timed_out ? CellStatus::TimedOut : CellStatus::Completed;
     return res;
 }

@@ -43,6 +43,8 @@ struct CellResult {
     CellStatus status = CellStatus::Completed;
     bool raised = false;  // the cell ended with an exception (reply status "error")
     std::string reason;   // KernelDied: what happened to the kernel ("was killed by signal 9 (Killed)")
+    bool started = false; // the kernel began the cell (published anything for it): a died cell with
+                          // started == false never ran, so running it again on a new kernel is safe
 };
 
 class KernelSession {
