@@ -50,6 +50,12 @@ std::optional<ServerBinary> find_server(const ConfigLookup &config, std::vector<
         if (auto s = check(ServerKind::CodeServer, *p + "/bin/code-server")) return s;
     }
     if (auto s = check(ServerKind::CodeServer, "/opt/actionhost/code-server/bin/code-server")) return s;
+    // Where scripts/install-code-server puts it for a user who cannot write /opt.
+    if (auto cache = config("XDG_CACHE_HOME"); cache && !cache->empty()) {
+        if (auto s = check(ServerKind::CodeServer, *cache + "/actionhost/code-server/bin/code-server")) return s;
+    } else if (auto home = config("HOME"); home && !home->empty()) {
+        if (auto s = check(ServerKind::CodeServer, *home + "/.cache/actionhost/code-server/bin/code-server")) return s;
+    }
     tried.push_back("code-server on PATH");
     if (auto p = on_path("code-server", config)) return ServerBinary{ServerKind::CodeServer, *p};
     return std::nullopt;

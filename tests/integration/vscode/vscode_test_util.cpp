@@ -57,6 +57,11 @@ std::optional<std::string> installed_code_server() {
     if (const char *p = std::getenv("CODE_SERVER_PATH")) candidates.push_back(p);
     if (const char *p = std::getenv("AH_CODE_SERVER_PREFIX")) candidates.push_back(std::string(p) + "/bin/code-server");
     candidates.push_back("/opt/actionhost/code-server/bin/code-server");
+    if (const char *c = std::getenv("XDG_CACHE_HOME")) {
+        candidates.push_back(std::string(c) + "/actionhost/code-server/bin/code-server");
+    } else if (const char *h = std::getenv("HOME")) {
+        candidates.push_back(std::string(h) + "/.cache/actionhost/code-server/bin/code-server");
+    }
     for (const auto &c : candidates) {
         if (::access(c.c_str(), X_OK) == 0) return c;
     }
