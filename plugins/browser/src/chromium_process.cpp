@@ -122,7 +122,18 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &empty);
     posix_spawnattr_setsigdefault(&attr, &all);
-    int rc = posix_spawn(&pid_, options.executable.c_str(), &fa, &attr, argv.data(), environ);
+    // Chromium's own temporary files (the singleton socket dir) go inside the profile, so removing the
+    // profile leaves nothing behind.
+    const std::string own_tmp = user_data_dir_ + "/tmp";
+    fs::create_directories(own_tmp);
+    std::vector<std::string> env_strings;
+    for (char **e = environ; *e != nullptr; ++e)
+        if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_strings.emplace_back(*e);
+    env_strings.push_back("TMPDIR=" + own_tmp);
+    std::vector<char *> envp;
+    for (auto &e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    int rc = posix_spawn(&pid_, options.executable.c_str(), &fa, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
@@ -194,7 +205,10 @@ std::vector<pid_t> ChromiumProcess::group_pids() const {
 
 void ChromiumProcess::stop() {
     if (pid_ > 0) {
-        ::kill(-pid_, SIGTERM);
+        // SIGTERM to the browser process alone: it shuts down its helpers and reaps them (a host
+        // running as PID 1 without a reaper would otherwise collect zombies). The group gets SIGKILL
+        // afterwards for anything left.
+        ::kill(pid_, SIGTERM);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
         bool reaped = false;
         while (std::chrono::steady_clock::now() < deadline) {

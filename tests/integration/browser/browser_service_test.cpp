@@ -313,6 +313,57 @@ TEST_F(BrowserServiceTest, DeadBrowserIsRestarted) {
     EXPECT_NE(next["content"].get<std::string>().find("# Hello World"), std::string::npos);
 }
 
+TEST_F(BrowserServiceTest, DragAndDropDoubleClickAndTabs) {
+    json obs = act("goto('" + server.url("/drag.html") + "')");
+    std::string src = bid_of(obs, "drag source"), dst = bid_of(obs, "drop target"), dbl = bid_of(obs, "button 'double me'");
+    obs = act("drag_and_drop('" + src + "', '" + dst + "')");
+    ASSERT_EQ(obs["extras"]["error"], false) << obs["extras"]["last_browser_action_error"];
+    EXPECT_NE(tree(obs).find("dropped on target"), std::string::npos) << tree(obs);
+    obs = act("dblclick('" + dbl + "')");
+    EXPECT_NE(tree(obs).find("double clicked"), std::string::npos) << tree(obs);
+
+    obs = act("new_tab()");
+    EXPECT_EQ(obs["extras"]["open_pages_urls"], json::array({server.url("/drag.html"), "about:blank"}));
+    EXPECT_EQ(obs["extras"]["active_page_index"], 1);
+    obs = act("goto('" + server.url("/index.html") + "')\ntab_focus(0)");
+    EXPECT_EQ(obs["extras"]["open_pages_urls"], json::array({server.url("/drag.html"), server.url("/index.html")}));
+    EXPECT_EQ(obs["extras"]["active_page_index"], 0);
+    EXPECT_EQ(obs["extras"]["url"], server.url("/drag.html"));
+    obs = act("tab_focus(1)\ntab_close()");
+    EXPECT_EQ(obs["extras"]["open_pages_urls"], json::array({server.url("/drag.html")}));
+    EXPECT_EQ(obs["extras"]["active_page_index"], 0);
+    obs = act("tab_focus(5)");
+    EXPECT_EQ(obs["extras"]["last_browser_action_error"], "IndexError: list index out of range");
+}
+
+TEST(BrowserServiceLifecycle, ShutdownKillsTheProcessGroupAndRemovesTheProfile) {
+    at::TempDir wd("ahbrowser");
+    const std::string tmp = wd / "tmp";
+    std::filesystem::create_directories(tmp);
+    const char *old_tmp = std::getenv("TMPDIR");
+    std::string saved = old_tmp != nullptr ? old_tmp : "";
+    ::setenv("TMPDIR", tmp.c_str(), 1);  // the browser profile goes here
+    ab::ServiceOptions o;
+    o.working_dir = wd.path();
+    ab::BrowserService svc(o);
+    ASSERT_EQ(svc.start_now(), "");
+    if (old_tmp != nullptr) ::setenv("TMPDIR", saved.c_str(), 1); else ::unsetenv("TMPDIR");
+    auto pids = svc.browser_pids();
+    ASSERT_GE(pids.size(), 2u) << "chromium runs helper processes in its group";
+    EXPECT_FALSE(std::filesystem::is_empty(tmp));
+    svc.shutdown();
+    for (pid_t p : pids) {
+        // Gone, or a zombie waiting for a reaper (helpers re-parented to a PID 1 that does not reap).
+        std::ifstream stat("/proc/" + std::to_string(p) + "/stat");
+        std::string line;
+        std::getline(stat, line);
+        const bool zombie = line.find(") Z ") != std::string::npos;
+        EXPECT_TRUE(::kill(p, 0) != 0 || zombie) << "pid " << p << " survived shutdown: " << line;
+    }
+    EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "the profile dir is removed";
+    EXPECT_TRUE(svc.browser_pids().empty());
+}
+
 TEST(BrowserServiceDisabled, AnswersTheExactDisabledError) {
     at::TempDir wd("ahbrowser");
     ab::ServiceOptions o;

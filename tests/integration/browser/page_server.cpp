@@ -72,6 +72,13 @@ const char *kDownload = R"HTML(<!DOCTYPE html><html><head><title>Download</title
 <a id="pdf" href="/doc.pdf">get the pdf</a>
 </body></html>)HTML";
 
+const char *kDrag = R"HTML(<!DOCTYPE html><html><head><title>Drag</title></head><body style="margin:0">
+<div id="src" role="button" aria-label="drag source" style="width:80px;height:40px;background:#ccc" onmousedown="window.dragging=true">drag source</div>
+<div id="dst" role="region" aria-label="drop target" style="width:120px;height:60px;margin-top:100px;background:#eee" onmouseup="if (window.dragging) document.getElementById('out').textContent='dropped on target'">drop target</div>
+<button id="dbl" ondblclick="document.getElementById('out').textContent='double clicked'">double me</button>
+<p id="out">nothing yet</p>
+</body></html>)HTML";
+
 const char *kSlow = R"HTML(<!DOCTYPE html><html><head><title>Slow</title></head><body>
 <p>Waiting forever</p><img src="/hang" alt="never">
 </body></html>)HTML";
@@ -134,6 +141,7 @@ PageServer::PageServer() : state_(std::make_shared<State>()) {
     state_->pages["/interact.html"] = Page{200, "text/html; charset=utf-8", kInteract, {}};
     state_->pages["/upload.html"] = Page{200, "text/html; charset=utf-8", kUpload, {}};
     state_->pages["/download.html"] = Page{200, "text/html; charset=utf-8", kDownload, {}};
+    state_->pages["/drag.html"] = Page{200, "text/html; charset=utf-8", kDrag, {}};
     state_->pages["/slow.html"] = Page{200, "text/html; charset=utf-8", kSlow, {}};
     state_->pages["/doc.pdf"] = Page{200, "application/pdf", tiny_pdf(), {}};
     Poco::Net::ServerSocket socket(Poco::Net::SocketAddress("127.0.0.1", 0));
