@@ -245,7 +245,7 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
     auto deadline = started + seconds_to_duration(timeout_s);
     // raised: the reply said "error"; error_seen: the iopub traceback arrived (the two race on two sockets).
     bool got_reply = false, got_idle = false, raised = false, error_seen = false, timed_out = false;
-    auto last_iopub = started, last_message = started;
+    auto last_iopub = started, last_message = started, reply_at = started;
     int hb_failures = 0;
     size_t partial_sent = 0, refused = 0;
 
@@ -290,7 +290,10 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
     while (true) {
         if (got_reply && got_idle) break;
         const auto now = Clock::now();
-        if (got_reply && now - last_iopub > kIdleGraceAfterReply) {
+        // iopub is relayed by its own kernel thread and may lag the shell reply on a loaded machine: give up
+        // on the idle status only after the grace period has passed since the reply and since the last
+        // iopub message alike.
+        if (got_reply && now - std::max(reply_at, last_iopub) > kIdleGraceAfterReply) {
             log(LogLevel::Warning, "no idle status after the execute reply; some output may be missing");
             break;
         }
@@ -343,6 +346,7 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
         drain(channels_->shell, [&](const Message &msg) {
             if (msg.parent_msg_id() == id && msg.msg_type() == "execute_reply") {
                 got_reply = true;
+                reply_at = Clock::now();
                 auto st = msg.content.find("status");
                 if (st != msg.content.end() && st->is_string() && *st == "error") raised = true;
             }
