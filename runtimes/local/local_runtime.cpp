@@ -25,6 +25,15 @@ class LocalRuntime : public Backend {
 
     void connect() override {
         if (attach()) return;
+        try {
+            start();
+        } catch (...) {
+            stop();  // a failed start leaves no process, directory or cgroup behind
+            throw;
+        }
+    }
+
+    void start() {
         status(AH_STATUS_STARTING_RUNTIME, "starting the host as a local process");
         run_dir_ = make_temp_dir("ah-local-");
         std::string workspace = config_string("core.workspace_base", "");

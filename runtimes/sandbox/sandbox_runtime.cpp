@@ -48,6 +48,15 @@ class SandboxRuntime : public Backend {
 
     void connect() override {
         if (attach()) return;
+        try {
+            start();
+        } catch (...) {
+            stop();  // a failed start leaves no process, directory or cgroup behind
+            throw;
+        }
+    }
+
+    void start() {
         status(AH_STATUS_STARTING_RUNTIME, "creating namespaces");
         std::string install = info().install_dir;
         std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
