@@ -287,6 +287,7 @@ void BashSession::on_prompt(const PromptInfo &info) {
         if (!chunk.empty()) (*emit_)(chunk);
     }
     last_prompt_ = info;
+    if (!awaited_sync_.empty() && info.sync == awaited_sync_) sync_seen_ = true;
     if (!first_prompt_seen_) {
         first_prompt_seen_ = true;
     } else if (awaiting_prompt_ && !completed_) {
@@ -330,6 +331,23 @@ std::string BashSession::typed_command(const std::string &command) {
     return ". " + shell_quote(path) + "\n";
 }
 
+void BashSession::sync_with_shell(std::unique_lock<std::mutex> &lk) {
+    // Bash reads its input in order: once the prompt of this line shows, every stray line typed
+    // before it has been read and prompted for. $( exit N ) keeps $? as the last command left it.
+    const std::string seq = std::to_string(++sync_seq_);
+    const std::string line = "__ah_sync=" + seq + "$(exit " + std::to_string(last_prompt_.exit_code & 255) + ")\n";
+    awaited_sync_ = seq;
+    sync_seen_ = false;
+    ChildProcess *shell = shell_.get();
+    lk.unlock();
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    const bool ok = shell->write_all(line, deadline);
+    lk.lock();
+    if (ok) cv_.wait_until(lk, deadline, [&] { return sync_seen_ || shell_exited_ || stopping_; });
+    if (!sync_seen_) log(kLogWarning, "no prompt after the sync line; continuing");
+    awaited_sync_.clear();
+}
+
 std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
     std::lock_guard<std::mutex> serial(exec_mu_);
     const std::string command = strip(rq.command);
@@ -345,6 +363,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
         if (!start(&error)) return error_observation_json("ERROR: Could not start bash: " + error);
         prev_status_ = Status::Completed;
         returned_partial_ = false;
+        stray_input_possible_ = false;
     }
 
     if (prev_status_ == Status::Completed) {
@@ -372,6 +391,10 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
         if (special) to_send = special_key_bytes(command);
         else if (rq.is_input) to_send = command + "\n";
         else to_send = typed_command(command);
+        if (!special && !rq.is_input && !completed_ && !awaiting_prompt_ && stray_input_possible_) {
+            stray_input_possible_ = false;
+            sync_with_shell(lk);
+        }
         if (completed_) {
             // The previous command ended while nobody watched; as in OpenHands, its last output leads
             // this observation, and the next prompt is the one to wait for.
@@ -427,6 +450,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
     m.py_interpreter_path = p.py_interpreter_path;
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
+    stray_input_possible_ = rq.is_input || special_key;
     output_ = std::move(after_);
     after_ = ObservationText();
     completed_.reset();

@@ -75,6 +75,8 @@ class BashSession {
     bool ensure_private_dir(std::string *error);
     std::string write_rcfile(const std::string &start_dir, std::string *error);
     std::string typed_command(const std::string &command);
+    // Types a line that only sets __ah_sync (keeping $?), and waits for its prompt; called with `lk` held.
+    void sync_with_shell(std::unique_lock<std::mutex> &lk);
 
     // Observation builders; called with mu_ held.
     std::string finish_completed(const std::string &command, const RunRequest &rq, bool special_key);
@@ -91,6 +93,10 @@ class BashSession {
     std::mutex exec_mu_;  // one execute at a time
     Status prev_status_ = Status::Completed;
     bool returned_partial_ = false;  // an observation of the running command was already returned
+    // The last command ended after input or a key was sent: part of that input (the Enter after `q`
+    // to less) may still reach bash and print extra prompts. The next typed command syncs first.
+    bool stray_input_possible_ = false;
+    int sync_seq_ = 0;
 
     mutable std::mutex mu_;  // guards everything below
     std::condition_variable cv_;
@@ -103,6 +109,8 @@ class BashSession {
     ObservationText output_;  // output of the current command not yet returned
     ObservationText after_;   // output after a prompt nobody has collected yet
     std::optional<PromptInfo> completed_;
+    std::string awaited_sync_;  // while non-empty: sync_with_shell waits for a prompt showing it
+    bool sync_seen_ = false;
     bool awaiting_prompt_ = false;  // something was sent and its prompt has not been seen
     bool first_prompt_seen_ = false;
     PromptInfo last_prompt_;

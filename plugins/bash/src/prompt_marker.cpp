@@ -15,7 +15,7 @@ PromptMarker::PromptMarker(std::string nonce)
 std::string PromptMarker::ps1() const {
     // \043 is '#', \037 is US: decoded by bash when it prints the prompt, never present literally in the
     // variable. ${!:-} and ${BASH_CMDS[python]:-} stay quiet under `set -u`.
-    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${BASH_CMDS[python]:-}\\037$PWD}AH" +
+    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${BASH_CMDS[python]:-}\\037${__ah_sync:-}\\037$PWD}AH" +
            nonce_ + "END\\043\\043\\043";
 }
 
@@ -42,19 +42,20 @@ int parse_int_field(std::string_view s) {
 
 PromptInfo PromptMarker::parse_fields(std::string_view body) {
     std::vector<std::string_view> f;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 6; ++i) {
         const size_t sep = body.find('\x1f');
         if (sep == std::string_view::npos) break;
         f.push_back(body.substr(0, sep));
         body.remove_prefix(sep + 1);
     }
     PromptInfo info;
-    if (f.size() < 5) return info;
+    if (f.size() < 6) return info;
     info.exit_code = parse_int_field(f[0]);
     info.pid = parse_int_field(f[1]);
     info.username = std::string(f[2]);
     info.hostname = std::string(f[3]);
     info.py_interpreter_path = std::string(f[4]);
+    info.sync = std::string(f[5]);
     info.working_dir = std::string(body);
     return info;
 }

@@ -19,6 +19,7 @@ struct PromptInfo {
     std::string username;
     std::string hostname;
     std::string py_interpreter_path;
+    std::string sync;  // $__ah_sync: lets the plugin tell its own sync line's prompt from stray ones
     std::string working_dir;
 };
 
