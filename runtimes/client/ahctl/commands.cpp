@@ -27,6 +27,21 @@ std::string join(const std::vector<std::string> &words, size_t from = 0) {
     return out;
 }
 
+// A string field, or `fallback` when it is missing, null or not a string (observations may carry nulls).
+std::string text_of(const json &j, const char *key, const std::string &fallback = "") {
+    if (!j.is_object()) return fallback;
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+int exit_code_of(const json &obs) {
+    if (!obs.contains("extras") || !obs["extras"].is_object()) return -1;
+    const json &extras = obs["extras"];
+    if (!extras.contains("metadata") || !extras["metadata"].is_object()) return -1;
+    auto it = extras["metadata"].find("exit_code");
+    return it != extras["metadata"].end() && it->is_number_integer() ? it->get<int>() : -1;
+}
+
 std::string read_stdin() {
     std::ostringstream s;
     s << std::cin.rdbuf();
@@ -100,7 +115,7 @@ void print_content(const json &obs, bool as_json) {
         std::cout << obs.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
         return;
     }
-    std::string content = obs.value("content", "");
+    std::string content = text_of(obs, "content");
     std::cout << content;
     if (!content.empty() && content.back() != '\n') std::cout << "\n";
     std::cout.flush();
@@ -136,14 +151,14 @@ CommandArgs split_args(const std::vector<std::string> &args, const std::map<std:
 }
 
 int exit_for_observation(const json &obs) {
-    std::string kind = obs.value("observation", "");
+    std::string kind = text_of(obs, "observation");
     if (kind == "error") return kActionFailed;
     if (kind == "run") {
-        int code = obs["extras"]["metadata"].value("exit_code", -1);
+        int code = exit_code_of(obs);
         return code < 0 ? kTimedOut : code;
     }
     if (kind == "run_ipython") return obs.value("success", true) ? kOk : kActionFailed;
-    std::string content = obs.value("content", "");
+    std::string content = text_of(obs, "content");
     if (content.rfind("ERROR:", 0) == 0) return kActionFailed;
     return kOk;
 }
@@ -159,8 +174,8 @@ int cmd_run(const Options &o) {
     rt->close();
     print_content(obs, o.json);
     if (!o.json && obs.value("observation", "") == "run") {
-        std::string suffix = obs["extras"]["metadata"].value("suffix", "");
-        if (obs["extras"]["metadata"].value("exit_code", -1) < 0 && !suffix.empty()) std::cerr << suffix << "\n";
+        std::string suffix = text_of(obs["extras"].value("metadata", json::object()), "suffix");
+        if (exit_code_of(obs) < 0 && !suffix.empty()) std::cerr << suffix << "\n";
     }
     if (!o.json && obs.value("observation", "") == "error") std::cerr << "[ahctl] error observation\n";
     return exit_for_observation(obs);
@@ -302,10 +317,10 @@ int cmd_shell(const Options &o) {
         }
         print_content(obs, o.json);
         if (obs.value("observation", "") == "run") {
-            const json &meta = obs["extras"]["metadata"];
-            running = meta.value("exit_code", -1) < 0;
-            cwd = meta.value("working_dir", cwd);
-            std::string suffix = meta.value("suffix", "");
+            json meta = obs["extras"].is_object() ? obs["extras"].value("metadata", json::object()) : json::object();
+            running = exit_code_of(obs) < 0;
+            cwd = text_of(meta, "working_dir", cwd);
+            std::string suffix = text_of(meta, "suffix");
             if (running && !suffix.empty()) std::cerr << suffix << "\n";
         }
         last = exit_for_observation(obs);
