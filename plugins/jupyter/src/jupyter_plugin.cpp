@@ -126,20 +126,7 @@ class JupyterPlugin final : public sdk::Plugin {
 
         CellOutput out;
         PartialSink partial = [&call](std::string_view chunk) { call.emit_partial(chunk); };
-        CellResult r = kernel.execute(code, timeout_s, out, false, partial);
-        if (r.status == CellStatus::KernelDied && !r.started) {
-            // The kernel was already gone (killed while idle, noticed only now): the cell never ran, so it
-            // runs once on a new kernel, whose restart notice then heads the output.
-            if (!kernel.ensure_running(error)) {
-                call.reply(dump(common::error_observation("Could not start the IPython kernel: " + error)));
-                return AH_OK;
-            }
-            notice = kernel.take_restart_notice();
-            sync_cwd(kernel, cwd);
-            slot->interpreter = kernel.interpreter();
-            out = CellOutput();
-            r = kernel.execute(code, timeout_s, out, false, partial);
-        }
+        const CellResult r = kernel.execute(code, timeout_s, out, false, partial);
         std::string content;
         switch (r.status) {
             case CellStatus::Completed: content = out.text(); break;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 
@@ -203,12 +204,39 @@ void KernelProcess::record_status(int status) {
     }
 }
 
+bool KernelProcess::leader_is_zombie() const {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid_));
+    FILE *f = std::fopen(path, "r");
+    if (f == nullptr) return false;
+    char buf[512];
+    const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = '\0';
+    const char *paren = std::strrchr(buf, ')');
+    return paren != nullptr && paren[1] == ' ' && paren[2] == 'Z';
+}
+
 bool KernelProcess::alive() {
     if (exited_) return false;
     int status = 0;
     const pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
         record_status(status);
+        return false;
+    }
+    if (r == 0 && leader_is_zombie()) {
+        // Killed, but other threads still unwinding: waitpid cannot reap it yet. It is dead all the same;
+        // give it a moment so the exit status is known.
+        for (int i = 0; i < 200; ++i) {
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                record_status(status);
+                return false;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        exited_ = true;
+        exit_reason_ = "exited (status unknown)";
         return false;
     }
     if (r < 0 && errno == ECHILD) {  // someone else reaped it: all we know is that it is gone

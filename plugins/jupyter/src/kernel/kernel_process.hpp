@@ -48,6 +48,7 @@ class KernelProcess {
     KernelProcess() = default;
     void read_output_loop();
     void record_status(int status);
+    bool leader_is_zombie() const;
 
     pid_t pid_ = -1;
     bool exited_ = false;
