@@ -58,7 +58,7 @@ TEST(BoundedText, MatchesTheReferenceForRandomSplits) {
                 t.append(std::string_view(all).substr(i, j - i));
                 i = j;
             }
-            ASSERT_EQ(t.finish(), reference(all, max)) << "max=" << max << " round=" << round;
+            ASSERT_EQ(t.finish(), reference(all, max)) << "max=" << max << " round=" << round << " input=" << ::testing::PrintToString(all);
         }
     }
 }

@@ -237,7 +237,9 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
                                 {"store_history", false},
                                 {"user_expressions", nlohmann::json::object()},
                                 {"allow_stdin", false},
-                                {"stop_on_error", true}});
+                                // Cells go one at a time, so there is no queue to abort; with true, ipykernel
+                                // would also refuse ("aborted") a cell sent right after one that raised.
+                                {"stop_on_error", false}});
     const std::string id = req.msg_id();
     channels_->send(channels_->shell, req);
 

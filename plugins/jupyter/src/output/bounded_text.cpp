@@ -109,7 +109,13 @@ void BoundedText::append(std::string_view raw) {
                 }
                 continue;  // plain bytes are flushed in runs
             case Ansi::Esc:
-                state_ = c == '[' ? Ansi::Csi : c == ']' ? Ansi::Osc : Ansi::Text;
+                state_ = c == '[' ? Ansi::Csi
+                         : c == ']' ? Ansi::Osc
+                         : (c == '(' || c == ')' || c == '*' || c == '+') ? Ansi::Charset
+                                                                          : Ansi::Text;
+                break;
+            case Ansi::Charset:  // ESC ( B: one more byte names the character set
+                state_ = Ansi::Text;
                 break;
             case Ansi::Csi:
                 if (c >= 0x40 && c <= 0x7E) state_ = Ansi::Text;

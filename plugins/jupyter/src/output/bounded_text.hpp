@@ -51,7 +51,7 @@ class BoundedText {
 
   private:
     void append_plain(std::string_view text);
-    enum class Ansi { Text, Esc, Csi, Osc, OscEsc };
+    enum class Ansi { Text, Esc, Charset, Csi, Osc, OscEsc };
     Ansi state_ = Ansi::Text;
     HeadTail committed_;
     HeadTail blank_run_;  // trailing whitespace not yet followed by anything else
