@@ -53,8 +53,10 @@ std::string strip_ansi(std::string_view t) {
             size_t j = i + 2;
             while (j < t.size() && t[j] != '\a' && !(t[j] == '\x1b' && j + 1 < t.size() && t[j + 1] == '\\')) ++j;
             i = (j < t.size() && t[j] == '\x1b') ? j + 1 : j;
+        } else if (k == '(' || k == ')' || k == '*' || k == '+') {
+            i += 2;  // character-set designation: ESC ( B is three bytes
         } else {
-            i += 1;  // two-byte sequence such as ESC ( B
+            i += 1;  // two-byte sequence such as ESC = or ESC 7
         }
     }
     return out;

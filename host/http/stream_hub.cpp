@@ -59,6 +59,11 @@ void StreamHub::publish(const std::string &session, const std::string &type, con
     }
 }
 
+bool StreamHub::has_followers(const std::string &session) {
+    std::lock_guard lock(mu_);
+    return subs_.count(session) != 0;
+}
+
 void StreamHub::close_all() {
     std::lock_guard lock(mu_);
     for (auto &[_, v] : subs_)

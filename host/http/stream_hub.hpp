@@ -42,6 +42,8 @@ class StreamHub {
     std::shared_ptr<Subscription> subscribe(const std::string &session);
     void unsubscribe(const std::string &session, const std::shared_ptr<Subscription> &sub);
     void publish(const std::string &session, const std::string &type, const std::string &data);
+    // Whether anyone follows `session`: lets publishers skip building events nobody reads.
+    bool has_followers(const std::string &session);
     void close_all();
 
   private:

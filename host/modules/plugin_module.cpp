@@ -52,7 +52,7 @@ ah_status_t svc_emit_partial(const ah_host_t *h, ah_call_t *call, ah_bytes_t chu
     auto *ctx = PluginHostContext::from(h);
     if (chunk.ptr == nullptr && chunk.len != 0) return AH_ERR_INVALID_ARGUMENT;
     const bool ok = LiveCalls::with(call, [&](ah_call *c) {
-        if (c->streams == nullptr || chunk.len == 0) return;
+        if (c->streams == nullptr || chunk.len == 0 || !c->streams->has_followers(c->session)) return;
         nlohmann::json data = {{"chunk", std::string(chunk.ptr, chunk.len)}};
         c->streams->publish(c->session, "output", data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     });

@@ -39,6 +39,7 @@ TEST(Text, TruncatesLikeOpenHands) {
     EXPECT_EQ(t.back(), 'Z');
     EXPECT_EQ(common::truncate_observation("short"), "short");
     EXPECT_EQ(common::strip_ansi("\x1b[31mred\x1b[0m \x1b]0;title\x07ok"), "red ok");
+    EXPECT_EQ(common::strip_ansi("\x1b(Bplain\x1b=x"), "plainx");
 }
 
 TEST(Auth, AcceptsOnlyTheKey) {
