@@ -43,8 +43,8 @@ struct CellResult {
     CellStatus status = CellStatus::Completed;
     bool raised = false;  // the cell ended with an exception (reply status "error")
     std::string reason;   // KernelDied: what happened to the kernel ("was killed by signal 9 (Killed)")
-    bool started = false; // the kernel began the cell (published anything for it): a died cell with
-                          // started == false never ran, so running it again on a new kernel is safe
+    bool started = false; // the kernel published something for this cell (informational: a kernel can
+                          // run a cell and die before its iopub thread says so, so cells are never rerun)
 };
 
 class KernelSession {
