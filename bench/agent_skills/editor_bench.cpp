@@ -16,15 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-// HostOptions without designated initializers (-Wmissing-field-initializers is an error here).
-[[maybe_unused]] HostOptions options(std::vector<std::string> args, std::map<std::string, std::string> env = {}, std::string working_dir = "") {
-    HostOptions o;
-    o.args = std::move(args);
-    o.env = std::move(env);
-    o.working_dir = std::move(working_dir);
-    return o;
-}
-[[maybe_unused]] HostOptions plugin_options() { return options({"--plugins", "agent_skills"}); }
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -44,7 +35,7 @@ double timed_ms(F &&f) {
 int run(const char *label, const std::vector<std::string> &extra_args, int iterations) {
     std::vector<std::string> args = {"--plugins", "agent_skills"};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
-    HostProcess host(options(args));
+    HostProcess host(HostOptions{.args = args});
     const std::string path = host.working_dir() + "/ten_thousand.py";
     std::string text;
     for (int i = 1; i <= 10000; ++i) text += "value_" + std::to_string(i) + " = compute(" + std::to_string(i) + ")  # line " + std::to_string(i) + "\n";

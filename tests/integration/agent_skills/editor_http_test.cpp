@@ -18,19 +18,10 @@ using actionhost::testing::read_file;
 using actionhost::testing::write_file;
 using nlohmann::json;
 
-// HostOptions without designated initializers (-Wmissing-field-initializers is an error here).
-[[maybe_unused]] HostOptions options(std::vector<std::string> args, std::map<std::string, std::string> env = {}, std::string working_dir = "") {
-    HostOptions o;
-    o.args = std::move(args);
-    o.env = std::move(env);
-    o.working_dir = std::move(working_dir);
-    return o;
-}
-[[maybe_unused]] HostOptions plugin_options() { return options({"--plugins", "agent_skills"}); }
 
 class EditorHttp : public ::testing::Test {
   protected:
-    static void SetUpTestSuite() { host_ = new HostProcess(plugin_options()); }
+    static void SetUpTestSuite() { host_ = new HostProcess(HostOptions{.args = {"--plugins", "agent_skills"}}); }
     static void TearDownTestSuite() {
         delete host_;
         host_ = nullptr;
@@ -218,7 +209,7 @@ TEST(EditorRootsHttp, ConfinedByActionhostEditorRoots) {
                                " is outside the directories this editor may access: " + std::filesystem::canonical(work.path()).string() + ".";
     {
         // --set KEY=VALUE; the edit action loads the plugin lazily.
-        HostProcess confined(options({"--set", "ACTIONHOST_EDITOR_ROOTS=" + work.path()}, {}, work.path()));
+        HostProcess confined(HostOptions{.args = {"--set", "ACTIONHOST_EDITOR_ROOTS=" + work.path()}, .working_dir = work.path()});
         EXPECT_EQ(view(confined, work / "in.txt").rfind("Here's the result of running `cat -n`", 0), 0u);
         EXPECT_EQ(view(confined, outside / "secret.txt"), denied);
         EXPECT_NE(view(confined, work / "link.txt").find("resolves to " + std::filesystem::canonical(outside / "secret.txt").string() + ", which is outside"),
@@ -226,12 +217,12 @@ TEST(EditorRootsHttp, ConfinedByActionhostEditorRoots) {
     }
     {
         // The host's environment works too (config_get falls back to it).
-        HostProcess confined(options({"--plugins", "agent_skills"}, {{"ACTIONHOST_EDITOR_ROOTS", work.path()}}, work.path()));
+        HostProcess confined(HostOptions{.args = {"--plugins", "agent_skills"}, .env = {{"ACTIONHOST_EDITOR_ROOTS", work.path()}}, .working_dir = work.path()});
         EXPECT_EQ(view(confined, outside / "secret.txt"), denied);
     }
     {
         // Unset: the whole file system, as OpenHands.
-        HostProcess open_host(plugin_options());
+        HostProcess open_host(HostOptions{.args = {"--plugins", "agent_skills"}});
         EXPECT_EQ(view(open_host, outside / "secret.txt").rfind("Here's the result of running `cat -n`", 0), 0u);
     }
 }

@@ -14,20 +14,11 @@ using actionhost::testing::HostProcess;
 using actionhost::testing::write_file;
 using nlohmann::json;
 
-// HostOptions without designated initializers (-Wmissing-field-initializers is an error here).
-[[maybe_unused]] HostOptions options(std::vector<std::string> args, std::map<std::string, std::string> env = {}, std::string working_dir = "") {
-    HostOptions o;
-    o.args = std::move(args);
-    o.env = std::move(env);
-    o.working_dir = std::move(working_dir);
-    return o;
-}
-[[maybe_unused]] HostOptions plugin_options() { return options({"--plugins", "agent_skills"}); }
 using namespace actionhost::agent_skills::testing;
 
 class SkillsHttp : public ::testing::Test {
   protected:
-    static void SetUpTestSuite() { host_ = new HostProcess(plugin_options()); }
+    static void SetUpTestSuite() { host_ = new HostProcess(HostOptions{.args = {"--plugins", "agent_skills"}}); }
     static void TearDownTestSuite() {
         delete host_;
         host_ = nullptr;
