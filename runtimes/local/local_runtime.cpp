@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <filesystem>
 #include <fstream>
@@ -90,31 +91,19 @@ class LocalRuntime : public Backend {
 
   private:
     std::string state_path() const {
-        return config_string("core.state_dir", "/tmp") + "/local-" + info().session_id + ".backend.json";
+        return kept_alive_record_path(config_string("core.state_dir", "/tmp"), "local", info().session_id);
     }
 
     // Reattaches to a host this session id left running (keep_runtime_alive), when it still answers.
     bool attach() {
-        std::ifstream in(state_path());
-        if (!in) return false;
-        json s;
-        try {
-            s = json::parse(in);
-        } catch (...) {
-            return false;
-        }
-        pid_t pid = s.value("pid", 0);
-        if (!process_exists(pid)) {
-            std::error_code ec;
-            fs::remove(state_path(), ec);
-            return false;
-        }
-        pid_ = pid;
-        url_ = s.value("url", "");
-        key_ = s.value("session_api_key", "");
-        run_dir_ = s.value("run_dir", "");
-        temp_workspace_ = s.value("temp_workspace", "");
-        workspace_ = s.value("workspace", "");
+        auto s = load_kept_alive_record(state_path());
+        if (!s) return false;
+        pid_ = s->value("pid", 0);
+        url_ = s->value("url", "");
+        key_ = s->value("session_api_key", "");
+        run_dir_ = s->value("run_dir", "");
+        temp_workspace_ = s->value("temp_workspace", "");
+        workspace_ = s->value("workspace", "");
         kill(-pid_, SIGCONT);  // it may have been paused
         wait_alive(url_, key_, 30);
         status(AH_STATUS_RUNTIME_STARTED, "attached to " + url_);
@@ -122,11 +111,8 @@ class LocalRuntime : public Backend {
     }
 
     void save_state() const {
-        fs::create_directories(fs::path(state_path()).parent_path());
-        std::ofstream out(state_path(), std::ios::trunc);
-        out << json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
-                    {"temp_workspace", temp_workspace_}, {"workspace", workspace_}}
-                   .dump();
+        save_kept_alive_record(state_path(), json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
+                                                  {"temp_workspace", temp_workspace_}, {"workspace", workspace_}});
     }
 
     void stop() {
@@ -136,13 +122,6 @@ class LocalRuntime : public Backend {
         if (!run_dir_.empty()) fs::remove_all(run_dir_, ec);
         if (!temp_workspace_.empty()) fs::remove_all(temp_workspace_, ec);
         fs::remove(state_path(), ec);
-    }
-
-    static std::string make_temp_dir(const std::string &prefix) {
-        const char *tmp = getenv("TMPDIR");
-        std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory " + tmpl);
-        return tmpl;
     }
 
     pid_t pid_ = -1;

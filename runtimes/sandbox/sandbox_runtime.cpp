@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <chrono>
 #include <filesystem>
@@ -24,13 +25,6 @@ using nlohmann::json;
 
 constexpr int kHostPortInside = 3000;  // the sandbox's own loopback: no collisions possible
 const char *kPortDirInside = "/run/actionhost";
-
-std::string temp_dir(const std::string &prefix) {
-    const char *tmp = getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory " + tmpl);
-    return tmpl;
-}
 
 bool write_text(const std::string &path, const std::string &text) {
     std::ofstream out(path);
@@ -62,7 +56,7 @@ class SandboxRuntime : public Backend {
         std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
         if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
         network_ = config_bool("sandbox.network", false);
-        run_dir_ = temp_dir("ah-sandbox-");
+        run_dir_ = make_temp_dir("ah-sandbox-");
         fs::create_directories(run_dir_ + "/root");
         fs::create_directories(run_dir_ + "/ports");
         std::string workspace = config_string("core.workspace_base", "");
@@ -164,30 +158,18 @@ class SandboxRuntime : public Backend {
     }
 
     std::string state_path() const {
-        return config_string("core.state_dir", "/tmp") + "/sandbox-" + info().session_id + ".backend.json";
+        return kept_alive_record_path(config_string("core.state_dir", "/tmp"), "sandbox", info().session_id);
     }
 
     bool attach() {
-        std::ifstream in(state_path());
-        if (!in) return false;
-        json s;
-        try {
-            s = json::parse(in);
-        } catch (...) {
-            return false;
-        }
-        pid_t pid = s.value("pid", 0);
-        if (!process_exists(pid)) {
-            std::error_code ec;
-            fs::remove(state_path(), ec);
-            return false;
-        }
-        pid_ = pid;
-        url_ = s.value("url", "");
-        key_ = s.value("session_api_key", "");
-        run_dir_ = s.value("run_dir", "");
-        temp_workspace_ = s.value("temp_workspace", "");
-        cgroup_ = s.value("cgroup", "");
+        auto s = load_kept_alive_record(state_path());
+        if (!s) return false;
+        pid_ = s->value("pid", 0);
+        url_ = s->value("url", "");
+        key_ = s->value("session_api_key", "");
+        run_dir_ = s->value("run_dir", "");
+        temp_workspace_ = s->value("temp_workspace", "");
+        cgroup_ = s->value("cgroup", "");
         try {
             freeze(false);
         } catch (...) {
@@ -198,11 +180,8 @@ class SandboxRuntime : public Backend {
     }
 
     void save_state() const {
-        fs::create_directories(fs::path(state_path()).parent_path());
-        std::ofstream out(state_path(), std::ios::trunc);
-        out << json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
-                    {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_}}
-                   .dump();
+        save_kept_alive_record(state_path(), json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
+                                                  {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_}});
     }
 
     void stop() {

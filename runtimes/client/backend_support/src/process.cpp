@@ -98,6 +98,13 @@ std::optional<int> try_reap(pid_t pid) {
     return std::nullopt;
 }
 
+std::string make_temp_dir(const std::string &prefix) {
+    const char *tmp = getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory " + tmpl);
+    return tmpl;
+}
+
 bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
 void stop_process_group(pid_t pgid, double grace_s) {

@@ -29,6 +29,9 @@ bool process_exists(pid_t pid);
 // SIGTERM to the process group `pgid`, then SIGKILL after `grace_s`; reaps `pid` when it is our child.
 void stop_process_group(pid_t pgid, double grace_s);
 
+// mkdtemp of <$TMPDIR or /tmp>/<prefix>XXXXXX. Throws std::runtime_error when it cannot.
+std::string make_temp_dir(const std::string &prefix);
+
 // The environment of this process, as a map.
 std::map<std::string, std::string> process_environment();
 // The last `max_bytes` of a file ("" when unreadable): for error messages quoting a log.

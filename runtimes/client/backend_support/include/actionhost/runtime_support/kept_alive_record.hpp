@@ -1,0 +1,20 @@
+// The record a backend leaves beside a host it keeps running (keep_runtime_alive), so that a later
+// client of the same session id reattaches instead of starting another sandbox.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace actionhost::runtime_support {
+
+// <state_dir>/<kind>-<session_id>.backend.json
+std::string kept_alive_record_path(const std::string &state_dir, const std::string &kind, const std::string &session_id);
+
+// The record at `path` when it parses and its "pid" still runs; a record whose process is gone is
+// removed (it can never be attached to again).
+std::optional<nlohmann::json> load_kept_alive_record(const std::string &path);
+
+void save_kept_alive_record(const std::string &path, const nlohmann::json &record);
+
+}  // namespace actionhost::runtime_support
