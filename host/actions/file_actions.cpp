@@ -150,16 +150,20 @@ nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &
             return read_observation(path, "data:" + mime + ";base64," + base64(bytes));
         }
     } else {
-        if (file_looks_binary(path)) return common::error_observation("ERROR_BINARY_FILE");
+        // One read of the file serves both the binary check (its first 1024 bytes) and the content.
         err = slurp(path, bytes);
+        if (err == 0 && looks_binary(std::string_view(bytes).substr(0, 1024)))
+            return common::error_observation("ERROR_BINARY_FILE");
     }
     if (err == ENOENT || err == ENOTDIR)
         return common::error_observation("File not found: " + path + ". Your current working directory is " + ctx.cwd + ".");
     if (err == EISDIR) return common::error_observation("Path is a directory: " + path + ". You can only read files");
     if (err != 0) return common::error_observation("Cannot read " + path + ": " + std::strerror(err));
     if (!common::is_valid_utf8(bytes)) return common::error_observation("File could not be decoded as utf-8: " + path + ".");
+    std::string text = universal_newlines(bytes);
+    if (start == 0 && end == -1) return read_observation(path, text);  // the whole file: no line split needed
     std::string content;
-    for (const auto &l : select_lines(split_lines_keepends(universal_newlines(bytes)), start, end)) content += l;
+    for (const auto &l : select_lines(split_lines_keepends(text), start, end)) content += l;
     return read_observation(path, content);
 }
 

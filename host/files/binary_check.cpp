@@ -2,7 +2,6 @@
 
 #include <actionhost/common/utf8.hpp>
 
-#include <fstream>
 
 namespace actionhost::host {
 
@@ -24,14 +23,6 @@ bool looks_binary(std::string_view b) {
     if (likely_binary) return !decodable;
     if (decodable) return false;
     return b.find('\0') != std::string_view::npos || b.find('\xff') != std::string_view::npos;
-}
-
-bool file_looks_binary(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    char buf[1024];
-    in.read(buf, sizeof buf);
-    return looks_binary(std::string_view(buf, static_cast<size_t>(in.gcount())));
 }
 
 }  // namespace actionhost::host

@@ -2,13 +2,11 @@
 // with "decodable as unicode" judged by UTF-8 validity instead of chardet.
 #pragma once
 
-#include <string>
 #include <string_view>
 
 namespace actionhost::host {
 
+// `first_bytes`: the first 1024 bytes of a file, as binaryornot reads them.
 bool looks_binary(std::string_view first_bytes);
-// Reads up to 1024 bytes of `path`; a missing or unreadable file counts as text, as in OpenHands.
-bool file_looks_binary(const std::string &path);
 
 }  // namespace actionhost::host
