@@ -43,6 +43,11 @@ HostProcess::HostProcess(HostOptions o) : api_key_(o.api_key) {
         if (eq) env[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
     }
     env.erase("SESSION_API_KEY");
+    // A private home: the host's shell reads ~/.bashrc, and a test must not depend on (or be stalled
+    // by) what the machine's own user start-up files do — this image's root runs `pyenv init`, whose
+    // rehash lock, left behind by a killed shell, stalls every later root shell for a minute.
+    env["HOME"] = temp_->path() + "/home";
+    std::filesystem::create_directories(env["HOME"]);
     for (const auto &[k, v] : o.env) env[k] = v;
     if (!o.api_key.empty()) env["SESSION_API_KEY"] = o.api_key;
     std::vector<std::string> envs;

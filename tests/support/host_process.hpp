@@ -18,7 +18,8 @@ std::string source_path(const std::string &relative);
 
 struct HostOptions {
     std::vector<std::string> args;             // extra command-line arguments (e.g. {"--plugins","jupyter"})
-    std::map<std::string, std::string> env;    // added to the test's environment
+    std::map<std::string, std::string> env;    // added to the test's environment (HOME defaults to a
+                                               // private directory of the HostProcess)
     std::string working_dir;                   // default: a fresh temp dir owned by the HostProcess
     std::string api_key;                       // sets SESSION_API_KEY and sends it on every request
     bool as_current_user = true;               // pass --username/--user-id of the test's own user

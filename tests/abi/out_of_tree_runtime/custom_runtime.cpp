@@ -51,7 +51,7 @@ ah_status_t do_connect(ah_runtime_t *rt) {
         }
         argv.insert(argv.end(), {"--working-dir", c->dir, "--username", "root", "--user-id", std::to_string(getuid())});
         const char *marker = c->host->config_get(c->host, "vendor.marker");
-        std::vector<std::string> envs = {"PATH=/usr/bin:/bin", "HOME=/root", "USER=root",
+        std::vector<std::string> envs = {"PATH=/usr/bin:/bin", "HOME=" + c->dir, "USER=root",
                                          "VENDOR_MARKER=" + std::string(marker ? marker : "unset")};
         for (auto &[k, v] : env.items()) envs.push_back(k + "=" + v.get<std::string>());
         std::vector<char *> av, ev;
