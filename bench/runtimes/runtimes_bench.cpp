@@ -1,15 +1,18 @@
 // Start to first observation (`echo hi`) and teardown per runtime backend, medians in one run, with the
 // floor of spawning `bash -c 'echo hi'` on this machine measured in the same run.
-//   ah_bench_runtimes [iterations=10]      (docker: a running engine, else dockerd started for the run)
+//   ah_bench_runtimes [iterations=10] [local|pool|sandbox|cli|docker|image ...]   (default: all)
+// (docker: a running engine, else dockerd started for the run)
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "../../tests/integration/runtimes/runtime_harness.hpp"
 #include "support/host_process.hpp"
@@ -84,17 +87,21 @@ void bench_local_pool(int n, const Figures &floor) {
 
 int main(int argc, char **argv) {
     int n = argc > 1 ? std::max(1, std::atoi(argv[1])) : 10;
+    std::vector<std::string> only(argv + std::min(argc, 2), argv + argc);
+    auto wanted = [&](const std::string &what) { return only.empty() || std::find(only.begin(), only.end(), what) != only.end(); };
     Figures floor = measure(n * 5, spawn_echo, 3);
     print_row("floor: spawn bash -c 'echo hi'", floor);
-    bench_backend("local", n, floor);
-    bench_local_pool(n, floor);
-    bench_backend("sandbox", n, floor);
-    if (std::filesystem::exists(actionhost::testing::build_path("lib/actionhost/runtimes/cli/manifest.json")))
+    if (wanted("local")) bench_backend("local", n, floor);
+    if (wanted("pool")) bench_local_pool(n, floor);
+    if (wanted("sandbox")) bench_backend("sandbox", n, floor);
+    if (wanted("cli") && std::filesystem::exists(actionhost::testing::build_path("lib/actionhost/runtimes/cli/manifest.json")))
         bench_backend("cli", n, floor);
+    if (!wanted("docker") && !wanted("image")) return 0;
     // Uses a running engine or starts dockerd for the run (stopped after); imports the base image.
     runtimes_test::DockerForTests docker;
     if (docker.available()) {
-        bench_backend("docker", std::max(3, n / 2), floor);
+        if (wanted("docker")) bench_backend("docker", std::max(3, n / 2), floor);
+        if (!wanted("image")) return 0;
         // The image mode: the first start builds the image (timed alone), the others reuse it.
         setenv("OH_RUNTIME_RUNTIME_IMAGE_REPO", "actionhost-bench/runtime", 1);
         auto image = [](actionhost::client::Config &c) {

@@ -1,7 +1,5 @@
 #include "image_build.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -11,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "install_hash.hpp"
+#include "md5.hpp"
 #include "tar_context.hpp"
 
 namespace docker {
@@ -19,28 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-class Md5 {
-  public:
-    Md5() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr); }
-    ~Md5() { EVP_MD_CTX_free(ctx_); }
-    void update(const std::string &s) { EVP_DigestUpdate(ctx_, s.data(), s.size()); }
-    std::string hex() {
-        unsigned char d[EVP_MAX_MD_SIZE];
-        unsigned len = 0;
-        EVP_DigestFinal_ex(ctx_, d, &len);
-        static const char *digits = "0123456789abcdef";
-        std::string out;
-        for (unsigned i = 0; i < len; ++i) {
-            out += digits[d[i] >> 4];
-            out += digits[d[i] & 15];
-        }
-        return out;
-    }
-
-  private:
-    EVP_MD_CTX *ctx_;
-};
 
 std::string url_encode(const std::string &s) {
     std::string out;
@@ -129,28 +107,6 @@ std::string truncate_hash(const std::string &hex_digest) {
     return out;
 }
 
-std::string install_tree_hash(const std::string &install_dir) {
-    std::vector<fs::path> files = {fs::path(install_dir) / "bin/actionhost"};
-    const fs::path lib = fs::path(install_dir) / "lib/actionhost";
-    for (auto it = fs::recursive_directory_iterator(lib); it != fs::recursive_directory_iterator(); ++it) {
-        const std::string name = it->path().filename().string();
-        if (it->is_directory() && (name == "__pycache__" || (!name.empty() && name[0] == '.'))) {
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (it->is_regular_file() && it->path().extension() != ".pyc") files.push_back(it->path());
-    }
-    std::sort(files.begin(), files.end());
-    Md5 m;
-    for (const auto &f : files) {
-        std::ifstream in(f, std::ios::binary);
-        m.update(fs::relative(f, install_dir).string());
-        m.update(std::string(1, '\0'));
-        m.update(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
-    }
-    return m.hex();
-}
-
 std::string versioned_tag(const std::string &version, const std::string &base_image) {
     std::string b;
     for (char c : base_image) {
@@ -167,7 +123,7 @@ ImageTags image_tags(const ImagePlan &plan) {
     const std::string lock_inputs =
         plan.base_image + (plan.browser_enabled ? "" : "False") + "actionhost " + plan.version + " install " + plan.install_path;
     const std::string lock = "oh_v" + plan.version + "_" + truncate_hash(md5_hex(lock_inputs));
-    const std::string source = lock + "_" + truncate_hash(install_tree_hash(plan.install_dir));
+    const std::string source = lock + "_" + truncate_hash(cached_install_tree_hash(plan.install_dir));
     return {plan.repo + ":" + lock, plan.repo + ":" + source, plan.repo + ":" + versioned_tag(plan.version, plan.base_image)};
 }
 

@@ -2,7 +2,8 @@
 // POST /build, with a build context made in memory (tar_context.hpp). Three tags in `<repo>`:
 //   lock      oh_v<ver>_<h1>        h1 = hash of the base image (+ "False" with the browser off) and of
 //                                   what the host needs besides its code (its version and ABI)
-//   source    <lock>_<h2>           h2 = hash of the install tree (bin/actionhost, lib/actionhost/**);
+//   source    <lock>_<h2>           h2 = hash of the install tree (install_hash.hpp: bin/actionhost,
+//                                   lib/actionhost/**; cached by file metadata);
 //                                   the image a runtime runs
 //   versioned oh_v<ver>_<base image, '/'→_s_, ':'→_t_, lower-case, last 96 characters>
 // Source exists → reused. Else built FROM lock (code copied in), else FROM versioned, else FROM the
@@ -22,9 +23,6 @@ namespace docker {
 std::string truncate_hash(const std::string &hex_digest);
 // MD5 of `text`, hex.
 std::string md5_hex(const std::string &text);
-// MD5 over the install tree's relative paths and contents (sorted; hidden directories, __pycache__
-// and *.pyc left out, as OpenHands' dirhash ignores them), hex.
-std::string install_tree_hash(const std::string &install_dir);
 std::string versioned_tag(const std::string &version, const std::string &base_image);
 
 struct ImagePlan {

@@ -63,6 +63,37 @@ TEST_P(Git, UserConfigAndNoPagerAlias) {
     EXPECT_EQ(content(run(rt, "alias git")), "alias git='git --no-pager'");
 }
 
+// A fresh sandbox gets its global config written without running git (the fast path of
+// configure_git_user): git must still read back every byte of hostile values.
+TEST_P(Git, UserConfigValuesNeedingGitQuotingReadBackExactly) {
+    const std::string name = "Ann \"Q\" O'Neil \\ #1; x\ty $(id) `id` \xc3\xa9";
+    const std::string email = "  lead;ing@example.com # not a comment ";
+    auto s = start(GetParam(), [&](RuntimeOptions &o) {
+        o.config.set("core.git_user_name", name);
+        o.config.set("core.git_user_email", email);
+    });
+    auto &rt = *s->runtime;
+    EXPECT_EQ(base64_decode(content(run(rt, "git config --global user.name | base64 -w0"))), name + "\n");
+    EXPECT_EQ(base64_decode(content(run(rt, "git config --global user.email | base64 -w0"))), email + "\n");
+    // git itself can go on editing the file it did not write.
+    EXPECT_EQ(exit_code(run(rt, "git config --global core.pager cat && git config --global user.name")), 0);
+}
+
+// An existing global config (here GIT_CONFIG_GLOBAL, set for the sandbox) is edited by git, not replaced.
+TEST_P(Git, UserConfigIsAddedToAnExistingGlobalConfig) {
+    auto s = start(GetParam(), [&](RuntimeOptions &o) {
+        std::string ws = o.config.get_string("core.workspace_base");
+        write_file(ws + "/gitconfig", "[core]\n\tautocrlf = input\n");
+        o.sandbox_env["GIT_CONFIG_GLOBAL"] = std::string(GetParam() == "local" ? ws : "/workspace") + "/gitconfig";
+    });
+    auto &rt = *s->runtime;
+    EXPECT_EQ(content(run(rt, "git config --global core.autocrlf")), "input");
+    EXPECT_EQ(content(run(rt, "git config --global user.name")), "openhands");
+    std::string file = read_file(s->workspace->path() + "/gitconfig");
+    EXPECT_NE(file.find("autocrlf = input"), std::string::npos) << file;
+    EXPECT_NE(file.find("email = openhands@all-hands.dev"), std::string::npos) << file;
+}
+
 TEST_P(Git, CloneAtBranchThenChangesAndDiffs) {
     Upstream up;
     // The sandbox backend sees only its own filesystem: put the bare repository in the workspace.
