@@ -46,6 +46,18 @@ TEST(JupyterIPython, StateResultsStreamsAndAnsiRemoval) {
     EXPECT_EQ(content(ipython(host, "print('\\x1b[31mred\\x1b[0m é €')", -1, "", false)), "red é €");
 }
 
+// Our kernels run without ipykernel's 0.5 ms sleep before each execute_reply (kernel_session.cpp), and
+// still lose no output that a cell prints right before it ends.
+TEST(JupyterIPython, KernelRepliesWithoutTheExecuteSleepAndLosesNoOutput) {
+    HostProcess host(jupyter_host());
+    EXPECT_EQ(content(ipython(host, "get_ipython().kernel._execute_sleep", -1, "", false)), "0.0");
+    for (int i = 0; i < 20; ++i) {
+        const std::string n = std::to_string(i);
+        EXPECT_EQ(content(ipython(host, "import sys; print('out" + n + "'); sys.stderr.write('err" + n + "\\n'); " + n, -1, "", false)),
+                  "out" + n + "\nerr" + n + "\n" + n);
+    }
+}
+
 TEST(JupyterIPython, ErrorGivesThePlainTraceback) {
     HostProcess host(jupyter_host());
     const std::string c = content(ipython(host, "def f():\n    return 1/0\nf()"));
