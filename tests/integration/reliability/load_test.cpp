@@ -4,6 +4,8 @@
 // Also run under ThreadSanitizer (the tsan preset: ctest --preset tsan -L load).
 #include <gtest/gtest.h>
 
+#include "support/sanitizers.hpp"
+
 #include <cstdlib>
 #include <memory>
 
@@ -59,7 +61,10 @@ TEST(Load, ConcurrentClientsWithMixedActionsLoseNothingAndRssStaysFlat) {
     }
     // Flat: the second round (same work again) may not grow the host by more than a margin for the
     // allocator's and the bounded idempotency cache's fill.
-    EXPECT_LT(rss[2] - rss[1], 64 * 1024) << "RSS KiB: start " << rss[0] << ", round 1 " << rss[1] << ", round 2 " << rss[2];
+    // (Not under ASan: its quarantine holds up to 256 MB of freed memory on purpose; the plain build checks.)
+    if (!actionhost::testing::kAddressSanitizer) {
+        EXPECT_LT(rss[2] - rss[1], 64 * 1024) << "RSS KiB: start " << rss[0] << ", round 1 " << rss[1] << ", round 2 " << rss[2];
+    }
     EXPECT_EQ(host.get("/alive").status, 200);
     // Under the tsan preset the host reports races on its stderr (our log) and goes on: none allowed.
     EXPECT_EQ(host.log().find("ThreadSanitizer"), std::string::npos) << host.log().substr(0, 20000);

@@ -4,6 +4,7 @@
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
 #include <Poco/Net/HTTPServer.h>
+#include <Poco/ThreadPool.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
@@ -27,6 +28,9 @@ struct FakeHttpServer::Impl {
     FakeHandler handler;
     mutable std::mutex mutex;
     std::vector<FakeRequest> log;
+    // Our own pool, joined at destruction: a handler still running (a stalled reply) must not outlive
+    // the server and run into the process's static destructors (ASan: use-after-free in Poco).
+    Poco::ThreadPool pool{2, 16};
     std::unique_ptr<Poco::Net::HTTPServer> server;
 
     class Handler : public Poco::Net::HTTPRequestHandler {
@@ -102,11 +106,14 @@ FakeHttpServer::FakeHttpServer(FakeHandler handler, std::optional<TlsServerFiles
     params->setMaxThreads(16);
     params->setKeepAlive(true);
     params->setTimeout(Poco::Timespan(600, 0));
-    impl_->server = std::make_unique<Poco::Net::HTTPServer>(new Impl::Factory(*impl_), *socket, params);
+    impl_->server = std::make_unique<Poco::Net::HTTPServer>(new Impl::Factory(*impl_), impl_->pool, *socket, params);
     impl_->server->start();
 }
 
-FakeHttpServer::~FakeHttpServer() { impl_->server->stopAll(true); }
+FakeHttpServer::~FakeHttpServer() {
+    impl_->server->stopAll(true);
+    impl_->pool.joinAll();
+}
 
 std::string FakeHttpServer::url() const { return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_); }
 

@@ -3,6 +3,7 @@
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
 #include <Poco/Net/HTTPServer.h>
+#include <Poco/ThreadPool.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
@@ -81,6 +82,9 @@ class Factory : public Poco::Net::HTTPRequestHandlerFactory {
 
 struct FakeHttpServer::Impl {
     Route route;
+    // Our own pool, joined at destruction: a handler still running (a stalled reply) must not outlive
+    // the server and run into the process's static destructors (ASan: use-after-free in Poco).
+    Poco::ThreadPool pool{2, 16};
     std::unique_ptr<Poco::Net::HTTPServer> server;
     int port = 0;
     bool tls = false;
@@ -95,11 +99,14 @@ FakeHttpServer::FakeHttpServer(Route route, int threads, std::optional<TlsFiles>
     params->setMaxThreads(threads);
     params->setMaxQueued(64);
     params->setKeepAlive(true);
-    impl_->server = std::make_unique<Poco::Net::HTTPServer>(new Factory(impl_->route), socket, params);
+    impl_->server = std::make_unique<Poco::Net::HTTPServer>(new Factory(impl_->route), impl_->pool, socket, params);
     impl_->server->start();
 }
 
-FakeHttpServer::~FakeHttpServer() { impl_->server->stopAll(true); }
+FakeHttpServer::~FakeHttpServer() {
+    impl_->server->stopAll(true);
+    impl_->pool.joinAll();
+}
 
 int FakeHttpServer::port() const { return impl_->port; }
 std::string FakeHttpServer::url() const {

@@ -1,0 +1,20 @@
+// Whether this test binary (and so the host and modules of the same build) runs under AddressSanitizer.
+// ASan changes what some checks can see: its allocator keeps freed memory in a quarantine (RSS grows by
+// design) and its SEGV handler turns a crash into a report and abort().
+#pragma once
+
+namespace actionhost::testing {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
+}  // namespace actionhost::testing
