@@ -51,6 +51,7 @@ struct FakeHttpServer::Impl {
                 for (auto &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
                 r.headers[lower] = value;
             }
+            r.content_type = req.getContentType();
             Poco::StreamCopier::copyToString(req.stream(), r.body);
             {
                 std::lock_guard lock(impl_.mutex);
@@ -65,7 +66,8 @@ struct FakeHttpServer::Impl {
                 out = FakeResponse::json(500, {{"detail", std::string("fake server error: ") + e.what()}});
             }
             resp.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(out.status));
-            resp.setContentType(out.content_type);
+            for (const auto &[name, value] : out.headers) resp.set(name, value);
+            if (!out.body.empty()) resp.setContentType(out.content_type);
             resp.setContentLength(static_cast<std::streamsize>(out.body.size()));
             resp.send().write(out.body.data(), static_cast<std::streamsize>(out.body.size()));
         }

@@ -19,6 +19,11 @@ struct FakeRequest {
     std::map<std::string, std::string> params;  // decoded query parameters (last one wins)
     std::map<std::string, std::string> headers; // names lower-cased
     std::string body;
+    std::string content_type;
+    nlohmann::json json() const {  // null when the body is not JSON
+        nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+        return j.is_discarded() ? nlohmann::json() : j;
+    }
     std::string header(const std::string &lower_name) const {
         auto it = headers.find(lower_name);
         return it == headers.end() ? "" : it->second;
@@ -28,8 +33,12 @@ struct FakeRequest {
 struct FakeResponse {
     int status = 200;
     std::string body;
-    std::string content_type = "application/json";
-    static FakeResponse json(int status, const nlohmann::json &body) { return {status, body.dump(), "application/json"}; }
+    std::string content_type = "application/json";  // sent with a non-empty body
+    std::map<std::string, std::string> headers;     // extra response headers
+    // A null body is sent as no body.
+    static FakeResponse json(int status, const nlohmann::json &body) {
+        return {status, body.is_null() ? std::string() : body.dump(), "application/json", {}};
+    }
 };
 
 using FakeHandler = std::function<FakeResponse(const FakeRequest &)>;

@@ -101,12 +101,12 @@ json DaytonaApiFake::last_create_body() const {
     return last_create_;
 }
 
-FakeReply DaytonaApiFake::error(int status, const std::string &path, const std::string &message) const {
+FakeResponse DaytonaApiFake::error(int status, const std::string &path, const std::string &message) const {
     static const std::map<int, std::string> names = {{400, "Bad Request"}, {401, "Unauthorized"}, {403, "Forbidden"},
                                                      {404, "Not Found"},   {409, "Conflict"},     {500, "Internal Server Error"},
                                                      {502, "Bad Gateway"}, {503, "Service Unavailable"}};
     auto n = names.find(status);
-    return FakeReply::json(status, {{"statusCode", status},
+    return FakeResponse::json(status, {{"statusCode", status},
                                     {"timestamp", iso_now()},
                                     {"path", path},
                                     {"error", n == names.end() ? "Error" : n->second},
@@ -155,7 +155,7 @@ void DaytonaApiFake::advance() {
     }
 }
 
-FakeReply DaytonaApiFake::route(const FakeRequest &r) {
+FakeResponse DaytonaApiFake::route(const FakeRequest &r) {
     std::unique_lock lock(mutex_);
     std::string line = r.method + " " + r.path;
     requests_.push_back(line);
@@ -205,12 +205,12 @@ FakeReply DaytonaApiFake::route(const FakeRequest &r) {
         s->next = Clock::now() + kStep;
         set_state(*s, "creating");
         boxes_[s->id] = s;
-        return FakeReply::json(200, dto(*s));
+        return FakeResponse::json(200, dto(*s));
     }
     if (parts.size() == 2 && r.method == "GET") {
         json want = json::object();
-        if (r.query.count("labels")) {
-            want = json::parse(r.query.at("labels"), nullptr, false);
+        if (r.params.count("labels")) {
+            want = json::parse(r.params.at("labels"), nullptr, false);
             if (!want.is_object()) return error(400, r.path, "labels must be a JSON object");
         }
         json out = json::array();
@@ -220,7 +220,7 @@ FakeReply DaytonaApiFake::route(const FakeRequest &r) {
             for (auto &[k, v] : want.items()) match = match && s->labels.contains(k) && s->labels[k] == v;
             if (match) out.push_back(dto(*s));
         }
-        return FakeReply::json(200, out);
+        return FakeResponse::json(200, out);
     }
     Sandbox *sp = find(parts[2]);
     if (!sp) return error(404, r.path, "Sandbox with ID " + parts[2] + " not found");
@@ -229,13 +229,13 @@ FakeReply DaytonaApiFake::route(const FakeRequest &r) {
         return s.state == "creating" || s.state == "starting" || s.state == "stopping" || s.state == "destroying" ||
                s.state == "archiving";
     };
-    if (parts.size() == 3 && r.method == "GET") return FakeReply::json(200, dto(s));
+    if (parts.size() == 3 && r.method == "GET") return FakeResponse::json(200, dto(s));
     if (parts.size() == 3 && r.method == "DELETE") {
-        if (in_progress() && r.query.count("force") == 0) return error(400, r.path, "State change in progress");
+        if (in_progress() && r.params.count("force") == 0) return error(400, r.path, "State change in progress");
         set_state(s, "destroying");
         s.box->stop();
         s.next = Clock::now() + kStep;
-        return FakeReply::json(200, dto(s));
+        return FakeResponse::json(200, dto(s));
     }
     std::string verb = parts.size() > 3 ? parts[3] : "";
     if (verb == "start" && r.method == "POST") {
@@ -248,26 +248,26 @@ FakeReply DaytonaApiFake::route(const FakeRequest &r) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             lock.lock();
         }
-        return FakeReply::json(200, dto(s));
+        return FakeResponse::json(200, dto(s));
     }
     if (verb == "stop" && r.method == "POST") {
         if (s.state != "started") return error(400, r.path, "Sandbox is not started");
         set_state(s, "stopping");
         s.box->stop();
         s.next = Clock::now() + kStep;
-        return FakeReply::json(200, json());
+        return FakeResponse::json(200, json());
     }
     if (verb == "archive" && r.method == "POST") {
         if (s.state != "stopped") return error(400, r.path, "Sandbox is not stopped");
         set_state(s, "archiving");
         s.next = Clock::now() + kStep;
-        return FakeReply::json(200, json());
+        return FakeResponse::json(200, json());
     }
     if (verb == "labels" && r.method == "PUT") {
         json b = r.json();
         if (!b.is_object() || !b.contains("labels") || !b["labels"].is_object()) return error(400, r.path, "labels must be an object");
         s.labels = b["labels"];
-        return FakeReply::json(200, {{"labels", s.labels}});
+        return FakeResponse::json(200, {{"labels", s.labels}});
     }
     if (verb == "ports" && parts.size() == 6 && parts[5] == "preview-url" && r.method == "GET") {
         int port = 0;
@@ -280,19 +280,19 @@ FakeReply DaytonaApiFake::route(const FakeRequest &r) {
             s.previews[port] = std::make_unique<TunnelProxy>(port, "X-Daytona-Preview-Token", s.is_public ? "" : s.token);
             s.previews[port]->set_open(s.state == "started");
         }
-        return FakeReply::json(200, {{"url", s.previews[port]->url()}, {"token", s.token}});
+        return FakeResponse::json(200, {{"url", s.previews[port]->url()}, {"token", s.token}});
     }
     return error(404, r.path, "Cannot " + line);
 }
 
-FakeReply DaytonaApiFake::toolbox(const FakeRequest &r, Sandbox &s, const std::vector<std::string> &rest) {
+FakeResponse DaytonaApiFake::toolbox(const FakeRequest &r, Sandbox &s, const std::vector<std::string> &rest) {
     std::map<std::string, std::string> env;
     for (auto &[k, v] : s.env.items()) env[k] = v.is_string() ? v.get<std::string>() : v.dump();
     if (rest.size() == 2 && rest[0] == "process" && rest[1] == "execute" && r.method == "POST") {
         json b = r.json();
         if (!b.is_object() || b.value("command", "").empty()) return error(400, r.path, "command is required");
         auto res = s.box->run(b["command"].get<std::string>(), env, b.value("timeout", 360));
-        return FakeReply::json(200, {{"exitCode", res.exit_code}, {"result", res.output}});
+        return FakeResponse::json(200, {{"exitCode", res.exit_code}, {"result", res.output}});
     }
     if (rest.size() < 2 || rest[0] != "process" || rest[1] != "session") return error(404, r.path, "Cannot " + r.method + " " + r.path);
     if (rest.size() == 2 && r.method == "POST") {
@@ -300,7 +300,7 @@ FakeReply DaytonaApiFake::toolbox(const FakeRequest &r, Sandbox &s, const std::v
         if (id.empty()) return error(400, r.path, "sessionId is required");
         if (s.sessions.count(id)) return error(409, r.path, "session already exists");
         s.sessions[id] = {};
-        return FakeReply::json(200, json());
+        return FakeResponse::json(200, json());
     }
     if (rest.size() < 3) return error(404, r.path, "Cannot " + r.method + " " + r.path);
     auto session = s.sessions.find(rest[2]);
@@ -308,11 +308,11 @@ FakeReply DaytonaApiFake::toolbox(const FakeRequest &r, Sandbox &s, const std::v
     if (rest.size() == 3 && r.method == "GET") {
         json cmds = json::array();
         for (const auto &c : session->second) cmds.push_back(s.commands[c]);
-        return FakeReply::json(200, {{"sessionId", rest[2]}, {"commands", cmds}});
+        return FakeResponse::json(200, {{"sessionId", rest[2]}, {"commands", cmds}});
     }
     if (rest.size() == 3 && r.method == "DELETE") {
         s.sessions.erase(session);
-        return FakeReply::json(200, json());
+        return FakeResponse::json(200, json());
     }
     if (rest.size() == 4 && rest[3] == "exec" && r.method == "POST") {
         json b = r.json();
@@ -326,7 +326,7 @@ FakeReply DaytonaApiFake::toolbox(const FakeRequest &r, Sandbox &s, const std::v
             auto res = s.box->run(command, env, 360);
             s.commands[cmd_id]["exitCode"] = res.exit_code;
             s.commands[cmd_id]["output"] = res.output;
-            return FakeReply::json(200, {{"cmdId", cmd_id}, {"output", res.output}, {"exitCode", res.exit_code}});
+            return FakeResponse::json(200, {{"cmdId", cmd_id}, {"output", res.output}, {"exitCode", res.exit_code}});
         }
         ProcessBox *box = s.box.get();
         json *record = &s.commands[cmd_id];  // std::map nodes are stable; the sandbox outlives the workers
@@ -336,20 +336,20 @@ FakeReply DaytonaApiFake::toolbox(const FakeRequest &r, Sandbox &s, const std::v
             (*record)["exitCode"] = res.exit_code;
             (*record)["output"] = res.output;
         });
-        return FakeReply::json(202, {{"cmdId", cmd_id}});
+        return FakeResponse::json(202, {{"cmdId", cmd_id}});
     }
     if (rest.size() >= 5 && rest[3] == "command") {
         auto c = s.commands.find(rest[4]);
         if (c == s.commands.end()) return error(404, r.path, "command not found");
         if (rest.size() == 6 && rest[5] == "logs") {
-            FakeReply out;
+            FakeResponse out;
             out.content_type = "text/plain";
             out.body = c->second.value("output", "");
             return out;
         }
         json view = c->second;
         view.erase("output");
-        return FakeReply::json(200, view);
+        return FakeResponse::json(200, view);
     }
     return error(404, r.path, "Cannot " + r.method + " " + r.path);
 }

@@ -12,11 +12,15 @@
 #include <thread>
 #include <vector>
 
-#include "fake_http_server.hpp"
+#include "support/cloud_fakes/fake_http_server.hpp"
 #include "process_box.hpp"
 #include "tunnel_proxy.hpp"
 
 namespace cloud_fakes {
+
+using actionhost::testing::FakeHttpServer;
+using actionhost::testing::FakeRequest;
+using actionhost::testing::FakeResponse;
 
 class DaytonaApiFake {
   public:
@@ -37,10 +41,10 @@ class DaytonaApiFake {
 
   private:
     struct Sandbox;
-    FakeReply route(const FakeRequest &r);
-    FakeReply toolbox(const FakeRequest &r, Sandbox &s, const std::vector<std::string> &rest);
+    FakeResponse route(const FakeRequest &r);
+    FakeResponse toolbox(const FakeRequest &r, Sandbox &s, const std::vector<std::string> &rest);
     nlohmann::json dto(const Sandbox &s) const;
-    FakeReply error(int status, const std::string &path, const std::string &message) const;
+    FakeResponse error(int status, const std::string &path, const std::string &message) const;
     void set_state(Sandbox &s, const std::string &state);
     void advance();
 

@@ -24,7 +24,7 @@ long long now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-FakeReply error(int status, const std::string &message) { return FakeReply::json(status, {{"error", message}}); }
+FakeResponse error(int status, const std::string &message) { return FakeResponse::json(status, {{"error", message}}); }
 
 std::vector<std::string> split_path(const std::string &path) {
     std::vector<std::string> parts;
@@ -70,7 +70,7 @@ RunloopApiFake::RunloopApiFake(std::string api_key, std::optional<TlsFiles> tls)
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });
-    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest &r) { return route(r); }, 16, tls_);
+    server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest &r) { return route(r); }, tls_);
 }
 
 RunloopApiFake::~RunloopApiFake() {
@@ -180,7 +180,7 @@ void RunloopApiFake::advance() {
     }
 }
 
-FakeReply RunloopApiFake::route(const FakeRequest &r) {
+FakeResponse RunloopApiFake::route(const FakeRequest &r) {
     std::unique_lock lock(mutex_);
     std::string line = r.method + " " + r.path;
     requests_.push_back(line);
@@ -189,7 +189,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         if (line.rfind(it->first, 0) != 0) continue;
         int status = it->second.first;
         if (--it->second.second <= 0) failures_.erase(it);
-        FakeReply f = error(status, "injected failure");
+        FakeResponse f = error(status, "injected failure");
         if (status == 429) f.headers["retry-after"] = "0";
         return f;
     }
@@ -218,12 +218,12 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         set_status(*d, "provisioning");
         boxes_[d->id] = d;
         order_.push_back(d->id);
-        return FakeReply::json(200, view(*d));
+        return FakeResponse::json(200, view(*d));
     }
     if (parts.size() == 2 && r.method == "GET") {
-        std::string status = r.query.count("status") ? r.query.at("status") : "";
-        int limit = r.query.count("limit") ? std::max(1, std::stoi(r.query.at("limit"))) : 20;
-        std::string after = r.query.count("starting_after") ? r.query.at("starting_after") : "";
+        std::string status = r.params.count("status") ? r.params.at("status") : "";
+        int limit = r.params.count("limit") ? std::max(1, std::stoi(r.params.at("limit"))) : 20;
+        std::string after = r.params.count("starting_after") ? r.params.at("starting_after") : "";
         std::vector<json> all;
         bool started = after.empty();
         for (const auto &id : order_) {
@@ -236,7 +236,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         }
         json page = json::array();
         for (size_t i = 0; i < all.size() && static_cast<int>(i) < limit; ++i) page.push_back(all[i]);
-        return FakeReply::json(200, {{"devboxes", page},
+        return FakeResponse::json(200, {{"devboxes", page},
                                      {"has_more", static_cast<int>(all.size()) > limit},
                                      {"remaining_count", std::max(0, static_cast<int>(all.size()) - limit)},
                                      {"total_count", all.size()}});
@@ -245,7 +245,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
     if (it == boxes_.end()) return error(404, "Devbox " + parts[2] + " not found");
     std::shared_ptr<Devbox> dp = it->second;
     Devbox &d = *dp;
-    if (parts.size() == 3 && r.method == "GET") return FakeReply::json(200, view(d));
+    if (parts.size() == 3 && r.method == "GET") return FakeResponse::json(200, view(d));
     if (parts.size() < 4) return error(405, "Method not allowed");
     std::string verb = parts[3];
 
@@ -260,12 +260,12 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         };
         if (!changed_.wait_for(lock, std::chrono::duration<double>(long_poll_s_), wanted))
             return error(408, "devbox did not reach a wanted status in time; poll again");
-        return FakeReply::json(200, view(d));
+        return FakeResponse::json(200, view(d));
     }
     if (verb == "executions" && parts.size() >= 5) {
         auto e = d.executions.find(parts[4]);
         if (e == d.executions.end()) return error(404, "Execution " + parts[4] + " not found");
-        return FakeReply::json(200, e->second);
+        return FakeResponse::json(200, e->second);
     }
     if (r.method != "POST") return error(405, "Method not allowed");
     std::map<std::string, std::string> env;
@@ -279,7 +279,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         if (need({"shutdown", "failure"})) return invalid();
         d.shutdown_reason = "api_shutdown";
         set_status(d, "shutdown");
-        return FakeReply::json(200, view(d));
+        return FakeResponse::json(200, view(d));
     }
     if (verb == "suspend") {
         if (!need({"running"})) return invalid();
@@ -287,17 +287,17 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         for (auto &[port, t] : d.tunnels) t->set_open(false);
         set_status(d, "suspending");
         d.next = Clock::now() + kStep;
-        return FakeReply::json(200, view(d));
+        return FakeResponse::json(200, view(d));
     }
     if (verb == "resume") {
         if (!need({"suspended"})) return invalid();
         set_status(d, "resuming");
         d.next = Clock::now() + kStep;
-        return FakeReply::json(200, view(d));
+        return FakeResponse::json(200, view(d));
     }
     if (verb == "keep_alive") {
         if (!need({"running"})) return invalid();
-        return FakeReply::json(200, json::object());
+        return FakeResponse::json(200, json::object());
     }
     if (verb == "create_tunnel" || verb == "remove_tunnel") {
         json b = r.json();
@@ -309,17 +309,17 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         if (!need({"running", "suspended", "suspending", "resuming"})) return invalid();
         if (verb == "remove_tunnel") {
             d.tunnels.erase(port);
-            return FakeReply::json(200, json::object());
+            return FakeResponse::json(200, json::object());
         }
         if (!d.tunnels.count(port)) d.tunnels[port] = std::make_unique<TunnelProxy>(port, "", "", tls_);
-        return FakeReply::json(200, {{"devbox_id", d.id}, {"port", port}, {"url", d.tunnels[port]->url()}});
+        return FakeResponse::json(200, {{"devbox_id", d.id}, {"port", port}, {"url", d.tunnels[port]->url()}});
     }
     if (!need({"running"})) return invalid();  // the tools below need a running devbox
     if (verb == "execute_sync") {
         json b = r.json();
         if (!b.is_object() || !b.contains("command")) return error(400, "command is required");
         auto res = d.box->run(b["command"].get<std::string>(), env, 600);
-        return FakeReply::json(200, {{"devbox_id", d.id}, {"exit_status", res.exit_code}, {"stdout", res.output}, {"stderr", ""}});
+        return FakeResponse::json(200, {{"devbox_id", d.id}, {"exit_status", res.exit_code}, {"stdout", res.output}, {"stderr", ""}});
     }
     if (verb == "execute_async") {
         json b = r.json();
@@ -341,7 +341,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
             x["stdout"] = res.output;
             x["stderr"] = "";
         });
-        return FakeReply::json(200, e);
+        return FakeResponse::json(200, e);
     }
     if (verb == "download_file" || verb == "read_file_contents") {
         json b = r.json();
@@ -350,7 +350,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         if (rel.empty() || !in) return error(404, "file not found: " + rel);
         std::stringstream s;
         s << in.rdbuf();
-        FakeReply f;
+        FakeResponse f;
         f.body = s.str();
         f.content_type = verb == "download_file" ? "application/octet-stream" : "text/plain";
         return f;
@@ -362,7 +362,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         fs::path p = fs::path(d.box->home()) / rel;
         fs::create_directories(p.parent_path());
         std::ofstream(p, std::ios::binary) << b.value("contents", "");
-        return FakeReply::json(200, view(d));
+        return FakeResponse::json(200, view(d));
     }
     if (verb == "upload_file") {
         Poco::Net::HTTPRequest req("POST", r.path);
@@ -380,7 +380,7 @@ FakeReply RunloopApiFake::route(const FakeRequest &r) {
         fs::path p = fs::path(d.box->home()) / rel;
         fs::create_directories(p.parent_path());
         std::ofstream(p, std::ios::binary) << catcher.content;
-        return FakeReply::json(200, json::object());
+        return FakeResponse::json(200, json::object());
     }
     return error(404, "Not found");
 }

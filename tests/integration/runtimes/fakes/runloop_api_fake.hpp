@@ -13,11 +13,15 @@
 #include <thread>
 #include <vector>
 
-#include "fake_http_server.hpp"
+#include "support/cloud_fakes/fake_http_server.hpp"
 #include "process_box.hpp"
 #include "tunnel_proxy.hpp"
 
 namespace cloud_fakes {
+
+using actionhost::testing::FakeHttpServer;
+using actionhost::testing::FakeRequest;
+using actionhost::testing::FakeResponse;
 
 class RunloopApiFake {
   public:
@@ -44,8 +48,8 @@ class RunloopApiFake {
 
   private:
     struct Devbox;
-    FakeReply route(const FakeRequest &r);
-    FakeReply devbox_call(const FakeRequest &r, const std::string &id, const std::string &verb);
+    FakeResponse route(const FakeRequest &r);
+    FakeResponse devbox_call(const FakeRequest &r, const std::string &id, const std::string &verb);
     nlohmann::json view(const Devbox &d) const;
     void set_status(Devbox &d, const std::string &status);
     void advance();  // the scheduler thread's step: provisioning → initializing → running, ...

@@ -6,13 +6,12 @@
 #include <optional>
 #include <string>
 
+#include "support/cloud_fakes/fake_http_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cloud_fakes {
 
-struct TlsFiles {
-    std::string cert_file, key_file;
-};
+using TlsFiles = actionhost::testing::TlsServerFiles;  // cert_file, key_file (PEM)
 
 class TestCertificate {
   public:
