@@ -1,5 +1,7 @@
 #include "files/zip_files.hpp"
 
+#include "files/zip64_record_guard.hpp"
+
 #include <Poco/DateTime.h>
 #include <Poco/Path.h>
 #include <Poco/Timestamp.h>
@@ -64,13 +66,16 @@ void merge_into(const fs::path &from, const fs::path &to) {
 
 std::string unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits) {
     std::ifstream in(zip_path, std::ios::binary);
-    if (!in) return "cannot open the uploaded archive";
+    Zip64RecordGuard guard(zip_path);
+    if (!in || !guard.is_open()) return "cannot open the uploaded archive";
     std::unique_ptr<Poco::Zip::ZipArchive> archive;
     try {
-        archive = std::make_unique<Poco::Zip::ZipArchive>(in);
+        std::istream guarded(&guard);  // the header walk only: see zip64_record_guard.hpp
+        archive = std::make_unique<Poco::Zip::ZipArchive>(guarded);
     } catch (const std::exception &e) {
-        return std::string("not a valid zip archive: ") + e.what();
+        return "not a valid zip archive: " + (guard.refused().empty() ? std::string(e.what()) : guard.refused());
     }
+    if (!guard.refused().empty()) return "not a valid zip archive: " + guard.refused();
     uint64_t declared = 0, count = 0;
     for (auto it = archive->headerBegin(); it != archive->headerEnd(); ++it) {
         const auto &h = it->second;
