@@ -41,20 +41,22 @@ std::streamsize Zip64RecordGuard::xsgetn(char *s, std::streamsize n) {
     const bool size_field = after_signature_ && n == kRecordSizeField;
     const std::streamsize got = read_at(s, n);
     after_signature_ = got == 4 && n == 4 && std::memcmp(s, kZip64RecordSignature, 4) == 0;
-    if (size_field && got == kRecordSizeField) {
-        uint64_t declared = 0;
-        for (int b = 7; b >= 0; --b) declared = (declared << 8) | static_cast<unsigned char>(s[b]);
-        const uint64_t remaining = size_ - pos_;
-        if (declared > remaining) {
-            refused_ = "a ZIP64 end-of-central-directory record declares " + std::to_string(declared) +
-                       " bytes, but only " + std::to_string(remaining) + " follow it";
-            // Poco uses what lands in its buffer whatever the count says: leave it a size of 0.
-            std::memset(s, 0, static_cast<size_t>(n));
-            pos_ = size_;
-            return 0;
-        }
-    }
-    return got;
+    if (!size_field) return got;
+    uint64_t declared = 0;
+    for (int b = 7; b >= 0; --b) declared = (declared << 8) | static_cast<unsigned char>(b < got ? s[b] : 0);
+    const uint64_t remaining = size_ - pos_;
+    if (got < kRecordSizeField)
+        refused_ = "a ZIP64 end-of-central-directory record is cut off in its size field";
+    else if (declared > remaining)
+        refused_ = "a ZIP64 end-of-central-directory record declares " + std::to_string(declared) + " bytes, but only " +
+                   std::to_string(remaining) + " follow it";
+    else
+        return got;
+    // Poco uses what lands in its buffer whatever the count says (a short read leaves the rest of a
+    // huge size in place): leave it a size of 0, and the stream ends here.
+    std::memset(s, 0, static_cast<size_t>(n));
+    pos_ = size_;
+    return 0;
 }
 
 Zip64RecordGuard::int_type Zip64RecordGuard::underflow() {

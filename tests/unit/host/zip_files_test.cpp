@@ -84,13 +84,14 @@ TEST(Unzip, Zip64RecordDeclaringAHugeSizeIsRefused) {
     for (int i = 0; i < 8; ++i) large += static_cast<char>((1'500'000'000ULL >> (8 * i)) & 0xff);  // 1.5 GB
     large += std::string(80, '\x06');
     write_file(d / "large.zip", large);
-    for (const std::string &archive : {seed, d / "large.zip"}) {
+    write_file(d / "cut.zip", std::string("PK\x06\x06\0\0\0\0i", 9));  // the size field cut off: the rest is not zero
+    for (const std::string &archive : {seed, d / "large.zip", d / "cut.zip"}) {
         std::filesystem::remove_all(d / "dest");
         std::filesystem::create_directory(d / "dest");
         const auto t0 = std::chrono::steady_clock::now();
         const std::string why = unzip_safely(archive, d / "dest", {});
         EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2)) << archive;  // was 15 s of memset/copy
-        EXPECT_NE(why.find("not a valid zip archive: a ZIP64 end-of-central-directory record declares"), std::string::npos)
+        EXPECT_NE(why.find("not a valid zip archive: a ZIP64 end-of-central-directory record "), std::string::npos)
             << archive << ": " << why;
         EXPECT_TRUE(std::filesystem::is_empty(d / "dest")) << archive;
     }
