@@ -146,6 +146,14 @@ void BrowserEnv::settle(uint64_t step_mark, bool interacted, Clock::time_point d
     if (!interacted) return;
     const std::string session = active().session_id;
     const std::string frame = active().target_id;  // a page target's main frame id is its target id
+    // Chromium acks a mouse-up the page has no mouse-up listener for without waiting for its main thread,
+    // so the click it turns into may still be queued: a script that waits two animation frames runs
+    // after it (a click seen in the observation under heavy load, not just usually).
+    try {
+        evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", true,
+                 std::min(deadline, Clock::now() + 1000ms));
+    } catch (const std::exception &) {  // navigating away, or a page too busy: the sleep below still applies
+    }
     // An input event may schedule a navigation (form submit, link) a task or two later.
     std::this_thread::sleep_for(60ms);
     auto is_frame_event = [&](const CdpEvent &e, const char *method) {
