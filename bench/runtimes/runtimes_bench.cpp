@@ -16,6 +16,7 @@
 
 #include "../../tests/integration/runtimes/runtime_harness.hpp"
 #include "support/host_process.hpp"
+#include "start_teardown.hpp"
 #include "support/stats.hpp"
 #include "support/temp_dir.hpp"
 
@@ -37,22 +38,8 @@ void spawn_echo() {
 
 void bench_backend(const std::string &backend, int n, const Figures &floor,
                    const std::function<void(actionhost::client::Config &)> &tweak = {}, const std::string &label = "") {
-    const std::string name = label.empty() ? backend : label;
-    std::vector<double> start, teardown;
-    for (int i = 0; i < n; ++i) {
-        auto t0 = Clock::now();
-        auto s = runtimes_test::start_runtime(backend, tweak);
-        auto obs = runtimes_test::run(*s->runtime, "echo hi");
-        start.push_back(ms_since(t0));
-        if (obs.value("content", "") != "hi") std::fprintf(stderr, "%s: unexpected observation %s\n", backend.c_str(), obs.dump().c_str());
-        auto t1 = Clock::now();
-        s->runtime->close();
-        teardown.push_back(ms_since(t1));
-    }
-    Figures fs = figures(start), ft = figures(teardown);
-    print_row(name + ": start to first observation", fs);
-    print_row(name + ": teardown", ft);
-    print_ratio(name + " start vs bash spawn", fs, floor);
+    const RatioFloor spawn{floor, "bash spawn"};
+    bench_start_teardown(label.empty() ? backend : label, backend, n, tweak, &spawn);
 }
 
 // The local backend with a warm pool of one: every start after the first takes a pre-started host.
