@@ -14,6 +14,7 @@
 #include "modal_api.grpc.pb.h"
 #include "modal_api_fake.hpp"
 #include "process_box.hpp"
+#include "support/cloud_fakes/test_tls.hpp"
 
 using namespace cloud_fakes;
 using actionhost::client::Config;
@@ -265,11 +266,11 @@ TEST_F(ModalApiFakeTest, ContainerExecStreamsOutputAndExitCode) {
 }
 
 // Modal's default: an encrypted port, reached as https://<host>:<port> (the fake's tunnel serves TLS
-// with a test certificate the client trusts through $SSL_CERT_FILE).
+// with a certificate of a test CA the client trusts through $SSL_CERT_FILE).
 TEST(ModalApiFakeTls, EncryptedTunnelIsReachedOverHttps) {
-    TestCertificate cert;
-    ScopedEnv trust("SSL_CERT_FILE", cert.files().cert_file);
-    ModalApiFake fake("ak-test", "as-test", cert.files());
+    actionhost::testing::TestCertificateAuthority ca;
+    ScopedEnv trust("SSL_CERT_FILE", ca.ca_cert_file());
+    ModalApiFake fake("ak-test", "as-test", ca.server_files());
     ScopedEnv id("MODAL_TOKEN_ID", "ak-test");
     ScopedEnv secret("MODAL_TOKEN_SECRET", "as-test");
     ScopedEnv server("MODAL_SERVER_URL", fake.url());

@@ -9,6 +9,7 @@
 
 #include "cloud_runtime.hpp"
 #include "runloop_api_fake.hpp"
+#include "support/cloud_fakes/test_tls.hpp"
 
 using namespace cloud_fakes;
 using actionhost::client::Config;
@@ -185,11 +186,11 @@ TEST_F(RunloopApiFakeTest, DevboxWhoseHostExitsIsReported) {
 }
 
 // Over https://, as the real API and its tunnels are: the API calls and the wire both go through the
-// client library's TLS transport, trusting the fake's certificate through $SSL_CERT_FILE.
+// client library's TLS transport, trusting the test CA that signed the fake's certificate through $SSL_CERT_FILE.
 TEST(RunloopApiFakeTls, ProvisionAndRunOverHttps) {
-    TestCertificate cert;
-    ScopedEnv trust("SSL_CERT_FILE", cert.files().cert_file);
-    RunloopApiFake fake(kKey, cert.files());
+    actionhost::testing::TestCertificateAuthority ca;
+    ScopedEnv trust("SSL_CERT_FILE", ca.ca_cert_file());
+    RunloopApiFake fake(kKey, ca.server_files());
     ScopedEnv key("RUNLOOP_API_KEY", kKey);
     ScopedEnv base("RUNLOOP_BASE_URL", fake.url());
     ASSERT_EQ(fake.url().rfind("https://", 0), 0u);
@@ -202,9 +203,9 @@ TEST(RunloopApiFakeTls, ProvisionAndRunOverHttps) {
 }
 
 TEST(RunloopApiFakeTls, UntrustedCertificateIsAClearError) {
-    TestCertificate cert;
+    actionhost::testing::TestCertificateAuthority ca;
     ScopedEnv trust("SSL_CERT_FILE", std::nullopt);
-    RunloopApiFake fake(kKey, cert.files());
+    RunloopApiFake fake(kKey, ca.server_files());
     ScopedEnv key("RUNLOOP_API_KEY", kKey);
     ScopedEnv base("RUNLOOP_BASE_URL", fake.url());
     auto s = make_cloud_runtime({"runloop", [](Config &c) { c.set("runloop.port", free_port()); }});

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "support/cloud_fakes/fake_http_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace actionhost::testing {
@@ -17,6 +18,8 @@ class TestCertificateAuthority {
     std::string server_cert_file() const { return dir_->path() + "/server.crt"; }
     std::string server_key_file() const { return dir_->path() + "/server.key"; }
     std::string ca_pem() const;
+    // The server certificate and key, as the fake servers take them.
+    TlsServerFiles server_files() const { return {server_cert_file(), server_key_file()}; }
 
   private:
     std::unique_ptr<TempDir> dir_;

@@ -6,7 +6,6 @@ if(NOT TARGET ah_vendor_fakes)
   add_library(ah_vendor_fakes STATIC
     ${_rt}/fakes/tunnel_proxy.cpp
     ${_rt}/fakes/tls_listener.cpp
-    ${_rt}/fakes/test_certificate.cpp
     ${_rt}/fakes/process_box.cpp
     ${_rt}/fakes/cloud_runtime.cpp
     ${_rt}/fakes/runloop_api_fake.cpp

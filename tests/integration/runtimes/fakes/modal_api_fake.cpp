@@ -46,7 +46,7 @@ struct FakeSandbox {
 
 struct ModalApiFake::Impl final : public ModalClient::Service {
     std::string token_id, token_secret;
-    std::optional<TlsFiles> tunnel_tls;
+    std::optional<actionhost::testing::TlsServerFiles> tunnel_tls;
     mutable std::mutex mutex;
     std::condition_variable changed;
     std::map<std::string, std::string> apps;  // name → id
@@ -383,7 +383,7 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
     }
 };
 
-ModalApiFake::ModalApiFake(std::string token_id, std::string token_secret, std::optional<TlsFiles> tunnel_tls)
+ModalApiFake::ModalApiFake(std::string token_id, std::string token_secret, std::optional<actionhost::testing::TlsServerFiles> tunnel_tls)
     : impl_(std::make_unique<Impl>()) {
     impl_->tunnel_tls = std::move(tunnel_tls);
     impl_->token_id = std::move(token_id);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "test_certificate.hpp"
+#include "support/cloud_fakes/fake_http_server.hpp"
 
 namespace cloud_fakes {
 
@@ -19,7 +19,7 @@ class ModalApiFake {
   public:
     // With `tunnel_tls`, encrypted ports get https:// tunnels with that certificate (unencrypted ports
     // stay plain TCP, as Modal's raw tunnels are).
-    ModalApiFake(std::string token_id, std::string token_secret, std::optional<TlsFiles> tunnel_tls = std::nullopt);
+    ModalApiFake(std::string token_id, std::string token_secret, std::optional<actionhost::testing::TlsServerFiles> tunnel_tls = std::nullopt);
     ~ModalApiFake();
 
     std::string url() const;  // http://127.0.0.1:<port>

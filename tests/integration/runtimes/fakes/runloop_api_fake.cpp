@@ -63,7 +63,7 @@ struct RunloopApiFake::Devbox {
     std::map<std::string, json> executions;
 };
 
-RunloopApiFake::RunloopApiFake(std::string api_key, std::optional<TlsFiles> tls) : key_(std::move(api_key)), tls_(std::move(tls)) {
+RunloopApiFake::RunloopApiFake(std::string api_key, std::optional<actionhost::testing::TlsServerFiles> tls) : key_(std::move(api_key)), tls_(std::move(tls)) {
     scheduler_ = std::thread([this] {
         while (!stopping_) {
             advance();

@@ -26,7 +26,7 @@ using actionhost::testing::FakeResponse;
 class RunloopApiFake {
   public:
     // With `tls`, the API and the tunnels are served over https:// with that certificate.
-    explicit RunloopApiFake(std::string api_key, std::optional<TlsFiles> tls = std::nullopt);
+    explicit RunloopApiFake(std::string api_key, std::optional<actionhost::testing::TlsServerFiles> tls = std::nullopt);
     ~RunloopApiFake();  // stops every devbox's processes
 
     std::string url() const { return server_->url(); }
@@ -55,7 +55,7 @@ class RunloopApiFake {
     void advance();  // the scheduler thread's step: provisioning → initializing → running, ...
 
     std::string key_;
-    std::optional<TlsFiles> tls_;
+    std::optional<actionhost::testing::TlsServerFiles> tls_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::map<std::string, std::shared_ptr<Devbox>> boxes_;

@@ -6,7 +6,7 @@
 
 namespace cloud_fakes {
 
-Poco::Net::ServerSocket listen_loopback(const std::optional<TlsFiles> &tls) {
+Poco::Net::ServerSocket listen_loopback(const std::optional<actionhost::testing::TlsServerFiles> &tls) {
     Poco::Net::SocketAddress where("127.0.0.1", 0);
     if (!tls) return Poco::Net::ServerSocket(where);
     Poco::Net::initializeSSL();

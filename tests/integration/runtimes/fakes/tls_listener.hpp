@@ -5,10 +5,10 @@
 
 #include <optional>
 
-#include "test_certificate.hpp"
+#include "support/cloud_fakes/fake_http_server.hpp"
 
 namespace cloud_fakes {
 
-Poco::Net::ServerSocket listen_loopback(const std::optional<TlsFiles> &tls);
+Poco::Net::ServerSocket listen_loopback(const std::optional<actionhost::testing::TlsServerFiles> &tls);
 
 }  // namespace cloud_fakes

@@ -93,7 +93,7 @@ struct TunnelProxy::Impl {
     bool tls = false;
 };
 
-TunnelProxy::TunnelProxy(int target_port, std::string token_header, std::string token, std::optional<TlsFiles> tls)
+TunnelProxy::TunnelProxy(int target_port, std::string token_header, std::string token, std::optional<actionhost::testing::TlsServerFiles> tls)
     : impl_(std::make_unique<Impl>()), open_(std::make_shared<std::atomic<bool>>(true)) {
     impl_->target = {target_port, std::move(token_header), std::move(token), open_};
     impl_->tls = tls.has_value();

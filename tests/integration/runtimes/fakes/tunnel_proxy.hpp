@@ -9,14 +9,14 @@
 #include <optional>
 #include <string>
 
-#include "test_certificate.hpp"
+#include "support/cloud_fakes/fake_http_server.hpp"
 
 namespace cloud_fakes {
 
 class TunnelProxy {
   public:
     // With `tls`, the public side is https:// (as the providers' are); the sandbox side stays plain.
-    TunnelProxy(int target_port, std::string token_header = "", std::string token = "", std::optional<TlsFiles> tls = std::nullopt);
+    TunnelProxy(int target_port, std::string token_header = "", std::string token = "", std::optional<actionhost::testing::TlsServerFiles> tls = std::nullopt);
     ~TunnelProxy();
     std::string url() const;
     int port() const;
