@@ -10,6 +10,7 @@
 
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/process.hpp>
+#include <actionhost/runtime_support/url_encode.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -78,13 +79,7 @@ class DockerRuntime : public Backend {
         if (config_bool("sandbox.keep_runtime_alive", false)) return;
         if (config_bool("sandbox.rm_all_containers", false)) {
             std::string filter = R"({"name":["openhands-runtime-"]})";
-            std::string encoded;
-            for (char c : filter) {
-                char buf[4];
-                std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
-                encoded += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? std::string(1, c) : std::string(buf);
-            }
-            json all = engine_->expect("GET", "/containers/json?all=true&filters=" + encoded, "", 200).json();
+            json all = engine_->expect("GET", "/containers/json?all=true&filters=" + actionhost::runtime_support::url_encode(filter), "", 200).json();
             for (const auto &c : all) remove(c.value("Id", ""));
         } else {
             remove(id_);

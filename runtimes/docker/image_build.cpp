@@ -1,5 +1,7 @@
 #include "image_build.hpp"
 
+#include <actionhost/runtime_support/url_encode.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -14,25 +16,12 @@
 #include "tar_context.hpp"
 
 namespace docker {
+using actionhost::runtime_support::url_encode;
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string url_encode(const std::string &s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", c);
-            out += buf;
-        }
-    }
-    return out;
-}
 
 bool image_exists(Engine &engine, const std::string &name) {
     return engine.call("GET", "/images/" + name + "/json").status == 200;

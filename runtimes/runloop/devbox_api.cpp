@@ -1,6 +1,7 @@
 #include "devbox_api.hpp"
 
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/url_encode.hpp>
 #include <algorithm>
 #include <chrono>
 
@@ -10,6 +11,7 @@ using actionhost::runtime_support::ProviderError;
 using actionhost::runtime_support::RestApi;
 using actionhost::runtime_support::RetryPolicy;
 using nlohmann::json;
+using actionhost::runtime_support::url_encode;
 
 namespace {
 
@@ -31,19 +33,6 @@ RetryPolicy wait_retries() {
     return p;
 }
 
-std::string url_escape(const std::string &s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-        else {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", c);
-            out += buf;
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 DevboxApi::DevboxApi(const ah_runtime_host_t *host, const std::string &base_url, const std::string &api_key)
@@ -55,13 +44,13 @@ DevboxApi::DevboxApi(const ah_runtime_host_t *host, const std::string &base_url,
 
 json DevboxApi::create(const json &body) { return api_.expect("POST", "/v1/devboxes", body, {200, 201}); }
 
-json DevboxApi::retrieve(const std::string &id) { return api_.expect("GET", "/v1/devboxes/" + url_escape(id), nullptr, {200}); }
+json DevboxApi::retrieve(const std::string &id) { return api_.expect("GET", "/v1/devboxes/" + url_encode(id), nullptr, {200}); }
 
 std::optional<json> DevboxApi::find_by_name(const std::string &name, const std::string &status) {
     std::string after;
     for (int page = 0; page < 50; ++page) {
-        std::string path = "/v1/devboxes?status=" + url_escape(status) + "&limit=100";
-        if (!after.empty()) path += "&starting_after=" + url_escape(after);
+        std::string path = "/v1/devboxes?status=" + url_encode(status) + "&limit=100";
+        if (!after.empty()) path += "&starting_after=" + url_encode(after);
         json list = api_.expect("GET", path, nullptr, {200});
         const json &boxes = list.contains("devboxes") && list["devboxes"].is_array() ? list["devboxes"] : json::array();
         for (const auto &d : boxes)
@@ -74,7 +63,7 @@ std::optional<json> DevboxApi::find_by_name(const std::string &name, const std::
 
 json DevboxApi::wait_for_status(const std::string &id, const std::vector<std::string> &statuses, double timeout_s) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    std::string path = "/v1/devboxes/" + url_escape(id) + "/wait_for_status";
+    std::string path = "/v1/devboxes/" + url_encode(id) + "/wait_for_status";
     for (int i = 0; i < 10000; ++i) {
         auto r = waiter_.call("POST", path, json{{"statuses", statuses}}, 40);
         if (r.status == 200) {
@@ -92,14 +81,14 @@ json DevboxApi::wait_for_status(const std::string &id, const std::vector<std::st
 }
 
 std::string DevboxApi::create_tunnel(const std::string &id, int port) {
-    json t = api_.expect("POST", "/v1/devboxes/" + url_escape(id) + "/create_tunnel", json{{"port", port}}, {200});
+    json t = api_.expect("POST", "/v1/devboxes/" + url_encode(id) + "/create_tunnel", json{{"port", port}}, {200});
     std::string url = t.value("url", "");
     if (url.empty()) throw ProviderError("Runloop API: create_tunnel for port " + std::to_string(port) + " returned no url", 200);
     return url;
 }
 
 json DevboxApi::lifecycle(const std::string &id, const std::string &verb) {
-    return api_.expect("POST", "/v1/devboxes/" + url_escape(id) + "/" + verb, nullptr, {200});
+    return api_.expect("POST", "/v1/devboxes/" + url_encode(id) + "/" + verb, nullptr, {200});
 }
 
 }  // namespace runloop

@@ -26,12 +26,6 @@ using nlohmann::json;
 
 json ProviderReply::json() const { return json::parse(body, nullptr, false); }
 
-std::string url_encode(const std::string &text) {
-    std::string out;
-    Poco::URI::encode(text, "!#$&'()*+,/:;=?@[]", out);
-    return out;
-}
-
 namespace {
 
 // Poco asks its SSLManager what to do with a certificate that fails verification; without a handler

@@ -5,6 +5,8 @@
 // it (library ah_runtime_provider_http), so the others carry no TLS code.
 #pragma once
 
+#include "actionhost/runtime_support/url_encode.hpp"
+
 #include <actionhost/runtime.h>
 
 #include <memory>
@@ -61,8 +63,5 @@ class ProviderHttp {
     std::string base_url_;
     std::unique_ptr<Tls> tls_;  // set for https://
 };
-
-// "a b/c" → "a%20b%2Fc" (RFC 3986 unreserved characters kept), for query values and path segments.
-std::string url_encode(const std::string &text);
 
 }  // namespace actionhost::runtime_support
