@@ -1,17 +1,32 @@
 #include "http/auth.hpp"
 
-#include <openssl/crypto.h>
+#include <Poco/HMACEngine.h>
+#include <Poco/RandomStream.h>
+#include <Poco/SHA1Engine.h>
 
 namespace actionhost::host {
 
+// Double-HMAC comparison: both the presented key and the session key go through an HMAC under a random
+// key drawn at start-up, and the MACs are compared. An ordinary comparison may stop at the first
+// differing byte, but where the MACs first differ is unpredictable without the random key, so its timing
+// tells a caller nothing about the session key (nor its length: MACs are all one size). It needs only
+// Poco Foundation, which keeps libcrypto — 175 page faults, several ms — out of every host start.
+// SHA-1 is enough here: HMAC needs a pseudo-random function, not collision resistance.
+ApiKeyCheck::ApiKeyCheck(std::string key) : enabled_(!key.empty()) {
+    if (!enabled_) return;
+    mac_key_.resize(Poco::SHA1Engine::BLOCK_SIZE);
+    Poco::RandomInputStream().read(mac_key_.data(), static_cast<std::streamsize>(mac_key_.size()));
+    expected_mac_ = mac(key);
+}
+
+std::vector<unsigned char> ApiKeyCheck::mac(const std::string &text) const {
+    Poco::HMACEngine<Poco::SHA1Engine> engine(mac_key_);
+    engine.update(text);
+    return engine.digest();
+}
+
 bool ApiKeyCheck::accepts(const std::string &presented) const {
-    if (key_.empty()) return true;
-    if (presented.size() != key_.size()) {
-        // Still do the work of a comparison so the time does not depend on where a prefix ends.
-        (void)CRYPTO_memcmp(key_.data(), key_.data(), key_.size());
-        return false;
-    }
-    return CRYPTO_memcmp(presented.data(), key_.data(), key_.size()) == 0;
+    return !enabled_ || mac(presented) == expected_mac_;
 }
 
 }  // namespace actionhost::host

@@ -2,19 +2,24 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace actionhost::host {
 
 class ApiKeyCheck {
   public:
-    explicit ApiKeyCheck(std::string key) : key_(std::move(key)) {}
-    bool enabled() const { return !key_.empty(); }
+    explicit ApiKeyCheck(std::string key);
+    bool enabled() const { return enabled_; }
     static bool is_public_path(const std::string &path) { return path == "/alive" || path == "/server_info"; }
-    // Constant-time in the key's content, so a wrong key says nothing about how much of it matched.
+    // The time taken says nothing about the key: neither how much of a guess matched nor its length.
     bool accepts(const std::string &presented) const;
 
   private:
-    std::string key_;
+    std::vector<unsigned char> mac(const std::string &text) const;
+
+    bool enabled_;
+    std::string mac_key_;                     // random, per process
+    std::vector<unsigned char> expected_mac_;  // of the session key; the key itself is not kept
 };
 
 }  // namespace actionhost::host

@@ -1,6 +1,6 @@
 // The session API key on every endpoint: missing, wrong, a prefix, a longer key, another case — each 403
-// with OpenHands' detail, and a refused upload leaves nothing behind. (The comparison itself is
-// CRYPTO_memcmp over equal lengths, host/http/auth.cpp; timing is not asserted on a shared CI machine.)
+// with OpenHands' detail, and a refused upload leaves nothing behind. (The comparison itself is a
+// double-HMAC one, host/http/auth.cpp; timing is not asserted on a shared CI machine.)
 #include <gtest/gtest.h>
 
 #include "support/host_process.hpp"
