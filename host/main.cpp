@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "actions/router.hpp"
 #include "cli/options.hpp"
@@ -82,6 +83,21 @@ std::unique_ptr<FileViewerServer> start_file_viewer(HostEnvironment &env, int po
         port, url_file ? url_file : "/tmp/oh-server-url", [&env](const std::string &m) { env.log(AH_LOG_INFO, "viewer", m); }});
 }
 
+// bash first, then the plugins named on the command line. The start-up commands OpenHands runs in its
+// first shell (spec §1.2 step 3e: the git no-pager alias, `cd WD`) are in the bash plugin's rcfile, so
+// they hold before its first prompt and cost no round trip here.
+std::string load_plugins(Router &router, const ModuleRegistry &registry, HostEnvironment &env,
+                         const std::vector<std::string> &plugins) {
+    if (registry.find("bash") != nullptr) {
+        if (std::string err = router.load("bash"); !err.empty()) return err;
+    } else {
+        env.log(AH_LOG_ERROR, "host", "the bash plugin is not installed: `run` actions will fail");
+    }
+    for (const auto &name : plugins)
+        if (std::string err = router.load(name); !err.empty()) return err;
+    return "";
+}
+
 int fail(const std::string &msg, int code = 1) {
     std::cerr << "actionhost: error: " << msg << "\n";
     return code;
@@ -143,30 +159,11 @@ int main(int argc, char **argv) {
     StreamHub streams;
     env.streams = &streams;
     Router router(env, registry, streams);
-    if (registry.find("bash") != nullptr) {
-        if (std::string err = router.load("bash"); !err.empty()) return fail(err);
-    } else {
-        env.log(AH_LOG_ERROR, "host", "the bash plugin is not installed: `run` actions will fail");
-    }
-    for (const auto &name : opt.plugins)
-        if (std::string err = router.load(name); !err.empty()) return fail(err);
-
-    // OpenHands' bash start-up commands (spec §1.2 step 3e), each of which must succeed.
-    if (!router.loaded_names().empty() && registry.find("bash") != nullptr) {
-        std::vector<std::string> init = {"alias git=\"git --no-pager\""};
-        if (user.user_id != 0) init.push_back("cd " + opt.working_dir);
-        for (const auto &cmd : init) {
-            nlohmann::json action = {{"action", "run"}, {"args", {{"command", cmd}, {"hidden", true}}}, {"timeout", 300.0}};
-            RouteResult r = router.execute(action, "", "");
-            const auto exit_code = r.body.value("extras", nlohmann::json::object())
-                                       .value("metadata", nlohmann::json::object())
-                                       .value("exit_code", -1);
-            if (r.http_status != 200 || exit_code != 0)
-                return fail("bash start-up command failed: " + cmd + " → " + r.body.dump());
-        }
-    }
-
     configure_file_roots(env.config_get("ACTIONHOST_EDITOR_ROOTS") ? env.config_get("ACTIONHOST_EDITOR_ROOTS") : "");
+    // Plugins start while the listeners are set up: the bash session (spawn, rcfile, first prompt) is
+    // most of a host's start, and nothing is served until both are done.
+    std::string load_error;
+    std::thread loader([&] { load_error = load_plugins(router, registry, env, opt.plugins); });
     ApiContext api{router, env, streams, ApiKeyCheck(env.config_get("SESSION_API_KEY") ? env.config_get("SESSION_API_KEY") : ""),
                    {}, std::chrono::steady_clock::now(),
                    std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
@@ -177,6 +174,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<FileViewerServer> viewer;
     Poco::ThreadPool pool("http", 4, 512, 60);
     int port = 0;
+    std::string listen_error;
     try {
         Poco::Net::ServerSocket socket;
         // SO_REUSEADDR so a restart can rebind at once; never SO_REUSEPORT (Poco's two-argument bind
@@ -193,11 +191,16 @@ int main(int argc, char **argv) {
         params->setKeepAliveTimeout(Poco::Timespan(600, 0));
         params->setTimeout(Poco::Timespan(600, 0));
         server = std::make_unique<Poco::Net::HTTPServer>(new ApiHandlerFactory(api), pool, socket, params);
-        server->start();
     } catch (const std::exception &e) {
-        router.shutdown();
-        return fail("cannot listen on " + opt.bind_host + ":" + std::to_string(opt.port) + ": " + e.what());
+        listen_error = "cannot listen on " + opt.bind_host + ":" + std::to_string(opt.port) + ": " + e.what();
     }
+    loader.join();
+    if (!load_error.empty() || !listen_error.empty()) {
+        viewer.reset();
+        router.shutdown();
+        return fail(load_error.empty() ? listen_error : load_error);
+    }
+    server->start();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     env.log(AH_LOG_INFO, "host", "actionhost " ACTIONHOST_VERSION " serving on " + opt.bind_host + ":" + std::to_string(port) +
                                      " (plugins: " + plugin_list + "; ready in " + std::to_string(static_cast<int>(ms)) + " ms)");
