@@ -129,7 +129,8 @@ HttpResponse HttpConnection::send(const HttpRequest &request) {
         for (const auto &[name, value] : resp) {
             std::string lower = name;
             for (auto &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            result.headers[lower] = value;
+            auto [it, fresh] = result.headers.emplace(lower, value);
+            if (!fresh) it->second += ", " + value;  // a repeated header is one list (RFC 9110 §5.3)
         }
         Poco::StreamCopier::copyToString(in, result.body);
         if (endpoint_.unix_socket || !resp.getKeepAlive()) impl_->session.reset();

@@ -1,5 +1,6 @@
 #include "actionhost/client/runtime.hpp"
 
+#include <actionhost/ext/http_response_headers.h>
 #include <actionhost/ext/runtime_recovery.h>
 #include <actionhost/runtime.h>
 #include <pwd.h>
@@ -137,6 +138,8 @@ struct Runtime::Impl {
     }
     struct HttpResultData {
         std::string body, error;
+        std::vector<std::string> header_lines;
+        std::vector<const char *> header_list{nullptr};  // NULL-terminated view of header_lines
     };
     static ah_status_t svc_http_request(const ah_runtime_host_t *, const ah_http_call_t *call, ah_http_result_t *result) {
         if (!call || !result || !call->url) return AH_ERR_INVALID_ARGUMENT;
@@ -167,6 +170,10 @@ struct Runtime::Impl {
             HttpResponse r = conn.send(req);
             result->status = r.status;
             data->body = std::move(r.body);
+            for (const auto &[name, value] : r.headers) data->header_lines.push_back(name + ": " + value);
+            data->header_list.clear();
+            for (const auto &line : data->header_lines) data->header_list.push_back(line.c_str());
+            data->header_list.push_back(nullptr);
         } catch (const TransportError &e) {
             data->error = e.what();
             st = e.kind() == TransportFailure::Timeout ? AH_ERR_TIMEOUT : AH_ERR_IO;
@@ -194,7 +201,16 @@ struct Runtime::Impl {
             return AH_ERR_INVALID_ARGUMENT;
         }
     }
-    static const void *svc_get_extension(const ah_runtime_host_t *, const char *) { return nullptr; }
+    static const char *const *svc_http_response_headers(const ah_runtime_host_t *, const ah_http_result_t *result) {
+        static const char *const kNone[] = {nullptr};
+        if (!result || !result->result_data) return kNone;
+        return static_cast<const HttpResultData *>(result->result_data)->header_list.data();
+    }
+    static const void *svc_get_extension(const ah_runtime_host_t *, const char *id) {
+        static const ah_ext_http_response_headers_t kHeaders{sizeof(ah_ext_http_response_headers_t), svc_http_response_headers};
+        if (id && std::string_view(id) == AH_EXT_HTTP_RESPONSE_HEADERS) return &kHeaders;
+        return nullptr;
+    }
 
     void build_host_view() {
         info.struct_size = sizeof(info);

@@ -120,6 +120,52 @@ TEST_F(RunloopApiFakeTest, RetriesRateLimitsAndServerErrors) {
     s->runtime->close();
 }
 
+// Gaps between the calls of `call` ("METHOD /path"), in seconds.
+std::vector<double> gaps_between(const RunloopApiFake &fake, const std::string &call) {
+    const auto names = fake.requests();
+    const auto times = fake.request_times();
+    std::vector<double> gaps;
+    std::optional<std::chrono::steady_clock::time_point> last;
+    for (size_t i = 0; i < names.size() && i < times.size(); ++i) {
+        if (names[i] != call) continue;
+        if (last) gaps.push_back(std::chrono::duration<double>(times[i] - *last).count());
+        last = times[i];
+    }
+    return gaps;
+}
+
+TEST_F(RunloopApiFakeTest, RetryWaitsAsLongAsTheApiAsks) {
+    // The client's own first wait is 0.75–1 s; the API asks for 1.6 s (retry-after-ms wins over
+    // retry-after, as in Runloop's Stainless client).
+    fake.fail_next("POST /v1/devboxes", 429, 1, {{"retry-after-ms", "1600"}, {"retry-after", "0"}});
+    auto s = start_cloud_runtime(options());
+    const auto gaps = gaps_between(fake, "POST /v1/devboxes");
+    ASSERT_EQ(gaps.size(), 1u);
+    EXPECT_GE(gaps[0], 1.6);
+    EXPECT_LT(gaps[0], 30.0);
+    s->runtime->close();
+}
+
+TEST_F(RunloopApiFakeTest, ShouldRetryHeaderOverridesTheStatus) {
+    // A 400 is never retried on its own, but the API says it should be; a 503 always is, but the API
+    // says no.
+    fake.fail_next("POST /v1/devboxes", 400, 1, {{"x-should-retry", "true"}, {"retry-after", "0"}});
+    {
+        auto s = start_cloud_runtime(options());
+        EXPECT_EQ(gaps_between(fake, "POST /v1/devboxes").size(), 1u);  // the 400, then the create
+        s->runtime->close();
+    }
+    const size_t before = fake.requests().size();
+    fake.fail_next("POST /v1/devboxes", 503, 1, {{"x-should-retry", "false"}});
+    auto s = make_cloud_runtime(options());
+    const std::string error = connect_error(*s);
+    EXPECT_NE(error.find("503"), std::string::npos) << error;
+    size_t creates = 0;
+    const auto all = fake.requests();
+    for (size_t i = before; i < all.size(); ++i) creates += all[i] == "POST /v1/devboxes" ? 1 : 0;
+    EXPECT_EQ(creates, 1u);
+}
+
 TEST_F(RunloopApiFakeTest, MissingApiKeyIsAClearErrorAndCreatesNothing) {
     ScopedEnv none("RUNLOOP_API_KEY", std::nullopt);
     auto s = make_cloud_runtime(options());

@@ -1,5 +1,7 @@
 #include "actionhost/runtime_support/host_http.hpp"
 
+#include <actionhost/ext/http_response_headers.h>
+
 namespace actionhost::runtime_support {
 
 HostHttpReply host_http_request(const ah_runtime_host_t *host, const std::string &method, const std::string &url,
@@ -21,6 +23,18 @@ HostHttpReply host_http_request(const ah_runtime_host_t *host, const std::string
     reply.status = r.status;
     if (r.body.ptr) reply.body.assign(r.body.ptr, r.body.len);
     if (r.error) reply.error = r.error;
+    const auto *ext = host->get_extension
+                          ? static_cast<const ah_ext_http_response_headers_t *>(host->get_extension(host, AH_EXT_HTTP_RESPONSE_HEADERS))
+                          : nullptr;
+    if (ext && ext->headers) {
+        for (const char *const *line = ext->headers(host, &r); line && *line; ++line) {
+            const std::string text = *line;
+            const size_t colon = text.find(':');
+            if (colon == std::string::npos) continue;
+            const size_t value = text.find_first_not_of(' ', colon + 1);
+            reply.headers[text.substr(0, colon)] = value == std::string::npos ? "" : text.substr(value);
+        }
+    }
     host->http_result_free(host, &r);
     return reply;
 }

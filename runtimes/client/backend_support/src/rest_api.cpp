@@ -1,6 +1,7 @@
 #include "actionhost/runtime_support/rest_api.hpp"
 
 #include "actionhost/runtime_support/host_http.hpp"
+#include "actionhost/runtime_support/retry_after.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -44,12 +45,17 @@ RestReply RestApi::call_raw(const std::string &method, const std::string &path, 
 
         bool retriable = st != AH_OK ? retry_.transport_errors
                                      : (retry_.statuses.count(reply.status) || (retry_.server_errors && reply.status >= 500));
+        if (st == AH_OK && retry_.should_retry_header && reply.status >= 300) {
+            if (auto h = r.headers.find("x-should-retry"); h != r.headers.end() && (h->second == "true" || h->second == "false"))
+                retriable = h->second == "true";
+        }
         if (!retriable || attempt >= retry_.max_retries) {
             if (st != AH_OK)
                 throw ProviderError("cannot reach the " + provider_ + " at " + url + ": " + error, 0);
             return reply;
         }
         double wait = std::min(retry_.max_s, retry_.initial_s * static_cast<double>(1 << std::min(attempt, 16))) * jitter(rng);
+        if (auto asked = retry_after_seconds(r.headers); asked && *asked <= retry_.max_s) wait = *asked;
         host_->log(host_, AH_LOG_WARNING,
                    (provider_ + ": " + method + " " + path + " → " + (st != AH_OK ? error : std::to_string(reply.status)) +
                     "; retrying in " + std::to_string(wait).substr(0, 4) + " s")

@@ -82,9 +82,10 @@ RunloopApiFake::~RunloopApiFake() {
     for (auto &[id, d] : boxes_) d->box.reset();
 }
 
-void RunloopApiFake::fail_next(const std::string &prefix, int status, int count) {
+void RunloopApiFake::fail_next(const std::string &prefix, int status, int count, std::map<std::string, std::string> headers) {
     std::lock_guard lock(mutex_);
-    failures_.push_back({prefix, {status, count}});
+    if (headers.empty() && status == 429) headers["retry-after"] = "0";
+    failures_.push_back({prefix, status, count, std::move(headers)});
 }
 
 void RunloopApiFake::fail_next_devbox(const std::string &reason) {
@@ -111,6 +112,11 @@ std::vector<std::string> RunloopApiFake::live_devboxes() const {
 std::vector<std::string> RunloopApiFake::requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
+}
+
+std::vector<std::chrono::steady_clock::time_point> RunloopApiFake::request_times() const {
+    std::lock_guard lock(mutex_);
+    return request_times_;
 }
 
 json RunloopApiFake::last_create_body() const {
@@ -184,13 +190,13 @@ FakeResponse RunloopApiFake::route(const FakeRequest &r) {
     std::unique_lock lock(mutex_);
     std::string line = r.method + " " + r.path;
     requests_.push_back(line);
+    request_times_.push_back(std::chrono::steady_clock::now());
     if (r.header("authorization") != "Bearer " + key_) return error(401, "Unauthorized: missing or invalid API key");
     for (auto it = failures_.begin(); it != failures_.end(); ++it) {
-        if (line.rfind(it->first, 0) != 0) continue;
-        int status = it->second.first;
-        if (--it->second.second <= 0) failures_.erase(it);
-        FakeResponse f = error(status, "injected failure");
-        if (status == 429) f.headers["retry-after"] = "0";
+        if (line.rfind(it->prefix, 0) != 0) continue;
+        FakeResponse f = error(it->status, "injected failure");
+        for (const auto &[name, value] : it->headers) f.headers[name] = value;
+        if (--it->count <= 0) failures_.erase(it);
         return f;
     }
     auto parts = split_path(r.path);

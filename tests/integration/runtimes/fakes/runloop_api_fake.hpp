@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -32,8 +33,8 @@ class RunloopApiFake {
     std::string url() const { return server_->url(); }
 
     // Error injection: the next `count` requests whose "METHOD /path" starts with `prefix` get `status`
-    // (with `retry-after: 0` on a 429).
-    void fail_next(const std::string &prefix, int status, int count = 1);
+    // with `headers` (by default `retry-after: 0` on a 429, as Runloop's API answers).
+    void fail_next(const std::string &prefix, int status, int count = 1, std::map<std::string, std::string> headers = {});
     // The next created devbox fails while initializing (status failure, failure_reason).
     void fail_next_devbox(const std::string &failure_reason);
     void set_long_poll_seconds(double s) { long_poll_s_ = s; }
@@ -44,6 +45,8 @@ class RunloopApiFake {
     std::vector<std::string> live_devboxes() const;
     // Requests seen, as "METHOD /path" (for asserting the calls a client made).
     std::vector<std::string> requests() const;
+    // When each of requests() arrived.
+    std::vector<std::chrono::steady_clock::time_point> request_times() const;
     nlohmann::json last_create_body() const;
 
   private:
@@ -61,7 +64,14 @@ class RunloopApiFake {
     std::map<std::string, std::shared_ptr<Devbox>> boxes_;
     std::vector<std::string> order_;
     std::vector<std::string> requests_;
-    std::vector<std::pair<std::string, std::pair<int, int>>> failures_;  // prefix → (status, count)
+    std::vector<std::chrono::steady_clock::time_point> request_times_;
+    struct Failure {
+        std::string prefix;
+        int status;
+        int count;
+        std::map<std::string, std::string> headers;
+    };
+    std::vector<Failure> failures_;
     std::string fail_next_devbox_;
     nlohmann::json last_create_;
     double long_poll_s_ = 10;

@@ -4,6 +4,7 @@
 
 #include <actionhost/runtime.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct HostHttpReply {
     int status = 0;
     std::string body;
     std::string error;
+    std::map<std::string, std::string> headers;  // names in lower case; empty from a client without the service
 };
 
 // `headers` are whole "Name: value" lines.

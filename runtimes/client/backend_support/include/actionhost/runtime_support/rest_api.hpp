@@ -21,6 +21,10 @@ struct RetryPolicy {
     bool transport_errors = false;  // no response (refused, reset, timeout) retried
     double initial_s = 1.0;       // first wait; doubles per attempt
     double max_s = 60.0;          // cap of one wait
+    // A wait the provider asks for (Retry-After, retry-after-ms) replaces the computed one when it is
+    // within [0, max_s]; one it cannot mean (longer) is ignored, as Stainless clients do.
+    // With should_retry_header, `x-should-retry: true|false` overrides whether a reply is retried.
+    bool should_retry_header = false;
 };
 
 struct RestReply {
