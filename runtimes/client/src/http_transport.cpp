@@ -13,6 +13,7 @@
 #include <Poco/StreamCopier.h>
 
 #include <cctype>
+#include <chrono>
 
 #include "actionhost/client/in_process.hpp"
 #include "tls_session.hpp"
@@ -88,17 +89,38 @@ std::pair<Endpoint, std::string> split_url(const std::string &url) {
 
 struct HttpConnection::Impl {
     std::unique_ptr<Poco::Net::HTTPClientSession> session;
+    std::chrono::steady_clock::time_point last_used;
 };
 
 HttpConnection::HttpConnection(Endpoint endpoint) : endpoint_(std::move(endpoint)), impl_(std::make_unique<Impl>()) {}
 HttpConnection::~HttpConnection() = default;
 
 HttpResponse HttpConnection::send(const HttpRequest &request) {
-    using namespace Poco::Net;
     if (endpoint_.in_process) return send_in_process(endpoint_.host, endpoint_.base_path + request.path, request);
+    bool reused = false;
+    try {
+        return send_once(request, reused);
+    } catch (const TransportError &e) {
+        // A kept-alive connection the server closed while we were idle (a restarted host, its keep-alive
+        // timeout) fails before any answer: that request never reached a server, so it goes again on a
+        // new connection now rather than after the caller's backoff. Actions carry X-Request-ID besides.
+        if (!reused || e.kind() != TransportFailure::Closed) throw;
+        return send_once(request, reused);
+    }
+}
+
+HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_connection) {
+    using namespace Poco::Net;
     const Poco::Timespan timeout(static_cast<Poco::Timespan::TimeDiff>(request.timeout_s * 1e6));
     try {
-        if (endpoint_.unix_socket || !impl_->session) {
+        // Poco reconnects a kept session by itself (after its keep-alive timeout), but only over TCP: a
+        // unix socket session past that timeout is replaced here instead.
+        if (impl_->session && endpoint_.unix_socket &&
+            std::chrono::steady_clock::now() - impl_->last_used >=
+                std::chrono::microseconds(impl_->session->getKeepAliveTimeout().totalMicroseconds()))
+            impl_->session.reset();
+        reused_connection = impl_->session != nullptr;
+        if (!impl_->session) {
             if (endpoint_.unix_socket) {
                 StreamSocket socket(SocketAddress::UNIX_LOCAL);
                 socket.connect(SocketAddress(SocketAddress::UNIX_LOCAL, endpoint_.host), timeout);
@@ -108,13 +130,13 @@ HttpResponse HttpConnection::send(const HttpRequest &request) {
             } else {
                 impl_->session = std::make_unique<HTTPClientSession>(endpoint_.host, static_cast<Poco::UInt16>(endpoint_.port));
             }
-            impl_->session->setKeepAlive(!endpoint_.unix_socket);
+            impl_->session->setKeepAlive(true);
         }
         auto &session = *impl_->session;
         session.setTimeout(timeout);
         HTTPRequest req(request.method, endpoint_.base_path + request.path, HTTPMessage::HTTP_1_1);
         req.setHost(endpoint_.unix_socket ? "localhost" : endpoint_.host, static_cast<Poco::UInt16>(endpoint_.port));
-        req.setKeepAlive(!endpoint_.unix_socket);
+        req.setKeepAlive(true);
         for (const auto &[name, value] : request.headers) req.set(name, value);
         if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
             req.setContentLength(static_cast<std::streamsize>(request.body.size()));
@@ -133,7 +155,8 @@ HttpResponse HttpConnection::send(const HttpRequest &request) {
             if (!fresh) it->second += ", " + value;  // a repeated header is one list (RFC 9110 §5.3)
         }
         Poco::StreamCopier::copyToString(in, result.body);
-        if (endpoint_.unix_socket || !resp.getKeepAlive()) impl_->session.reset();
+        if (!resp.getKeepAlive()) impl_->session.reset();
+        impl_->last_used = std::chrono::steady_clock::now();
         return result;
     } catch (const Poco::TimeoutException &e) {
         impl_->session.reset();

@@ -77,6 +77,9 @@ TEST(LocalWarmPool, SecondStartIsServedFromThePoolAndFaster) {
     EXPECT_EQ(runtimes_test::run(*cold.runtime, "echo $OPENHANDS_SESSION_ID").value("content", ""),
               cold.runtime->session_id());
     cold.runtime->close();
+    // The pool refills in the background after each start, as it would while an agent works; taken
+    // before its host is up, a pooled start only waits for that host (no faster than a cold one).
+    std::this_thread::sleep_for(std::chrono::seconds(1));
 
     Started warm = start_pooled(ws, state);
     EXPECT_TRUE(from_pool(warm)) << "second start was not served from the pool";

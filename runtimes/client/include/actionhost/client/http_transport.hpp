@@ -64,11 +64,13 @@ class HttpConnection {
     HttpConnection(const HttpConnection &) = delete;
     HttpConnection &operator=(const HttpConnection &) = delete;
 
-    // Throws TransportError when no response arrived.
+    // Throws TransportError when no response arrived. Connections are kept alive between requests
+    // (unix sockets too); a kept connection the server has closed meanwhile is replaced at once.
     HttpResponse send(const HttpRequest &request);
     const Endpoint &endpoint() const { return endpoint_; }
 
   private:
+    HttpResponse send_once(const HttpRequest &request, bool &reused_connection);
     struct Impl;
     Endpoint endpoint_;
     std::unique_ptr<Impl> impl_;
