@@ -1,6 +1,6 @@
-// The measurement every runtime benchmark shares: start a backend, run `echo hi`, close it; n times.
-// Prints the medians of start-to-first-observation and teardown, and the start's ratio to a floor
-// measured in the same run.
+// The measurement every runtime benchmark shares: start a backend, run `echo hi`, then 20 `read` actions,
+// close it; n times. Prints the medians of start-to-first-observation, teardown and a read action once
+// started, and the start's ratio to a floor measured in the same run.
 #pragma once
 
 #include <actionhost/client/config.hpp>
