@@ -70,14 +70,20 @@ bool configure_git_user(WireClient &wire, const std::string &name, const std::st
     std::string with_git = "git config --global user.name " + bash_quote(name) + " && git config --global user.email " + bash_quote(email);
     // A fresh sandbox has no global git config: then the file is written with bash builtins alone, as
     // `git config --global` would create it, instead of two git processes (~8 ms each here, most of
-    // a sandbox's start). Any existing global config (or GIT_CONFIG_GLOBAL) is left to git to edit.
+    // a sandbox's start). A ~/.gitconfig that already holds exactly that (a later start in the same
+    // home: local runtimes, warm pools, kept containers) is left as it is, read with `read` alone. Any
+    // other existing global config (or GIT_CONFIG_GLOBAL) is left to git to edit.
     std::string command = with_git;
     ShellOptions in_session;
     auto quoted_name = git_config_value(name), quoted_email = git_config_value(email);
     if (quoted_name && quoted_email) {
-        std::string file = "[user]\n\tname = " + *quoted_name + "\n\temail = " + *quoted_email + "\n";
-        command = "if [ -z \"${GIT_CONFIG_GLOBAL+x}\" ] && [ ! -e ~/.gitconfig ] && [ ! -e \"${XDG_CONFIG_HOME:-$HOME/.config}/git/config\" ]; "
-                  "then printf '%s' " + bash_quote(file) + " > ~/.gitconfig; else " + with_git + "; fi";
+        const std::string file = bash_quote("[user]\n\tname = " + *quoted_name + "\n\temail = " + *quoted_email + "\n");
+        command = "if [ -n \"${GIT_CONFIG_GLOBAL+x}\" ]; then " + with_git + "; "
+                  "elif [ ! -e ~/.gitconfig ] && [ ! -e \"${XDG_CONFIG_HOME:-$HOME/.config}/git/config\" ]; then "
+                  "printf '%s' " + file + " > ~/.gitconfig; "
+                  "elif [ -f ~/.gitconfig ] && IFS= read -r -d '' __ah_gitconfig < ~/.gitconfig; "
+                  "[ \"${__ah_gitconfig-}\" = " + file + " ] && { unset __ah_gitconfig; true; } || { unset __ah_gitconfig; false; }; then :; "
+                  "else " + with_git + "; fi";
         // Builtins only: the agent's shell runs them without a fork (a static command is a `bash -c`),
         // as OpenHands runs its git config in that shell too.
         in_session.is_static = false;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +93,37 @@ TEST_P(Git, UserConfigIsAddedToAnExistingGlobalConfig) {
     std::string file = read_file(s->workspace->path() + "/gitconfig");
     EXPECT_NE(file.find("autocrlf = input"), std::string::npos) << file;
     EXPECT_NE(file.find("email = openhands@all-hands.dev"), std::string::npos) << file;
+}
+
+namespace {
+ino_t inode_of(const std::string &path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+}  // namespace
+
+// A later start in the same home (local runtimes, warm pools) finds the [user] section it wrote: the
+// file is left alone (git would rewrite it through a lock file: a new inode); a different one is edited.
+TEST(GitLocalHome, UserConfigAlreadyInPlaceIsLeftAloneAndADifferentOneIsEdited) {
+    const std::string ours = "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev\n";
+    std::string home;
+    ino_t before = 0;
+    auto s = start("local", [&](RuntimeOptions &o) {
+        home = o.env["HOME"];
+        write_file(home + "/.gitconfig", ours);
+        before = inode_of(home + "/.gitconfig");
+    });
+    EXPECT_EQ(read_file(home + "/.gitconfig"), ours);
+    EXPECT_EQ(inode_of(home + "/.gitconfig"), before) << "the file was rewritten";
+    EXPECT_EQ(content(run(*s->runtime, "echo \"[${__ah_gitconfig+set}]\"")), "[]");  // nothing left set in the shell
+    s->runtime->close();
+
+    const std::string theirs = "[user]\n\tname = someone\n\temail = someone@example.com\n[core]\n\tautocrlf = input\n";
+    auto t = start("local", [&](RuntimeOptions &o) {
+        home = o.env["HOME"];
+        write_file(home + "/.gitconfig", theirs);
+    });
+    EXPECT_EQ(content(run(*t->runtime, "git config --global user.name; git config --global core.autocrlf")), "openhands\ninput");
 }
 
 TEST_P(Git, CloneAtBranchThenChangesAndDiffs) {
