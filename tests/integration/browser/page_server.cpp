@@ -51,13 +51,15 @@ var core = {
 <button id="submit" onclick="core.endEpisode(document.getElementById('fruit').value === core.target ? 1 : -1)">Submit</button>
 </body></html>)HTML";
 
-// One button that never stops moving and one that settles: Playwright's "stable" check.
+// One button that never stops moving and one that settles: Playwright's "stable" check. Each on a line
+// of its own: the moving one slides sideways, and on the calm one's line it would pass over it and take
+// a click aimed there between the hit test and the click (seen once under load).
 const char *kMoving = R"HTML(<!DOCTYPE html><html><head><title>Moving</title><style>
 @keyframes slide { from { transform: translateX(0); } to { transform: translateX(200px); } }
 #restless { animation: slide 0.4s linear infinite alternate; }
 </style></head><body>
-<button id="restless" onclick="document.getElementById('out').textContent='restless clicked'">restless</button>
-<button id="calm" onclick="document.getElementById('out').textContent='calm clicked'">calm</button>
+<div><button id="restless" onclick="document.getElementById('out').textContent='restless clicked'">restless</button></div>
+<div><button id="calm" onclick="document.getElementById('out').textContent='calm clicked'">calm</button></div>
 <p id="out">nothing clicked</p>
 </body></html>)HTML";
 
