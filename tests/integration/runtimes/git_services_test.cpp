@@ -3,6 +3,7 @@
 // workspace branch, init, the change list and per-file diffs, microagents; and a provider token used
 // for its host through a fake GitHub (git's dumb HTTP protocol behind Basic auth on 127.0.0.1) without
 // landing in any command, observation, history, log or config.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -96,33 +97,49 @@ TEST_P(Git, UserConfigIsAddedToAnExistingGlobalConfig) {
 }
 
 namespace {
-ino_t inode_of(const std::string &path) {
+// An mtime no write of today can give a file.
+constexpr time_t kLongAgo = 1000000000;
+
+void make_old(const std::string &path) {
+    const struct timespec times[2] = {{kLongAgo, 0}, {kLongAgo, 0}};
+    ::utimensat(AT_FDCWD, path.c_str(), times, 0);
+}
+
+time_t mtime_of(const std::string &path) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+    return ::stat(path.c_str(), &st) == 0 ? st.st_mtim.tv_sec : 0;
 }
 }  // namespace
 
-// A later start in the same home (local runtimes, warm pools) finds the [user] section it wrote: the
-// file is left alone (git would rewrite it through a lock file: a new inode); a different one is edited.
+// A later start in the same home (local runtimes, warm pools) finds the [user] section the first one
+// wrote: the file is left alone (git would have written a new one); a different one is edited by git.
 TEST(GitLocalHome, UserConfigAlreadyInPlaceIsLeftAloneAndADifferentOneIsEdited) {
-    const std::string ours = "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev\n";
-    std::string home;
-    ino_t before = 0;
+    std::string home, written;
+    {
+        auto first = start("local", [&](RuntimeOptions &o) { home = o.env["HOME"]; });
+        written = read_file(home + "/.gitconfig");  // as the first start wrote it, without git
+        first->runtime->close();
+    }
+    ASSERT_NE(written.find("[user]"), std::string::npos) << written;
+
     auto s = start("local", [&](RuntimeOptions &o) {
         home = o.env["HOME"];
-        write_file(home + "/.gitconfig", ours);
-        before = inode_of(home + "/.gitconfig");
+        write_file(home + "/.gitconfig", written);
+        make_old(home + "/.gitconfig");
     });
-    EXPECT_EQ(read_file(home + "/.gitconfig"), ours);
-    EXPECT_EQ(inode_of(home + "/.gitconfig"), before) << "the file was rewritten";
+    EXPECT_EQ(read_file(home + "/.gitconfig"), written);
+    EXPECT_EQ(mtime_of(home + "/.gitconfig"), kLongAgo) << "the file was rewritten";
     EXPECT_EQ(content(run(*s->runtime, "echo \"[${__ah_gitconfig+set}]\"")), "[]");  // nothing left set in the shell
+    EXPECT_EQ(content(run(*s->runtime, "git config --global user.email")), "openhands@all-hands.dev");
     s->runtime->close();
 
     const std::string theirs = "[user]\n\tname = someone\n\temail = someone@example.com\n[core]\n\tautocrlf = input\n";
     auto t = start("local", [&](RuntimeOptions &o) {
         home = o.env["HOME"];
         write_file(home + "/.gitconfig", theirs);
+        make_old(home + "/.gitconfig");
     });
+    EXPECT_NE(mtime_of(home + "/.gitconfig"), kLongAgo);
     EXPECT_EQ(content(run(*t->runtime, "git config --global user.name; git config --global core.autocrlf")), "openhands\ninput");
 }
 
