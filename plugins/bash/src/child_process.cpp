@@ -137,13 +137,7 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec &spec, std::st
             *error = "cannot start " + spec.program + ": " + std::strerror(rc);
             return nullptr;
         }
-        auto child = std::unique_ptr<ChildProcess>(new ChildProcess());
-        child->pid_ = spawned;
-        child->out_fd_ = io_parent;
-        set_nonblocking_cloexec(io_parent);
-        child->pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, spawned, 0));
-        if (child->pidfd_ >= 0) fcntl(child->pidfd_, F_SETFD, FD_CLOEXEC);
-        return child;
+        return adopt(spawned, io_parent);
     }
 
     // Switching user needs setgroups/setgid/setuid between fork and exec, which posix_spawn cannot do.
@@ -215,16 +209,21 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec &spec, std::st
         n = read(report[0], &child_errno, sizeof child_errno);
     } while (n < 0 && errno == EINTR);
     close(report[0]);
-    auto child = std::unique_ptr<ChildProcess>(new ChildProcess());
-    child->pid_ = pid;
-    child->out_fd_ = io_parent;
-    set_nonblocking_cloexec(io_parent);
-    child->pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-    if (child->pidfd_ >= 0) fcntl(child->pidfd_, F_SETFD, FD_CLOEXEC);
+    auto child = adopt(pid, io_parent);
     if (n > 0) {
         *error = "cannot start " + spec.program + ": " + std::strerror(child_errno);
         return nullptr;  // the destructor reaps the failed child
     }
+    return child;
+}
+
+std::unique_ptr<ChildProcess> ChildProcess::adopt(pid_t pid, int out_fd) {
+    auto child = std::unique_ptr<ChildProcess>(new ChildProcess());
+    child->pid_ = pid;
+    child->out_fd_ = out_fd;
+    set_nonblocking_cloexec(out_fd);
+    child->pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (child->pidfd_ >= 0) fcntl(child->pidfd_, F_SETFD, FD_CLOEXEC);
     return child;
 }
 

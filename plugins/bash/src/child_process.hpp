@@ -48,6 +48,8 @@ class ChildProcess {
 
   private:
     ChildProcess() = default;
+    // Takes a started child: its pid and our end of its terminal or pipe.
+    static std::unique_ptr<ChildProcess> adopt(pid_t pid, int out_fd);
     pid_t pid_ = -1;
     int out_fd_ = -1;
     int pidfd_ = -1;
