@@ -8,6 +8,7 @@
 
 #include <actionhost/ext/runtime_in_process.h>
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/header_line.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -188,14 +189,8 @@ class CliRuntime : public Backend {
             actionhost::cli_runtime::ExchangeRequest req;
             req.method = call->method ? call->method : "GET";
             req.uri = call->url ? call->url : "/";
-            for (auto p = call->headers; p && *p; ++p) {
-                const std::string line = *p;
-                const size_t colon = line.find(':');
-                if (colon == std::string::npos) continue;
-                std::string value = line.substr(colon + 1);
-                while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-                req.headers.emplace_back(line.substr(0, colon), value);
-            }
+            for (auto p = call->headers; p && *p; ++p)
+                if (auto h = actionhost::runtime_support::split_header_line(*p)) req.headers.push_back(std::move(*h));
             if (call->body.ptr && call->body.len) req.body.assign(call->body.ptr, call->body.len);
             auto answer = actionhost::cli_runtime::exchange(*self->core_->factory, req);
             auto *data = new ResultData{std::move(answer.body)};

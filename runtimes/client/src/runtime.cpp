@@ -2,6 +2,7 @@
 
 #include <actionhost/ext/http_response_headers.h>
 #include <actionhost/ext/runtime_recovery.h>
+#include <actionhost/runtime_support/header_line.hpp>
 #include <actionhost/runtime.h>
 #include <pwd.h>
 #include <unistd.h>
@@ -159,13 +160,10 @@ struct Runtime::Impl {
             req.timeout_s = call->timeout_s > 0 ? call->timeout_s : 60.0;
             if (call->body.ptr && call->body.len) req.body.assign(call->body.ptr, call->body.len);
             for (auto p = call->headers; p && *p; ++p) {
-                std::string line = *p;
-                auto colon = line.find(':');
-                if (colon == std::string::npos) continue;
-                std::string name = line.substr(0, colon), value = line.substr(colon + 1);
-                while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-                if (name == "Content-Type" || name == "content-type") req.content_type = value;
-                else req.headers.emplace_back(name, value);
+                auto h = runtime_support::split_header_line(*p);
+                if (!h) continue;
+                if (h->first == "Content-Type" || h->first == "content-type") req.content_type = h->second;
+                else req.headers.push_back(std::move(*h));
             }
             HttpResponse r = conn.send(req);
             result->status = r.status;

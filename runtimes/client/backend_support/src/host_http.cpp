@@ -1,5 +1,7 @@
 #include "actionhost/runtime_support/host_http.hpp"
 
+#include "actionhost/runtime_support/header_line.hpp"
+
 #include <actionhost/ext/http_response_headers.h>
 
 namespace actionhost::runtime_support {
@@ -27,13 +29,8 @@ HostHttpReply host_http_request(const ah_runtime_host_t *host, const std::string
                           ? static_cast<const ah_ext_http_response_headers_t *>(host->get_extension(host, AH_EXT_HTTP_RESPONSE_HEADERS))
                           : nullptr;
     if (ext && ext->headers) {
-        for (const char *const *line = ext->headers(host, &r); line && *line; ++line) {
-            const std::string text = *line;
-            const size_t colon = text.find(':');
-            if (colon == std::string::npos) continue;
-            const size_t value = text.find_first_not_of(' ', colon + 1);
-            reply.headers[text.substr(0, colon)] = value == std::string::npos ? "" : text.substr(value);
-        }
+        for (const char *const *line = ext->headers(host, &r); line && *line; ++line)
+            if (auto h = split_header_line(*line)) reply.headers[h->first] = h->second;
     }
     host->http_result_free(host, &r);
     return reply;

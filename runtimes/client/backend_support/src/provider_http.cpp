@@ -1,6 +1,7 @@
 #include "actionhost/runtime_support/provider_http.hpp"
 
 #include "actionhost/runtime_support/host_http.hpp"
+#include "actionhost/runtime_support/header_line.hpp"
 
 #include <Poco/Exception.h>
 #include <Poco/Net/AcceptCertificateHandler.h>
@@ -133,13 +134,8 @@ ProviderReply ProviderHttp::call(const std::string &method, const std::string &p
         Poco::Net::HTTPSClientSession session(tls_->host, tls_->port, tls_->context);
         session.setTimeout(Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(timeout_s * 1e6)));
         Poco::Net::HTTPRequest req(method, tls_->base_path + path, Poco::Net::HTTPMessage::HTTP_1_1);
-        for (const auto &line : headers) {
-            auto colon = line.find(':');
-            if (colon == std::string::npos) continue;
-            std::string value = line.substr(colon + 1);
-            while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-            req.set(line.substr(0, colon), value);
-        }
+        for (const auto &line : headers)
+            if (auto h = split_header_line(line)) req.set(h->first, h->second);
         if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH")
             req.setContentLength(static_cast<std::streamsize>(body.size()));
         std::ostream &out = session.sendRequest(req);
