@@ -82,8 +82,8 @@ bool configure_git_user(WireClient &wire, const std::string &name, const std::st
                   "elif [ ! -e ~/.gitconfig ] && [ ! -e \"${XDG_CONFIG_HOME:-$HOME/.config}/git/config\" ]; then "
                   "printf '%s' " + file + " > ~/.gitconfig; "
                   "elif [ -f ~/.gitconfig ] && IFS= read -r -d '' __ah_gitconfig < ~/.gitconfig; "
-                  "[ \"${__ah_gitconfig-}\" = " + file + " ] && { unset __ah_gitconfig; true; } || { unset __ah_gitconfig; false; }; then :; "
-                  "else " + with_git + "; fi";
+                  "[ \"${__ah_gitconfig-}\" = " + file + " ]; then unset __ah_gitconfig; "
+                  "else unset __ah_gitconfig; " + with_git + "; fi";
         // Builtins only: the agent's shell runs them without a fork (a static command is a `bash -c`),
         // as OpenHands runs its git config in that shell too.
         in_session.is_static = false;
