@@ -174,6 +174,21 @@ bool ServerProcess::alive() {
             return false;
         }
     }
+    if (r == 0 && !process_running(pid_)) {
+        // The main thread is a zombie but the kernel is still tearing the other threads down (node has
+        // several): waitpid reaps only once the whole group is gone, a few ms after a SIGKILL. Waiting for
+        // that here means a token asked for just after the server died restarts it instead of handing
+        // out the token of a dead server. Bounded: a process whose main thread alone exited keeps running.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
+        while (std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            r = ::waitpid(pid_, &status, WNOHANG);
+            if (r == pid_ || (r < 0 && errno == ECHILD)) {
+                reaped_ = true;
+                return false;
+            }
+        }
+    }
     return true;
 }
 

@@ -30,7 +30,8 @@ class ServerProcess {
     ServerProcess &operator=(const ServerProcess &) = delete;
 
     pid_t pid() const { return pid_; }
-    // False once the server's main process has exited (reaped here).
+    // False once the server's main process has exited (reaped here); one whose main thread is already a
+    // zombie is waited for (bounded) while the kernel ends its other threads.
     bool alive();
     // SIGTERM to the process group and every descendant, SIGKILL to what is left after `grace`.
     void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
