@@ -20,6 +20,7 @@
 #include "files/file_roots.hpp"
 #include "http/api.hpp"
 #include "http/body.hpp"
+#include "http/prompt_stop.hpp"
 #include "http/stream_hub.hpp"
 #include "modules/registry.hpp"
 #include "sys/orphan_reaper.hpp"
@@ -214,7 +215,7 @@ int main(int argc, char **argv) {
     while (::read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
     }
     env.log(AH_LOG_INFO, "host", "stopping on signal " + std::to_string(static_cast<int>(sig)));
-    server->stop();
+    stop_promptly(*server, StopMode::AcceptingOnly);
     viewer.reset();
     streams.close_all();
     router.shutdown();

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "http/prompt_stop.hpp"
 #include "http/responses.hpp"
 #include "viewer/file_viewer_page.hpp"
 
@@ -120,7 +121,7 @@ FileViewerServer::FileViewerServer(const FileViewerSettings &settings) {
 }
 
 FileViewerServer::~FileViewerServer() {
-    server_->stopAll(true);
+    stop_promptly(*server_, StopMode::AbortingConnections);
     pool_->joinAll();
 }
 
