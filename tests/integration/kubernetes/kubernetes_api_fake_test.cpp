@@ -254,6 +254,62 @@ TEST(KubernetesApiFake, InClusterServiceAccountOverTls) {
     expect_nothing_left(fake);
 }
 
+// x509 client-certificate authentication, as kind, minikube and kubeadm's admin.conf set a user up: a
+// client certificate and key in the kubeconfig, no token. The fake asks every client for a certificate
+// and takes a verified one's CN as the user, as the API server does.
+TEST(KubernetesApiFake, KubeconfigClientCertificateOverMutualTls) {
+    TestCertificateAuthority ca;
+    const auto tester = ca.issue_client_certificate("actionhost-tester");
+    KubernetesApiFake fake(KubernetesApiFake::Options{"a-token-nobody-sends", &ca, &ca});
+    fake.add_image(kImage, install_dir());
+    TempDir dir("ahk8s-mtls");
+    using Identity = TestCertificateAuthority::ClientIdentity;
+    auto inline_user = [](const Identity &id) {
+        return "    client-certificate-data: " + base64(actionhost::testing::read_file(id.cert_file)) +
+               "\n    client-key-data: " + base64(actionhost::testing::read_file(id.key_file)) + "\n";
+    };
+    auto kubeconfig_for = [&](const std::string &user) { return write_kubeconfig(dir, fake.url(), "", ca.ca_pem(), "sandboxes", user); };
+
+    // Inline certificate and key.
+    auto s = start_runtime("kubernetes", kube_config(kubeconfig_for(inline_user(tester))));
+    EXPECT_EQ(run(*s->runtime, "echo mutual-tls").value("content", ""), "mutual-tls");
+    EXPECT_FALSE(fake.object("pods", "sandboxes", pod_of(*s->runtime)).is_null());
+    const auto requests = fake.requests();
+    ASSERT_FALSE(requests.empty());
+    for (const auto &r : requests) {
+        EXPECT_EQ(r.client_common_name, "actionhost-tester") << r.method << " " << r.path;
+        EXPECT_EQ(r.header("authorization"), "") << r.method << " " << r.path;
+    }
+    s->runtime->close();
+    expect_nothing_left(fake);
+
+    // Files named relative to the kubeconfig's directory.
+    actionhost::testing::write_file(dir / "tester.crt", actionhost::testing::read_file(tester.cert_file));
+    actionhost::testing::write_file(dir / "tester.key", actionhost::testing::read_file(tester.key_file));
+    auto f = start_runtime("kubernetes", kube_config(kubeconfig_for("    client-certificate: tester.crt\n    client-key: tester.key\n")));
+    EXPECT_EQ(run(*f->runtime, "echo from-files").value("content", ""), "from-files");
+    f->runtime->close();
+    expect_nothing_left(fake);
+    EXPECT_EQ(fake.unauthorized_calls(), 0);
+    const int creates = count_calls(fake, "POST");
+
+    // A certificate the server's CA did not sign: the handshake fails, nothing is created.
+    TestCertificateAuthority other;
+    const auto stranger = other.issue_client_certificate("actionhost-tester");
+    std::string e = connect_error(kube_config(kubeconfig_for(inline_user(stranger))));
+    EXPECT_NE(e.find("Kubernetes API unreachable"), std::string::npos) << e;
+
+    // Our certificate with someone else's key: refused before any request.
+    e = connect_error(kube_config(kubeconfig_for(inline_user(Identity{tester.cert_file, stranger.key_file}))));
+    EXPECT_NE(e.find("do not fit together"), std::string::npos) << e;
+
+    // Neither a certificate nor a token: the API server's 401.
+    e = connect_error(kube_config(kubeconfig_for("    username: nobody\n")));
+    EXPECT_NE(e.find("HTTP 401 Unauthorized"), std::string::npos) << e;
+    EXPECT_EQ(count_calls(fake, "POST"), creates);
+    expect_nothing_left(fake);
+}
+
 TEST(KubernetesApiFake, PauseResumeAndKeepAlive) {
     KubernetesApiFake fake;
     fake.add_image(kImage, install_dir());

@@ -7,8 +7,11 @@
 #include <Poco/ThreadPool.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/SecureServerSocket.h>
+#include <Poco/Net/SecureStreamSocket.h>
+#include <Poco/Net/X509Certificate.h>
 #include <Poco/Net/ServerSocket.h>
 #include <Poco/StreamCopier.h>
 #include <Poco/URI.h>
@@ -52,6 +55,7 @@ struct FakeHttpServer::Impl {
                 r.headers[lower] = value;
             }
             r.content_type = req.getContentType();
+            r.client_common_name = client_common_name(req);
             Poco::StreamCopier::copyToString(req.stream(), r.body);
             {
                 std::lock_guard lock(impl_.mutex);
@@ -73,6 +77,17 @@ struct FakeHttpServer::Impl {
         }
 
       private:
+        static std::string client_common_name(Poco::Net::HTTPServerRequest &req) {
+            auto *impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl *>(&req);
+            if (impl == nullptr || !req.secure()) return "";
+            try {
+                Poco::Net::SecureStreamSocket secure(impl->socket());
+                return secure.havePeerCertificate() ? secure.peerCertificate().commonName() : "";
+            } catch (const Poco::Exception &) {
+                return "";
+            }
+        }
+
         Impl &impl_;
     };
     class Factory : public Poco::Net::HTTPRequestHandlerFactory {
@@ -96,7 +111,8 @@ FakeHttpServer::FakeHttpServer(FakeHandler handler, std::optional<TlsServerFiles
         Poco::Net::Context::Params p;
         p.certificateFile = tls->cert_file;
         p.privateKeyFile = tls->key_file;
-        p.verificationMode = Poco::Net::Context::VERIFY_NONE;
+        p.verificationMode = tls->client_ca_file.empty() ? Poco::Net::Context::VERIFY_NONE : Poco::Net::Context::VERIFY_RELAXED;
+        p.caLocation = tls->client_ca_file;
         p.loadDefaultCAs = false;
         Poco::Net::Context::Ptr ctx = new Poco::Net::Context(Poco::Net::Context::TLS_SERVER_USE, p);
         socket = std::make_unique<Poco::Net::SecureServerSocket>(where, 64, ctx);

@@ -20,6 +20,7 @@ struct FakeRequest {
     std::map<std::string, std::string> headers; // names lower-cased
     std::string body;
     std::string content_type;
+    std::string client_common_name;  // CN of the client certificate the TLS handshake verified, if any
     nlohmann::json json() const {  // null when the body is not JSON
         nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
         return j.is_discarded() ? nlohmann::json() : j;
@@ -45,6 +46,9 @@ using FakeHandler = std::function<FakeResponse(const FakeRequest &)>;
 
 struct TlsServerFiles {
     std::string cert_file, key_file;  // PEM
+    // With a CA file, clients are asked for a certificate (as the Kubernetes API server asks): one that
+    // is presented must be signed by this CA or the handshake fails; none at all is allowed.
+    std::string client_ca_file;
 };
 
 class FakeHttpServer {

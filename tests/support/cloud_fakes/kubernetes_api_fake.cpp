@@ -118,7 +118,10 @@ std::string validate(const std::string &resource, const json &o) {
 
 KubernetesApiFake::KubernetesApiFake(Options options) : options_(std::move(options)) {
     std::optional<TlsServerFiles> tls;
-    if (options_.tls) tls = TlsServerFiles{options_.tls->server_cert_file(), options_.tls->server_key_file()};
+    if (options_.tls) {
+        tls = options_.tls->server_files();
+        if (options_.client_ca) tls->client_ca_file = options_.client_ca->ca_cert_file();
+    }
     server_ = std::make_unique<FakeHttpServer>([this](const FakeRequest &r) { return handle(r); }, tls);
     kubelet_ = std::thread([this] { kubelet_loop(); });
 }
@@ -181,7 +184,9 @@ FakeResponse KubernetesApiFake::handle(const FakeRequest &r) {
     auto space = auth.find(' ');
     std::string scheme = auth.substr(0, space);
     for (auto &c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (space == std::string::npos || scheme != "bearer" || auth.substr(space + 1) != options_.token) {
+    // A verified client certificate is the user (its CN); the fake's TLS layer refused any other.
+    const bool by_certificate = !r.client_common_name.empty();
+    if (!by_certificate && (space == std::string::npos || scheme != "bearer" || auth.substr(space + 1) != options_.token)) {
         ++unauthorized_;
         return status_reply(401, "Unauthorized", "Unauthorized");
     }

@@ -38,6 +38,9 @@ class KubernetesApiFake {
     struct Options {
         std::string token = "test-token";
         const TestCertificateAuthority *tls = nullptr;  // serve HTTPS with this CA's server certificate
+        // Over HTTPS, client certificates signed by this CA authenticate their CN as the user, with no
+        // token (the API server's x509 client-certificate authentication).
+        const TestCertificateAuthority *client_ca = nullptr;
     };
     explicit KubernetesApiFake(Options options);
     KubernetesApiFake() : KubernetesApiFake(Options{}) {}

@@ -28,4 +28,15 @@ TestCertificateAuthority::TestCertificateAuthority() : dir_(std::make_unique<Tem
 
 std::string TestCertificateAuthority::ca_pem() const { return read_file(ca_cert_file()); }
 
+TestCertificateAuthority::ClientIdentity TestCertificateAuthority::issue_client_certificate(const std::string &common_name) const {
+    const std::string d = dir_->path();
+    const std::string stem = d + "/client-" + std::to_string(++clients_issued_);
+    write_file(stem + ".ext", "extendedKeyUsage=clientAuth\n");
+    openssl({"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", stem + ".key", "-out",
+             stem + ".csr", "-subj", "/O=actionhost-tests/CN=" + common_name});
+    openssl({"x509", "-req", "-in", stem + ".csr", "-CA", d + "/ca.crt", "-CAkey", d + "/ca.key", "-CAcreateserial", "-out",
+             stem + ".crt", "-days", "2", "-extfile", stem + ".ext"});
+    return {stem + ".crt", stem + ".key"};
+}
+
 }  // namespace actionhost::testing
