@@ -7,6 +7,7 @@
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/NetException.h>
 #include <Poco/Net/PartSource.h>
+#include <Poco/Net/SSLException.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/Net/StringPartSource.h>
@@ -16,6 +17,7 @@
 #include <chrono>
 
 #include "actionhost/client/in_process.hpp"
+#include "actionhost/runtime_support/tls_failure.hpp"
 #include "tls_session.hpp"
 #include <sstream>
 #include <stdexcept>
@@ -173,6 +175,9 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
     } catch (const MessageException &e) {
         impl_->session.reset();
         throw TransportError(TransportFailure::Closed, "Malformed HTTP response: " + e.displayText());
+    } catch (const Poco::Net::SSLException &e) {
+        impl_->session.reset();
+        throw TransportError(TransportFailure::Tls, std::string(runtime_support::kTlsFailurePrefix) + e.displayText());
     } catch (const Poco::Exception &e) {
         impl_->session.reset();
         // A unix socket that does not exist (yet) is a refusal too: the server is not listening.

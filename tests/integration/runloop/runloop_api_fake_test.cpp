@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <actionhost/client/errors.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -255,7 +256,13 @@ TEST(RunloopApiFakeTls, UntrustedCertificateIsAClearError) {
     ScopedEnv key("RUNLOOP_API_KEY", kKey);
     ScopedEnv base("RUNLOOP_BASE_URL", fake.url());
     auto s = make_cloud_runtime({"runloop", [](Config &c) { c.set("runloop.port", free_port()); }});
+    const auto asked = std::chrono::steady_clock::now();
     std::string e = connect_error(*s);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
     EXPECT_NE(e.find("cannot reach the Runloop API"), std::string::npos) << e;
+    EXPECT_NE(e.find("TLS handshake failed"), std::string::npos) << e;
+    EXPECT_NE(e.find("certificate verify failed"), std::string::npos) << e;
+    // Not retried: five retries with backoff took 23-31 s to this same error.
+    EXPECT_LT(waited, 5.0) << e;
     EXPECT_TRUE(fake.devboxes().empty());
 }

@@ -2,6 +2,7 @@
 
 #include "actionhost/runtime_support/host_http.hpp"
 #include "actionhost/runtime_support/retry_after.hpp"
+#include "actionhost/runtime_support/tls_failure.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -43,7 +44,7 @@ RestReply RestApi::call_raw(const std::string &method, const std::string &path, 
         reply.body = r.body;
         const std::string &error = r.error;
 
-        bool retriable = st != AH_OK ? retry_.transport_errors
+        bool retriable = st != AH_OK ? retry_.transport_errors && !is_tls_failure(error)
                                      : (retry_.statuses.count(reply.status) || (retry_.server_errors && reply.status >= 500));
         if (st == AH_OK && retry_.should_retry_header && reply.status >= 300) {
             if (auto h = r.headers.find("x-should-retry"); h != r.headers.end() && (h->second == "true" || h->second == "false"))

@@ -28,7 +28,9 @@ struct HttpResponse {
 };
 
 // Why no response arrived. `Closed` is what OpenHands retries (httpx.RemoteProtocolError).
-enum class TransportFailure { Refused, Timeout, Closed, Other };
+// Tls: the TLS handshake failed (a certificate not trusted, expired or for another host); retrying
+// cannot help.
+enum class TransportFailure { Refused, Timeout, Closed, Tls, Other };
 
 class TransportError : public std::runtime_error {
   public:
