@@ -50,7 +50,8 @@ typedef struct ah_http_result {
     uint32_t struct_size;
     int32_t status;  /* HTTP status, or 0 when no response arrived (then see `error`) */
     ah_bytes_t body;
-    const char *error; /* transport error text, or "" */
+    const char *error; /* transport error text, or ""; a failed TLS handshake (a certificate not trusted,
+                        * expired or for another host: retrying cannot help) starts "TLS handshake failed: " */
     void *result_data; /* the library's */
 } ah_http_result_t;
 
