@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <actionhost/common/process_state.hpp>
+
 extern char **environ;
 
 namespace actionhost::browser {
@@ -230,6 +232,15 @@ void ChromiumProcess::stop() {
     }
     if (pid_ < 0) {
         ::kill(pid_, SIGKILL);  // negative: the whole group, in case helpers outlived the main process
+        // A killed helper takes a moment to end (tearing down a large address space, on a loaded
+        // machine): wait, bounded, until none of the group runs, so nothing of the browser outlives
+        // stop() and nothing writes into the profile while it is removed.
+        for (int i = 0; i < 300; ++i) {
+            bool live = false;
+            for (pid_t p : group_pids()) live = live || common::process_is_live(p);
+            if (!live) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
         pid_ = 0;
     }
     if (!user_data_dir_.empty()) {
