@@ -7,19 +7,29 @@
 
 namespace actionhost::common {
 
-bool process_is_live(pid_t pid) {
-    if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+std::optional<ProcessStat> read_process_stat(pid_t pid) {
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
     std::FILE *f = std::fopen(path, "re");
-    if (f == nullptr) return false;
-    char buf[512];
+    if (f == nullptr) return std::nullopt;
+    char buf[1024];
     const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
     std::fclose(f);
     buf[n] = '\0';
-    // "pid (comm) S ...": comm may hold spaces and parentheses; the state follows the last ')'.
-    const char *paren = std::strrchr(buf, ')');
-    return paren == nullptr || paren[1] != ' ' || paren[2] != 'Z';
+    // "pid (comm) S ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
+    const char *close = std::strrchr(buf, ')');
+    if (close == nullptr) return std::nullopt;
+    ProcessStat stat;
+    int ppid = 0;
+    if (std::sscanf(close + 1, " %c %d", &stat.state, &ppid) != 2) return std::nullopt;
+    stat.ppid = ppid;
+    return stat;
+}
+
+bool process_is_live(pid_t pid) {
+    if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+    const auto stat = read_process_stat(pid);
+    return stat && stat->state != 'Z';
 }
 
 }  // namespace actionhost::common

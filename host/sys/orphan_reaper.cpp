@@ -5,34 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <set>
 
+#include <actionhost/common/process_state.hpp>
+
 namespace actionhost::host {
-namespace {
-
-// State and parent of a process from /proc/<pid>/stat ("pid (comm) S ppid ..."; comm may hold spaces
-// and parentheses, so parse after the last ')').
-bool stat_of(pid_t pid, char &state, pid_t &ppid) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-    FILE *f = std::fopen(path, "re");
-    if (f == nullptr) return false;
-    char buf[1024];
-    const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[n] = '\0';
-    const char *close = std::strrchr(buf, ')');
-    if (close == nullptr) return false;
-    int pp = 0;
-    if (std::sscanf(close + 1, " %c %d", &state, &pp) != 2) return false;
-    ppid = pp;
-    return true;
-}
-
-}  // namespace
 
 OrphanReaper::OrphanReaper(std::chrono::milliseconds grace, std::chrono::milliseconds interval)
     : grace_(grace), interval_(interval) {}
@@ -70,9 +48,7 @@ int OrphanReaper::scan_once() {
             char *end = nullptr;
             const long pid = std::strtol(e->d_name, &end, 10);
             if (end == e->d_name || *end != '\0' || pid <= 0) continue;
-            char state = 0;
-            pid_t ppid = 0;
-            if (stat_of(static_cast<pid_t>(pid), state, ppid) && ppid == self && state == 'Z')
+            if (auto stat = common::read_process_stat(static_cast<pid_t>(pid)); stat && stat->ppid == self && stat->state == 'Z')
                 zombies.insert(static_cast<pid_t>(pid));
         }
         ::closedir(d);

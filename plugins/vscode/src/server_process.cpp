@@ -9,10 +9,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
+
+#include <actionhost/common/process_state.hpp>
 
 namespace actionhost::vscode {
 namespace {
@@ -26,17 +26,7 @@ std::map<pid_t, std::pair<pid_t, char>> process_table() {
         char *end = nullptr;
         long pid = std::strtol(e->d_name, &end, 10);
         if (pid <= 0 || *end != '\0') continue;
-        std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
-        std::string line;
-        if (!std::getline(f, line)) continue;
-        // "pid (comm) S ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
-        auto close = line.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream rest(line.substr(close + 1));
-        char state = '?';
-        long ppid = 0;
-        rest >> state >> ppid;
-        table[static_cast<pid_t>(pid)] = {static_cast<pid_t>(ppid), state};
+        if (auto stat = common::read_process_stat(static_cast<pid_t>(pid))) table[static_cast<pid_t>(pid)] = {stat->ppid, stat->state};
     }
     ::closedir(d);
     return table;
@@ -68,15 +58,6 @@ std::vector<pid_t> descendants_of(pid_t root) {
         }
     }
     return out;
-}
-
-bool process_running(pid_t pid) {
-    if (pid <= 0 || ::kill(pid, 0) != 0) return false;
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(f, line)) return false;
-    auto close = line.rfind(')');
-    return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
 }
 
 std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::string &error) {
@@ -169,12 +150,12 @@ bool ServerProcess::alive() {
     }
     if (r < 0 && errno == ECHILD) {
         // Someone else reaps children (SIGCHLD ignored): fall back to looking at the process.
-        if (!process_running(pid_)) {
+        if (!common::process_is_live(pid_)) {
             reaped_ = true;
             return false;
         }
     }
-    if (r == 0 && !process_running(pid_)) {
+    if (r == 0 && !common::process_is_live(pid_)) {
         // The main thread is a zombie but the kernel is still tearing the other threads down (node has
         // several): waitpid reaps only once the whole group is gone, a few ms after a SIGKILL. Waiting for
         // that here means a token asked for just after the server died restarts it instead of handing
@@ -203,7 +184,7 @@ void ServerProcess::stop(std::chrono::milliseconds grace) {
     auto any_left = [&] {
         alive();
         for (pid_t p : tree) {
-            if (p == pid_ ? !reaped_ : process_running(p)) return true;
+            if (p == pid_ ? !reaped_ : common::process_is_live(p)) return true;
         }
         return false;
     };

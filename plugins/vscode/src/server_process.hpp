@@ -44,7 +44,5 @@ class ServerProcess {
 
 // Descendants of `root` (not `root` itself), read from /proc; exposed for tests and for stop().
 std::vector<pid_t> descendants_of(pid_t root);
-// True when `pid` exists and is not a zombie.
-bool process_running(pid_t pid);
 
 }  // namespace actionhost::vscode

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <thread>
 
+#include <actionhost/common/process_state.hpp>
+
 #include "server_process.hpp"
 
 using namespace actionhost::vscode;
@@ -27,7 +29,7 @@ std::unique_ptr<ServerProcess> start_fixture(int lifetime_ms) {
 // Bounded wait until the fixture's main thread has exited (a zombie to /proc) while the process lives on.
 bool wait_main_thread_zombie(pid_t pid) {
     for (int i = 0; i < 500; ++i) {
-        if (!process_running(pid)) return true;
+        if (!actionhost::common::process_is_live(pid)) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return false;

@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
 #include <cstring>
+
+#include <actionhost/common/process_state.hpp>
 
 extern char **environ;
 
@@ -205,16 +206,8 @@ void KernelProcess::record_status(int status) {
 }
 
 bool KernelProcess::leader_is_zombie() const {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid_));
-    FILE *f = std::fopen(path, "r");
-    if (f == nullptr) return false;
-    char buf[512];
-    const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[n] = '\0';
-    const char *paren = std::strrchr(buf, ')');
-    return paren != nullptr && paren[1] == ' ' && paren[2] == 'Z';
+    const auto stat = common::read_process_stat(pid_);
+    return stat && stat->state == 'Z';
 }
 
 bool KernelProcess::alive() {
