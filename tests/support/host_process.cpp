@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -96,6 +97,22 @@ HostProcess::HostProcess(HostOptions o) : api_key_(o.api_key) {
 
 HostProcess::~HostProcess() { stop(); }
 
+namespace {
+
+// A host that does not stop on SIGTERM is a bug; its threads' stacks, taken before the SIGKILL, say where
+// it hangs (the log is what a failing test prints). gdb is in scripts/apt-packages.txt; bounded in time.
+void append_thread_dump(pid_t pid, const std::string &log_path) {
+    {
+        std::ofstream(log_path, std::ios::app) << "\n[test] the host did not exit 5 s after SIGTERM; its threads:\n";
+    }
+    const std::string cmd = "timeout 30 gdb -p " + std::to_string(pid) +
+                            " -batch -nx -ex 'set pagination off' -ex 'thread apply all bt 30' >>'" + log_path +
+                            "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) std::ofstream(log_path, std::ios::app) << "[test] gdb failed\n";
+}
+
+}  // namespace
+
 int HostProcess::stop() {
     if (pid_ <= 0) return 0;
     http_.reset();
@@ -108,6 +125,7 @@ int HostProcess::stop() {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    append_thread_dump(pid_, log_path_);
     kill(pid_, SIGKILL);
     waitpid(pid_, &status, 0);
     pid_ = -1;
