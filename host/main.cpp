@@ -191,6 +191,10 @@ int main(int argc, char **argv) {
         params->setMaxKeepAliveRequests(0);
         params->setKeepAliveTimeout(Poco::Timespan(600, 0));
         params->setTimeout(Poco::Timespan(600, 0));
+        // Poco 1.11 wakes its dispatcher threads at stop only if they are waiting: one finishing a connection
+        // at that moment waits out its idle time (10 s by default) before it sees the stop, and joinAll() waits
+        // for it. A short idle time bounds that (docs/reliability.md, "Stopping Poco servers").
+        params->setThreadIdleTime(Poco::Timespan(0, 100000));
         server = std::make_unique<Poco::Net::HTTPServer>(new ApiHandlerFactory(api), pool, socket, params);
     } catch (const std::exception &e) {
         listen_error = "cannot listen on " + opt.bind_host + ":" + std::to_string(opt.port) + ": " + e.what();

@@ -107,6 +107,10 @@ FileViewerServer::FileViewerServer(const FileViewerSettings &settings) {
     auto *params = new Poco::Net::HTTPServerParams;
     params->setMaxThreads(16);
     params->setKeepAlive(true);
+    // Poco 1.11 wakes its dispatcher threads at stop only if they are waiting: one finishing a connection
+    // at that moment waits out its idle time (10 s by default) before it sees the stop, and joinAll() waits
+    // for it. A short idle time bounds that (docs/reliability.md, "Stopping Poco servers").
+    params->setThreadIdleTime(Poco::Timespan(0, 100000));
     server_ = std::make_unique<Poco::Net::HTTPServer>(new ViewerFactory, *pool_, socket, params);
     server_->start();
     if (!settings.url_file.empty()) {

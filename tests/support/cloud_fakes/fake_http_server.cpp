@@ -124,6 +124,7 @@ FakeHttpServer::FakeHttpServer(FakeHandler handler, std::optional<TlsServerFiles
     params->setMaxThreads(16);
     params->setKeepAlive(true);
     params->setTimeout(Poco::Timespan(600, 0));
+    params->setThreadIdleTime(Poco::Timespan(0, 100000));  // Poco 1.11's lost stop wake-up: see host/main.cpp
     impl_->server = std::make_unique<Poco::Net::HTTPServer>(new Impl::Factory(*impl_), impl_->pool, *socket, params);
     impl_->server->start();
 }
