@@ -262,17 +262,19 @@ TEST(Faults, OrphansReparentedToTheHostAreReaped) {
     HostOptions o;
     o.env = {{"ACTIONHOST_CHILD_SUBREAPER", "1"}};
     HostProcess host(o);
-    // The subshell exits at once; its `sleep 1` is orphaned, re-parented to the host, and exits.
-    ASSERT_EQ(exit_code_of(host.run("(sleep 1.5 &); (sleep 1.5 &); echo spawned")), 0);
+    // Each subshell exits at once; its `sleep` is orphaned and re-parented to the host. The test ends the
+    // orphans itself (no race with a sleep's own end on a loaded machine) and the host must reap them.
+    ASSERT_EQ(exit_code_of(host.run("(sleep 300 &); (sleep 300 &); echo spawned")), 0);
     auto orphans = [&] {
-        int n = 0;
+        std::vector<pid_t> out;
         for (const auto &p : descendants(host.pid()))
-            if (p.ppid == host.pid() && (p.cmdline.rfind("sleep 1.5", 0) == 0 || p.state == 'Z')) ++n;
-        return n;
+            if (p.ppid == host.pid() && (p.cmdline.rfind("sleep 300", 0) == 0 || p.state == 'Z')) out.push_back(p.pid);
+        return out;
     };
     // They were re-parented to the host (the test can fail: without the subreaper they go elsewhere).
-    ASSERT_TRUE(wait_for(10, [&] { return orphans() == 2; })) << "orphans under the host: " << orphans();
-    EXPECT_TRUE(wait_for(30, [&] { return orphans() == 0; })) << "zombies left: " << orphans();
+    ASSERT_TRUE(wait_for(10, [&] { return orphans().size() == 2; })) << "orphans under the host: " << orphans().size();
+    for (pid_t p : orphans()) ::kill(p, SIGKILL);
+    EXPECT_TRUE(wait_for(30, [&] { return orphans().empty(); })) << "zombies left: " << orphans().size();
     EXPECT_EQ(exit_code_of(host.run("echo still-fine")), 0);
     EXPECT_NE(host.log().find("reaping orphaned processes"), std::string::npos);
 }
