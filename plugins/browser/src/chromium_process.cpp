@@ -115,6 +115,7 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     std::string log_path = user_data_dir_ + "/chromium.log";
     posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);  // the host's sockets and files stay with the host
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     // A session of its own: the process group id is the browser's pid, and no terminal signals reach it.

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include <actionhost/common/inherited_fds.hpp>
+
 namespace actionhost::mcp {
 namespace {
 
@@ -90,6 +92,7 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const std::vector<std::string>
         ::dup2(in[0], STDIN_FILENO);
         ::dup2(out[1], STDOUT_FILENO);
         ::dup2(err[1], STDERR_FILENO);
+        common::close_on_exec_from(3);  // the host's sockets and files stay with the host
         int e = 0;
         if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
             e = errno;

@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include <actionhost/common/inherited_fds.hpp>
 #include <actionhost/common/process_state.hpp>
 
 namespace actionhost::vscode {
@@ -112,6 +113,7 @@ std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::
         if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
         ::dup2(log_fd, STDOUT_FILENO);
         ::dup2(log_fd, STDERR_FILENO);
+        common::close_on_exec_from(3);  // the host's sockets and files stay with the host
         if (spec.user.switch_user) {
             if (::setgroups(spec.user.groups.size(), spec.user.groups.data()) != 0) child_fail(fd, errno);
             if (::setgid(spec.user.gid) != 0) child_fail(fd, errno);

@@ -6,6 +6,7 @@
 
 #include "page_server.hpp"
 #include "support/host_process.hpp"
+#include "support/socket_holders.hpp"
 
 namespace at = actionhost::testing;
 using nlohmann::json;
@@ -46,6 +47,8 @@ TEST(HostBrowser, BrowseAndInteractThroughTheHost) {
     EXPECT_TRUE(std::filesystem::exists(obs["extras"]["screenshot_path"].get<std::string>()));
     EXPECT_EQ(std::filesystem::path(obs["extras"]["screenshot_path"].get<std::string>()).parent_path(),
               std::filesystem::path(host.working_dir()) / ".browser_screenshots");
+    // chromium (started by the plugin inside the host) holds none of the host's sockets.
+    EXPECT_EQ(at::processes_holding_listener(host.port()), std::set<pid_t>{host.pid()});
 
     obs = host.execute(interactive_action("goto('" + server.url("/form.html") + "')"));
     ASSERT_EQ(obs["observation"], "browse");

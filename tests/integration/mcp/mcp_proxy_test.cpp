@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "support/host_process.hpp"
+#include "support/socket_holders.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace actionhost::testing;
@@ -357,6 +358,15 @@ TEST_F(McpProxy, SlowAndMuteServersAreBoundedByTheTimeouts) {
     auto slow = call("calc_sleep", {{"seconds", 30}});
     ASSERT_TRUE(slow.contains("error")) << slow;
     EXPECT_EQ(slow["error"]["message"], "MCP server 'calc' did not answer tools/call within 5 s");
+}
+
+TEST_F(McpProxy, ServersInheritNoneOfTheHostsSockets) {
+    start_host();
+    ASSERT_EQ(update(json::array({server("calc")})).status, 200);
+    initialize();
+    const int pid = std::stoi(text_of(call("pid", json::object())));
+    ASSERT_TRUE(process_running(pid));
+    EXPECT_EQ(processes_holding_listener(host_->port()), std::set<pid_t>{host_->pid()});
 }
 
 TEST_F(McpProxy, ServersStopWithTheHost) {

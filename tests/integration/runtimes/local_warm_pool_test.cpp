@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <Poco/Net/ServerSocket.h>
 #include <actionhost/client/runtime.hpp>
 #include <chrono>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "runtime_harness.hpp"
 #include "support/host_process.hpp"
+#include "support/socket_holders.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace actionhost::client;
@@ -22,8 +24,10 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Started {
+    // Shared with the runtime's status callback and declared first, so it outlives the runtime (whose
+    // destructor still reports STOPPED) however a Started is moved or destroyed.
+    std::shared_ptr<std::vector<std::string>> details = std::make_shared<std::vector<std::string>>();
     std::unique_ptr<Runtime> runtime;
-    std::vector<std::string> details;
     double connect_ms = 0;
 };
 
@@ -39,8 +43,7 @@ Started start_pooled(const TempDir &ws, const TempDir &state) {
     o.config.set("core.enable_browser", false);
     o.config.set("sandbox.warm_pool_size", 1);
     o.env["HOME"] = state.path();  // the machine's ~/.bashrc would slow every host's bash
-    Started *raw = &s;
-    o.on_status = [raw](const std::string &, const std::string &detail) { raw->details.push_back(detail); };
+    o.on_status = [details = s.details](const std::string &, const std::string &detail) { details->push_back(detail); };
     s.runtime = Runtime::create(std::move(o));
     const auto t0 = std::chrono::steady_clock::now();
     s.runtime->connect();
@@ -49,7 +52,7 @@ Started start_pooled(const TempDir &ws, const TempDir &state) {
 }
 
 bool from_pool(const Started &s) {
-    for (const auto &d : s.details)
+    for (const auto &d : *s.details)
         if (d.find("(from the warm pool)") != std::string::npos) return true;
     return false;
 }
@@ -69,6 +72,24 @@ std::vector<pid_t> hosts_in(const std::string &dir) {
 }
 
 }  // namespace
+
+// The client's own sockets (an agent's web server, say: Poco and most libraries open them without
+// O_CLOEXEC) stay with the client: the hosts it starts, cold or for the pool, hold none of them.
+TEST(LocalWarmPool, HostsInheritNoneOfTheClientsSockets) {
+    Poco::Net::ServerSocket clients_listener(Poco::Net::SocketAddress("127.0.0.1", 0));
+    const int port = clients_listener.address().port();
+    ASSERT_EQ(actionhost::testing::processes_holding_listener(port), std::set<pid_t>{::getpid()});
+    TempDir ws("ahpool-ws"), state("ahpool-state");
+    Started s = start_pooled(ws, state);
+    EXPECT_EQ(runtimes_test::exit_code(runtimes_test::run(*s.runtime, "true")), 0);
+    std::vector<pid_t> hosts;
+    for (int i = 0; i < 100 && hosts.size() < 2; ++i) {  // the pool's host starts in the background
+        hosts = hosts_in(ws.path());
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(hosts.size(), 2u) << "the runtime's host and the pool's";
+    EXPECT_EQ(actionhost::testing::processes_holding_listener(port), std::set<pid_t>{::getpid()});
+}
 
 TEST(LocalWarmPool, SecondStartIsServedFromThePoolAndFaster) {
     TempDir ws("ahpool-ws"), state("ahpool-state");

@@ -16,6 +16,7 @@
 
 #include "support/host_process.hpp"
 #include "support/http.hpp"
+#include "support/socket_holders.hpp"
 #include "support/temp_dir.hpp"
 #include "headless_chromium.hpp"
 #include "vscode_test_util.hpp"
@@ -198,6 +199,18 @@ TEST_F(VscodeServer, DeadServerIsRestartedOnTheNextTokenRequest) {
     auto again = server_processes();
     ASSERT_FALSE(again.empty());
     for (pid_t p : again) EXPECT_TRUE(std::find(procs.begin(), procs.end(), p) == procs.end());
+}
+
+// code-server outlives nothing of the host's: had it inherited the host's listening sockets (Poco opens
+// them without O_CLOEXEC), the API and VS Code ports would stay bound by node after the host is gone.
+TEST_F(VscodeServer, TheServerInheritsNoneOfTheHostsListeningSockets) {
+    const std::string tok = token();
+    ASSERT_FALSE(tok.empty());
+    ASSERT_TRUE(wait_serving(tok)) << host_->log();
+    ASSERT_FALSE(server_processes().empty());
+    const std::set<pid_t> only_host{host_->pid()};
+    EXPECT_EQ(processes_holding_listener(host_->port()), only_host) << "the host's API port";
+    EXPECT_EQ(processes_holding_listener(port_), only_host) << "the token proxy's port";
 }
 
 TEST_F(VscodeServer, HostShutdownStopsTheWholeServerTree) {

@@ -20,6 +20,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "actionhost/common/inherited_fds.hpp"
 #include <thread>
 
 #include "actionhost/runtime_support/backend.hpp"
@@ -123,6 +125,8 @@ pid_t spawn_process_here(const SpawnOptions &o) {
         dup2(null_fd, 0);
         dup2(log_fd, 1);
         dup2(log_fd, 2);
+        // The caller's sockets and files stay with the caller; only keep_fds are handed on.
+        actionhost::common::close_on_exec_from(3);
         for (int fd : o.keep_fds) {
             int flags = fcntl(fd, F_GETFD);
             if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
