@@ -1,6 +1,10 @@
 #include "actionhost/common/process_state.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <thread>
 
 #include <cstdio>
 #include <cstring>
@@ -30,6 +34,24 @@ bool process_is_live(pid_t pid) {
     if (pid <= 0 || ::kill(pid, 0) != 0) return false;
     const auto stat = read_process_stat(pid);
     return stat && stat->state != 'Z';
+}
+
+ReapWait wait_until_reapable(pid_t child, std::chrono::milliseconds bound) {
+    const auto deadline = std::chrono::steady_clock::now() + bound;
+    ReapWait result;
+    for (;;) {
+        const pid_t r = ::waitpid(child, &result.status, WNOHANG);
+        if (r == child) {
+            result.outcome = ReapWait::Reaped;
+            return result;
+        }
+        if (r < 0 && errno == ECHILD) {
+            result.outcome = ReapWait::NotOurChild;
+            return result;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) return result;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
 }
 
 }  // namespace actionhost::common

@@ -158,18 +158,12 @@ bool ServerProcess::alive() {
         }
     }
     if (r == 0 && !common::process_is_live(pid_)) {
-        // The main thread is a zombie but the kernel is still tearing the other threads down (node has
-        // several): waitpid reaps only once the whole group is gone, a few ms after a SIGKILL. Waiting for
-        // that here means a token asked for just after the server died restarts it instead of handing
-        // out the token of a dead server. Bounded: a process whose main thread alone exited keeps running.
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
-        while (std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            r = ::waitpid(pid_, &status, WNOHANG);
-            if (r == pid_ || (r < 0 && errno == ECHILD)) {
-                reaped_ = true;
-                return false;
-            }
+        // Killed, its other threads still ending (node has several). Waiting for that means a token asked
+        // for just after the server died restarts it instead of handing out the token of a dead server.
+        // Still there after the bound: only its main thread exited, and the server is counted alive.
+        if (common::wait_until_reapable(pid_, std::chrono::milliseconds(2000)).outcome != common::ReapWait::StillThere) {
+            reaped_ = true;
+            return false;
         }
     }
     return true;

@@ -219,14 +219,12 @@ bool KernelProcess::alive() {
         return false;
     }
     if (r == 0 && leader_is_zombie()) {
-        // Killed, but other threads still unwinding: waitpid cannot reap it yet. It is dead all the same;
-        // give it a moment so the exit status is known.
-        for (int i = 0; i < 200; ++i) {
-            if (waitpid(pid_, &status, WNOHANG) == pid_) {
-                record_status(status);
-                return false;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        // Killed, but other threads still unwinding: waitpid cannot reap it yet. It is dead all the same
+        // (a kernel whose main thread is gone serves nothing); a moment's wait tells its exit status.
+        const common::ReapWait reap = common::wait_until_reapable(pid_, std::chrono::milliseconds(2000));
+        if (reap.outcome == common::ReapWait::Reaped) {
+            record_status(reap.status);
+            return false;
         }
         exited_ = true;
         exit_reason_ = "exited (status unknown)";
