@@ -20,11 +20,11 @@
 #include "files/file_roots.hpp"
 #include "http/api.hpp"
 #include "http/body.hpp"
-#include "http/prompt_stop.hpp"
 #include "http/stream_hub.hpp"
 #include "modules/registry.hpp"
 #include "sys/orphan_reaper.hpp"
 #include "sys/user_init.hpp"
+#include <actionhost/common/net/prompt_stop.hpp>
 #include "viewer/file_viewer_server.hpp"
 
 #ifndef ACTIONHOST_VERSION
@@ -191,10 +191,7 @@ int main(int argc, char **argv) {
         params->setMaxKeepAliveRequests(0);
         params->setKeepAliveTimeout(Poco::Timespan(600, 0));
         params->setTimeout(Poco::Timespan(600, 0));
-        // Poco 1.11 wakes its dispatcher threads at stop only if they are waiting: one finishing a connection
-        // at that moment waits out its idle time (10 s by default) before it sees the stop, and joinAll() waits
-        // for it. A short idle time bounds that (docs/reliability.md, "Stopping Poco servers").
-        params->setThreadIdleTime(Poco::Timespan(0, 100000));
+        actionhost::common::prepare_for_prompt_stop(*params);
         server = std::make_unique<Poco::Net::HTTPServer>(new ApiHandlerFactory(api), pool, socket, params);
     } catch (const std::exception &e) {
         listen_error = "cannot listen on " + opt.bind_host + ":" + std::to_string(opt.port) + ": " + e.what();
@@ -219,7 +216,7 @@ int main(int argc, char **argv) {
     while (::read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
     }
     env.log(AH_LOG_INFO, "host", "stopping on signal " + std::to_string(static_cast<int>(sig)));
-    stop_promptly(*server, StopMode::AcceptingOnly);
+    actionhost::common::stop_promptly(*server, actionhost::common::StopMode::AcceptingOnly);
     viewer.reset();
     streams.close_all();
     router.shutdown();

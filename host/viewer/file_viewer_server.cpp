@@ -19,9 +19,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "http/prompt_stop.hpp"
 #include "http/responses.hpp"
 #include "viewer/file_viewer_page.hpp"
+#include <actionhost/common/net/prompt_stop.hpp>
 
 namespace actionhost::host {
 namespace {
@@ -107,10 +107,7 @@ FileViewerServer::FileViewerServer(const FileViewerSettings &settings) {
     auto *params = new Poco::Net::HTTPServerParams;
     params->setMaxThreads(16);
     params->setKeepAlive(true);
-    // Poco 1.11 wakes its dispatcher threads at stop only if they are waiting: one finishing a connection
-    // at that moment waits out its idle time (10 s by default) before it sees the stop, and joinAll() waits
-    // for it. A short idle time bounds that (docs/reliability.md, "Stopping Poco servers").
-    params->setThreadIdleTime(Poco::Timespan(0, 100000));
+    common::prepare_for_prompt_stop(*params);
     server_ = std::make_unique<Poco::Net::HTTPServer>(new ViewerFactory, *pool_, socket, params);
     server_->start();
     if (!settings.url_file.empty()) {
@@ -125,7 +122,7 @@ FileViewerServer::FileViewerServer(const FileViewerSettings &settings) {
 }
 
 FileViewerServer::~FileViewerServer() {
-    stop_promptly(*server_, StopMode::AbortingConnections);
+    common::stop_promptly(*server_, common::StopMode::AbortingConnections);
     pool_->joinAll();
 }
 

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include <actionhost/abi.h>
+#include <actionhost/common/net/prompt_stop.hpp>
 
 namespace actionhost::vscode {
 
@@ -314,10 +315,7 @@ bool TokenProxy::start(const std::string &bind_host, int port, std::string &erro
         params->setMaxQueued(256);
         params->setKeepAlive(true);
         params->setTimeout(Poco::Timespan(60, 0));
-        // Poco 1.11 wakes its dispatcher threads at stop only if they are waiting: one finishing a connection
-        // at that moment waits out its idle time (10 s by default) before it sees the stop, and joinAll() waits
-        // for it. A short idle time bounds that (docs/reliability.md, "Stopping Poco servers").
-        params->setThreadIdleTime(Poco::Timespan(0, 100000));
+        common::prepare_for_prompt_stop(*params);
         // One thread per open connection: a VS Code window keeps a few WebSockets open for its life.
         state_->pool = std::make_unique<Poco::ThreadPool>(2, 64, 60);
         state_->server = std::make_unique<Poco::Net::HTTPServer>(new ProxyHandlerFactory(state_), *state_->pool,
@@ -340,7 +338,7 @@ void TokenProxy::stop() {
     if (!state_->server) return;
     state_->stopping.store(true);
     try {
-        state_->server->stopAll(true);
+        common::stop_promptly(*state_->server, common::StopMode::AbortingConnections);
     } catch (...) {
     }
     {

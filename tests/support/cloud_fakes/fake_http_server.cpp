@@ -15,6 +15,7 @@
 #include <Poco/Net/ServerSocket.h>
 #include <Poco/StreamCopier.h>
 #include <Poco/URI.h>
+#include <actionhost/common/net/prompt_stop.hpp>
 
 #include <cctype>
 
@@ -124,13 +125,13 @@ FakeHttpServer::FakeHttpServer(FakeHandler handler, std::optional<TlsServerFiles
     params->setMaxThreads(16);
     params->setKeepAlive(true);
     params->setTimeout(Poco::Timespan(600, 0));
-    params->setThreadIdleTime(Poco::Timespan(0, 100000));  // Poco 1.11's lost stop wake-up: see host/main.cpp
+    actionhost::common::prepare_for_prompt_stop(*params);
     impl_->server = std::make_unique<Poco::Net::HTTPServer>(new Impl::Factory(*impl_), impl_->pool, *socket, params);
     impl_->server->start();
 }
 
 FakeHttpServer::~FakeHttpServer() {
-    impl_->server->stopAll(true);
+    actionhost::common::stop_promptly(*impl_->server, actionhost::common::StopMode::AbortingConnections);
     impl_->pool.joinAll();
 }
 

@@ -1,6 +1,7 @@
-#include "http/prompt_stop.hpp"
+#include "actionhost/common/net/prompt_stop.hpp"
 
 #include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 
@@ -8,7 +9,7 @@
 #include <chrono>
 #include <thread>
 
-namespace actionhost::host {
+namespace actionhost::common {
 namespace {
 
 // The listening address as a client can reach it: a wildcard bind is reached over loopback.
@@ -19,6 +20,8 @@ Poco::Net::SocketAddress reachable(const Poco::Net::SocketAddress &listening) {
 }
 
 }  // namespace
+
+void prepare_for_prompt_stop(Poco::Net::HTTPServerParams &params) { params.setThreadIdleTime(Poco::Timespan(0, 100000)); }
 
 void stop_promptly(Poco::Net::HTTPServer &server, StopMode mode) {
     auto stop = [&] {
@@ -53,4 +56,4 @@ void stop_promptly(Poco::Net::HTTPServer &server, StopMode mode) {
     stopper.join();
 }
 
-}  // namespace actionhost::host
+}  // namespace actionhost::common
