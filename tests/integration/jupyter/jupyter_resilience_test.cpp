@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "jupyter_helpers.hpp"
+#include "support/proc_file.hpp"
 
 using namespace actionhost::testing;
 using namespace actionhost::testing::jupyter;
@@ -25,8 +26,7 @@ const std::string kRestartedAfterKill =
 bool wait_until_dead(int pid, double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::string all = actionhost::testing::read_proc_file("/proc/" + std::to_string(pid) + "/stat");
         const size_t paren = all.rfind(')');
         if (all.empty() || (paren != std::string::npos && paren + 2 < all.size() && all[paren + 2] == 'Z')) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));

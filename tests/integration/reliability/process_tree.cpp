@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "support/proc_file.hpp"
+
 namespace reliability_test {
 
 std::vector<ProcInfo> all_processes() {
@@ -20,8 +22,7 @@ std::vector<ProcInfo> all_processes() {
         const long pid = std::strtol(e->d_name, &end, 10);
         if (end == e->d_name || *end != '\0') continue;
         const std::string dir = std::string("/proc/") + e->d_name;
-        std::ifstream st(dir + "/stat");
-        std::string stat((std::istreambuf_iterator<char>(st)), {});
+        const std::string stat = actionhost::testing::read_proc_file(dir + "/stat");
         const size_t open = stat.find('('), close = stat.rfind(')');
         if (open == std::string::npos || close == std::string::npos) continue;
         ProcInfo p;
@@ -29,8 +30,7 @@ std::vector<ProcInfo> all_processes() {
         p.comm = stat.substr(open + 1, close - open - 1);
         std::istringstream rest(stat.substr(close + 1));
         rest >> p.state >> p.ppid;
-        std::ifstream cl(dir + "/cmdline");
-        p.cmdline.assign((std::istreambuf_iterator<char>(cl)), {});
+        p.cmdline = actionhost::testing::read_proc_file(dir + "/cmdline");
         for (char &c : p.cmdline)
             if (c == '\0') c = ' ';
         out.push_back(std::move(p));

@@ -20,6 +20,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/proc_file.hpp"
+
 extern char **environ;
 
 namespace actionhost::testing::vscode {
@@ -115,8 +117,7 @@ std::vector<pid_t> descendants(pid_t root) {
 }
 
 std::string cmdline(pid_t pid) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-    std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::string s = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");
     for (char &c : s) {
         if (c == '\0') c = ' ';
     }
