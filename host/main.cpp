@@ -24,8 +24,9 @@
 #include "modules/registry.hpp"
 #include "sys/orphan_reaper.hpp"
 #include "sys/user_init.hpp"
-#include <actionhost/common/net/prompt_stop.hpp>
 #include "viewer/file_viewer_server.hpp"
+
+#include <actionhost/common/net/prompt_stop.hpp>
 
 #ifndef ACTIONHOST_VERSION
 #define ACTIONHOST_VERSION "0.0.0"
