@@ -13,8 +13,7 @@ namespace {
 
 constexpr const char *kListenState = "0A";
 
-// Socket inodes listening on `port`, from one /proc/net/tcp-format table.
-void listening_inodes(const char *table, int port, std::set<std::string> &inodes) {
+void read_table(const char *table, std::vector<ListeningSocket> &out) {
     std::ifstream in(table);
     std::string line;
     std::getline(in, line);  // header
@@ -24,16 +23,23 @@ void listening_inodes(const char *table, int port, std::set<std::string> &inodes
         if (!(f >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode)) continue;
         const auto colon = local.rfind(':');
         if (colon == std::string::npos || state != kListenState) continue;
-        if (std::strtol(local.c_str() + colon + 1, nullptr, 16) == port) inodes.insert("socket:[" + inode + "]");
+        out.push_back({static_cast<int>(std::strtol(local.c_str() + colon + 1, nullptr, 16)), "socket:[" + inode + "]"});
     }
 }
 
 }  // namespace
 
+std::vector<ListeningSocket> listening_sockets() {
+    std::vector<ListeningSocket> out;
+    read_table("/proc/net/tcp", out);
+    read_table("/proc/net/tcp6", out);
+    return out;
+}
+
 std::set<pid_t> processes_holding_listener(int port) {
     std::set<std::string> inodes;
-    listening_inodes("/proc/net/tcp", port, inodes);
-    listening_inodes("/proc/net/tcp6", port, inodes);
+    for (const auto &l : listening_sockets())
+        if (l.port == port) inodes.insert(l.inode);
     std::set<pid_t> holders;
     if (inodes.empty()) return holders;
     DIR *proc = opendir("/proc");

@@ -13,6 +13,7 @@
 
 #include "runtime_harness.hpp"
 #include "support/host_process.hpp"
+#include "support/socket_holders.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace runtimes_test;
@@ -30,21 +31,11 @@ std::set<std::string> listening_socket_inodes() {
     std::set<std::string> own;
     for (const auto &e : fs::directory_iterator("/proc/self/fd")) {
         std::error_code ec;
-        auto target = fs::read_symlink(e.path(), ec).string();
-        if (target.rfind("socket:[", 0) == 0) own.insert(target.substr(8, target.size() - 9));
+        own.insert(fs::read_symlink(e.path(), ec).string());
     }
     std::set<std::string> out;
-    for (const char *table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-        std::ifstream in(table);
-        std::string line;
-        std::getline(in, line);  // header
-        while (std::getline(in, line)) {
-            std::istringstream f(line);
-            std::string sl, local, remote, state, queues, timer, retr, uid, timeout, inode;
-            f >> sl >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
-            if (state == "0A" && own.count(inode)) out.insert(inode);  // 0A = LISTEN
-        }
-    }
+    for (const auto &l : actionhost::testing::listening_sockets())
+        if (own.count(l.inode)) out.insert(l.inode);
     return out;
 }
 
