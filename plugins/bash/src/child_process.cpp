@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/close_range.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -18,6 +17,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <actionhost/common/inherited_fds.hpp>
 
 namespace actionhost::bash {
 
@@ -176,10 +177,7 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec &spec, std::st
         }
         if (io_child > 2) close(io_child);
         // The host's other descriptors (sockets, files) must not leak into the sandbox's processes.
-        if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
-            for (int fd = 3; fd < 65536; ++fd)
-                if (fd != report[1]) fcntl(fd, F_SETFD, FD_CLOEXEC);
-        }
+        common::close_on_exec_from(3);  // report[1] is close-on-exec already: it reports until the exec
         // Signal dispositions set to "ignore" and blocked masks survive exec: reset what the host set.
         struct sigaction dfl {};
         dfl.sa_handler = SIG_DFL;

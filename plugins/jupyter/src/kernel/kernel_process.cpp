@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 
+#include <actionhost/common/inherited_fds.hpp>
 #include <actionhost/common/process_state.hpp>
 
 extern char **environ;
@@ -140,8 +140,7 @@ std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::
         if (devnull >= 0) dup2(devnull, 0);
         dup2(pipe_fds[1], 1);
         dup2(pipe_fds[1], 2);
-        if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-            for (int fd = 3; fd < 4096; ++fd) close(fd);
+        common::close_on_exec_from(3);  // the host's sockets and files stay with the host
         if (user.switch_user) {
             if (setgroups(user.groups.size(), user.groups.data()) != 0) child_fail("setgroups");
             if (setgid(user.gid) != 0) child_fail("setgid");
