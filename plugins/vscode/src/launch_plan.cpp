@@ -79,25 +79,32 @@ std::string server_base_path(const ConfigLookup &config) {
     return "";
 }
 
+CodeServerPaths code_server_paths(const std::string &run_dir) {
+    return {run_dir + "/code-server.sock", run_dir + "/session.sock", run_dir + "/runtime", run_dir + "/code-server.yaml"};
+}
+
 std::vector<std::string> server_argv(const ServerArgs &a) {
     std::vector<std::string> argv{a.server->path};
     if (a.server->kind == ServerKind::OpenVSCodeServer) {
-        // OpenHands' command line (spec §5.3).
+        // OpenHands' command line.
         argv.insert(argv.end(), {"--host", "0.0.0.0", "--connection-token", a.token, "--port",
                                  std::to_string(a.public_port), "--disable-workspace-trust"});
         if (!a.base_path.empty()) argv.insert(argv.end(), {"--server-base-path", a.base_path});
         return argv;
     }
-    // code-server: no auth of its own (the token proxy in front of it does that), loopback only.
-    argv.insert(argv.end(), {"--bind-addr", "127.0.0.1:" + std::to_string(a.internal_port), "--auth", "none",
-                             "--disable-workspace-trust", "--disable-telemetry", "--disable-update-check",
-                             "--disable-getting-started-override", "--ignore-last-opened", "--config",
-                             a.run_dir + "/code-server.yaml", a.workspace});
+    // code-server: no auth of its own (the token proxy in front of it does that), so no TCP port either:
+    // it listens only on a socket in the private run directory (--socket makes it ignore --bind-addr and
+    // $PORT), and its session socket goes there too instead of the shared user-data directory.
+    const CodeServerPaths paths = code_server_paths(a.run_dir);
+    argv.insert(argv.end(), {"--socket", paths.socket, "--socket-mode", "600", "--session-socket", paths.session_socket,
+                             "--auth", "none", "--disable-workspace-trust", "--disable-telemetry",
+                             "--disable-update-check", "--disable-getting-started-override", "--ignore-last-opened",
+                             "--config", paths.config, a.workspace});
     return argv;
 }
 
 std::vector<std::string> server_env(char **host_environ, bool switch_user, const std::string &user,
-                                    const std::string &home) {
+                                    const std::string &home, const std::string &runtime_dir) {
     std::vector<std::string> env;
     for (char **e = host_environ; e && *e; ++e) {
         std::string kv = *e;
@@ -107,6 +114,7 @@ std::vector<std::string> server_env(char **host_environ, bool switch_user, const
             continue;
         }
         if (switch_user && (key == "HOME" || key == "USER" || key == "LOGNAME" || key.rfind("XDG_", 0) == 0)) continue;
+        if (!runtime_dir.empty() && key == "XDG_RUNTIME_DIR") continue;
         env.push_back(std::move(kv));
     }
     if (switch_user) {
@@ -114,6 +122,7 @@ std::vector<std::string> server_env(char **host_environ, bool switch_user, const
         env.push_back("USER=" + user);
         env.push_back("LOGNAME=" + user);
     }
+    if (!runtime_dir.empty()) env.push_back("XDG_RUNTIME_DIR=" + runtime_dir);
     return env;
 }
 

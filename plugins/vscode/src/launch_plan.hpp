@@ -30,22 +30,31 @@ std::optional<ServerBinary> find_server(const ConfigLookup &config, std::vector<
 // when $RUNTIME_URL's path starts with /<RUNTIME_ID>; "" for none.
 std::string server_base_path(const ConfigLookup &config);
 
+// code-server's files in the plugin's private run directory (mode 0700, owned by the user code-server
+// runs as): nobody else may open a socket in it, whatever the socket's own mode.
+struct CodeServerPaths {
+    std::string socket;          // the HTTP socket the token proxy relays to (--socket, mode 0600)
+    std::string session_socket;  // code-server's editor-session socket (--session-socket)
+    std::string runtime_dir;     // XDG_RUNTIME_DIR: where VS Code puts its IPC sockets (vscode-ipc-*, git)
+    std::string config;          // --config: code-server writes a default one when it is missing
+};
+CodeServerPaths code_server_paths(const std::string &run_dir);
+
 struct ServerArgs {
     const ServerBinary *server;
     std::string token;
     int public_port;
-    int internal_port;  // code-server only: where it listens behind the token proxy
     std::string workspace;
     std::string base_path;
-    std::string run_dir;  // private directory for code-server's config file
+    std::string run_dir;  // private directory for code-server's socket and config file
 };
 
 std::vector<std::string> server_argv(const ServerArgs &args);
 
 // The server's environment: the host's, minus what would steer or leak into it (the session API key,
 // code-server's PORT/PASSWORD variables, VSCODE_* of an enclosing VS Code), with HOME/USER/LOGNAME set
-// for `user` when switching to it.
+// for `user` when switching to it, and XDG_RUNTIME_DIR set to `runtime_dir` when it is not empty.
 std::vector<std::string> server_env(char **host_environ, bool switch_user, const std::string &user,
-                                    const std::string &home);
+                                    const std::string &home, const std::string &runtime_dir = "");
 
 }  // namespace actionhost::vscode

@@ -54,10 +54,4 @@ std::optional<int> find_free_port(int first, int last, int attempts) {
     return std::nullopt;
 }
 
-std::optional<int> ephemeral_loopback_port() {
-    int p = try_bind(INADDR_LOOPBACK, 0);
-    if (p <= 0) return std::nullopt;
-    return p;
-}
-
 }  // namespace actionhost::vscode

@@ -1,4 +1,4 @@
-// Port checks for the public VS Code port and the internal code-server port.
+// Port checks for the public VS Code port (code-server itself listens on a unix socket, no port).
 #pragma once
 
 #include <optional>
@@ -15,8 +15,5 @@ bool port_available(int port);
 
 // A port in [first, last] that is available now, tried in random order; nullopt after `attempts`.
 std::optional<int> find_free_port(int first, int last, int attempts = 200);
-
-// A port the kernel picks on 127.0.0.1 (bound and released: free now, which is what we need it for).
-std::optional<int> ephemeral_loopback_port();
 
 }  // namespace actionhost::vscode

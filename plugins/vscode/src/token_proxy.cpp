@@ -26,6 +26,8 @@
 #include <actionhost/abi.h>
 #include <actionhost/common/net/prompt_stop.hpp>
 
+#include "upstream_socket.hpp"
+
 namespace actionhost::vscode {
 
 using Poco::Net::HTTPClientSession;
@@ -36,6 +38,9 @@ using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
 namespace {
+
+// A connect to a unix socket returns at once unless code-server's accept backlog is full.
+const Poco::Timespan kConnectTimeout(10, 0);
 
 // Compares without an early exit, so the time taken says nothing about how much of the token matched.
 bool same_token(const std::string &a, const std::string &b) {
@@ -112,7 +117,7 @@ AuthResult authorize(const std::string &token, const std::string &uri, const std
 struct TokenProxy::State {
     std::string token;
     Logger log;
-    std::atomic<int> upstream_port{0};
+    std::string upstream_socket;
     std::atomic<bool> stopping{false};
     std::mutex sockets_mu;
     std::set<Poco::Net::StreamSocket *> live_sockets;  // relayed WebSockets, cut on stop()
@@ -175,15 +180,10 @@ class ProxyHandler : public Poco::Net::HTTPRequestHandler {
             resp.send();
             return;
         }
-        int port = state_->upstream_port.load();
-        if (port <= 0) {
-            answer(resp, HTTPResponse::HTTP_SERVICE_UNAVAILABLE, "VS Code is not running.");
-            return;
-        }
         if (upgrade) {
-            relay_websocket(req, resp, port);
+            relay_websocket(req, resp);
         } else {
-            relay_http(req, resp, port);
+            relay_http(req, resp);
         }
     }
 
@@ -193,11 +193,20 @@ class ProxyHandler : public Poco::Net::HTTPRequestHandler {
         }
     }
 
-    void relay_http(HTTPServerRequest &req, HTTPServerResponse &resp, int port) {
-        HTTPClientSession up("127.0.0.1", static_cast<Poco::UInt16>(port));
-        up.setTimeout(Poco::Timespan(300, 0));
+    // code-server checks Origin against Host, so the client's Host is relayed; a client that sent none
+    // (HTTP/1.0) gets one, since a session on a unix socket has no host name of its own to add.
+    static void ensure_host(HTTPRequest &out) {
+        if (!out.has("Host")) out.setHost("localhost");
+    }
+
+    void relay_http(HTTPServerRequest &req, HTTPServerResponse &resp) {
+        // Nothing listening on code-server's socket (dead, or restarting) throws: handleRequest answers 502.
+        const Poco::Timespan timeout(300, 0);
+        HTTPClientSession up(connect_unix_socket(state_->upstream_socket, kConnectTimeout, timeout));
+        up.setTimeout(kConnectTimeout, timeout, timeout);
         HTTPRequest out(req.getMethod(), req.getURI(), HTTPMessage::HTTP_1_1);
         copy_headers(req, out);
+        ensure_host(out);
         bool has_body = req.hasContentLength() || req.getChunkedTransferEncoding();
         if (req.hasContentLength()) out.setContentLength64(req.getContentLength64());
         if (req.getChunkedTransferEncoding()) out.setChunkedTransferEncoding(true);
@@ -221,10 +230,11 @@ class ProxyHandler : public Poco::Net::HTTPRequestHandler {
         if (!no_body) Poco::StreamCopier::copyStream64(body_in, out_stream);
     }
 
-    void relay_websocket(HTTPServerRequest &req, HTTPServerResponse &resp, int port) {
+    void relay_websocket(HTTPServerRequest &req, HTTPServerResponse &resp) {
         // Upstream first, so a refusal there reaches the client as a plain HTTP answer.
-        HTTPClientSession up("127.0.0.1", static_cast<Poco::UInt16>(port));
-        up.setTimeout(Poco::Timespan(30, 0));
+        const Poco::Timespan timeout(30, 0);
+        HTTPClientSession up(connect_unix_socket(state_->upstream_socket, kConnectTimeout, timeout));
+        up.setTimeout(kConnectTimeout, timeout, timeout);
         HTTPRequest out(HTTPRequest::HTTP_GET, req.getURI(), HTTPMessage::HTTP_1_1);
         for (const auto &[name, value] : req) {
             // Poco writes its own handshake headers; extensions (permessage-deflate) are not negotiated
@@ -232,6 +242,7 @@ class ProxyHandler : public Poco::Net::HTTPRequestHandler {
             if (hop_by_hop(name) || Poco::icompare(name.substr(0, 14), "sec-websocket-") == 0) continue;
             out.add(name, value);
         }
+        ensure_host(out);
         HTTPResponse upres;
         std::unique_ptr<Poco::Net::WebSocket> upstream;
         try {
@@ -244,8 +255,7 @@ class ProxyHandler : public Poco::Net::HTTPRequestHandler {
         Poco::Net::WebSocket client(req, resp);
         client.setReceiveTimeout(Poco::Timespan(0));
         upstream->setReceiveTimeout(Poco::Timespan(0));
-        client.setNoDelay(true);
-        upstream->setNoDelay(true);
+        client.setNoDelay(true);  // TCP only: the upstream unix socket has no Nagle to turn off
         state_->track(&client, true);
         state_->track(upstream.get(), true);
         if (state_->stopping.load()) {
@@ -300,8 +310,9 @@ class ProxyHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
 
 }  // namespace
 
-TokenProxy::TokenProxy(std::string token, Logger log) : state_(std::make_shared<State>()) {
+TokenProxy::TokenProxy(std::string token, std::string upstream_socket, Logger log) : state_(std::make_shared<State>()) {
     state_->token = std::move(token);
+    state_->upstream_socket = std::move(upstream_socket);
     state_->log = std::move(log);
 }
 
@@ -331,8 +342,6 @@ bool TokenProxy::start(const std::string &bind_host, int port, std::string &erro
     state_->pool.reset();
     return false;
 }
-
-void TokenProxy::set_upstream_port(int port) { state_->upstream_port.store(port); }
 
 void TokenProxy::stop() {
     if (!state_->server) return;

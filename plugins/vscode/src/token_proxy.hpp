@@ -1,6 +1,6 @@
 // The connection-token guard put in front of code-server, which has no --connection-token of its own.
-// It gives code-server (listening with --auth none on an internal 127.0.0.1 port) openvscode-server's
-// token semantics on the public port:
+// It gives code-server (listening with --auth none on a unix socket only its own user may open, see
+// upstream_socket.hpp) openvscode-server's token semantics on the public port:
 //   - `?tkn=<token>` on a GET sets the cookie `vscode-tkn=<token>` and redirects to the same URL without
 //     it (as openvscode-server does);
 //   - later requests need that cookie (or a valid `tkn`); anything else is answered 403 "Forbidden.";
@@ -33,15 +33,14 @@ AuthResult authorize(const std::string &token, const std::string &uri, const std
 class TokenProxy {
   public:
     using Logger = std::function<void(int level, const std::string &msg)>;
-    TokenProxy(std::string token, Logger log);
+    // `upstream_socket`: the path of code-server's unix socket (the same across its restarts).
+    TokenProxy(std::string token, std::string upstream_socket, Logger log);
     ~TokenProxy();
     TokenProxy(const TokenProxy &) = delete;
     TokenProxy &operator=(const TokenProxy &) = delete;
 
     // Listens on bind_host:port. False (with `error`) when the port cannot be bound.
     bool start(const std::string &bind_host, int port, std::string &error);
-    // Where code-server listens now (changes when it is restarted).
-    void set_upstream_port(int port);
     // Stops listening and cuts every relayed connection. Idempotent.
     void stop();
 

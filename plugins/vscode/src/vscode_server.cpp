@@ -1,9 +1,12 @@
 #include "vscode_server.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <Poco/UUIDGenerator.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -85,29 +88,53 @@ void VscodeServer::start() {
 
     token_ = Poco::UUIDGenerator::defaultGenerator().createRandom().toString();
 
+    if (!make_run_dir()) return;
+    launch_locked();
+}
+
+bool VscodeServer::make_run_dir() {
+    // mkdtemp makes it mode 0700: code-server's socket in it is out of every other user's reach.
     char tmpl[] = "/tmp/actionhost-vscode-XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) return disable("cannot create a private directory under /tmp");
+    if (::mkdtemp(tmpl) == nullptr) {
+        disable(std::string("cannot create a private directory under /tmp: ") + std::strerror(errno));
+        return false;
+    }
     run_dir_ = tmpl;
     log_path_ = run_dir_ + "/server.log";
-    if (user_->switch_user) {
-        if (::chown(run_dir_.c_str(), user_->uid, user_->gid) != 0) {
-            settings_.log(AH_LOG_WARNING, "vscode: cannot give " + run_dir_ + " to " + user_->name);
+    std::vector<std::string> dirs{run_dir_};
+    if (binary_->kind == ServerKind::CodeServer) {
+        const std::string runtime = code_server_paths(run_dir_).runtime_dir;
+        if (::mkdir(runtime.c_str(), 0700) != 0) {
+            disable("cannot create " + runtime + ": " + std::strerror(errno));
+            return false;
         }
+        dirs.push_back(runtime);
     }
-    launch_locked();
+    if (!user_->switch_user) return true;
+    for (const auto &dir : dirs) {
+        if (::chown(dir.c_str(), user_->uid, user_->gid) == 0) continue;
+        const std::string why = "cannot give " + dir + " to " + user_->name + ": " + std::strerror(errno);
+        // code-server creates its socket in there, so without it code-server cannot listen at all.
+        if (binary_->kind == ServerKind::CodeServer) {
+            disable(why);
+            return false;
+        }
+        settings_.log(AH_LOG_WARNING, "vscode: " + why);
+    }
+    return true;
 }
 
 bool VscodeServer::launch_locked() {
     const bool code_server = binary_->kind == ServerKind::CodeServer;
+    const CodeServerPaths paths = code_server_paths(run_dir_);
     if (code_server) {
-        auto internal = ephemeral_loopback_port();
-        if (!internal) {
-            disable("no free loopback port for code-server");
-            return false;
-        }
-        internal_port_ = *internal;
+        // What a killed code-server left behind: the proxy must not reach a stale socket, and readiness
+        // means the new server listens.
+        std::error_code ignored;
+        std::filesystem::remove(paths.socket, ignored);
+        std::filesystem::remove(paths.session_socket, ignored);
         if (!proxy_) {
-            proxy_ = std::make_unique<TokenProxy>(token_, settings_.log);
+            proxy_ = std::make_unique<TokenProxy>(token_, paths.socket, settings_.log);
             std::string err;
             if (!proxy_->start("0.0.0.0", public_port_, err)) {
                 proxy_.reset();
@@ -120,11 +147,11 @@ bool VscodeServer::launch_locked() {
         return false;
     }
 
-    ServerArgs args{&*binary_, token_, public_port_, internal_port_, workspace_,
-                    code_server ? "" : server_base_path(settings_.config), run_dir_};
+    ServerArgs args{&*binary_, token_, public_port_, workspace_, code_server ? "" : server_base_path(settings_.config),
+                    run_dir_};
     SpawnSpec spec;
     spec.argv = server_argv(args);
-    spec.env = server_env(environ, user_->switch_user, user_->name, user_->home);
+    spec.env = server_env(environ, user_->switch_user, user_->name, user_->home, code_server ? paths.runtime_dir : "");
     spec.cwd = workspace_;
     spec.user = *user_;
     spec.log_path = log_path_;
@@ -138,11 +165,10 @@ bool VscodeServer::launch_locked() {
         proxy_.reset();
         return false;
     }
-    if (proxy_) proxy_->set_upstream_port(internal_port_);
     settings_.log(AH_LOG_INFO, std::string("vscode: started ") + (code_server ? "code-server" : "openvscode-server") +
                                    " (pid " + std::to_string(process_->pid()) + ") as " + user_->name + " in " +
                                    workspace_ + ", port " + std::to_string(public_port_) +
-                                   (code_server ? " (token proxy -> 127.0.0.1:" + std::to_string(internal_port_) + ")" : "") +
+                                   (code_server ? " (token proxy -> " + paths.socket + ")" : "") +
                                    ", log " + log_path_);
     return true;
 }
@@ -150,13 +176,14 @@ bool VscodeServer::launch_locked() {
 bool VscodeServer::wait_ready_locked(std::chrono::milliseconds budget) {
     if (ready_) return true;
     const bool code_server = binary_->kind == ServerKind::CodeServer;
-    int port = code_server ? internal_port_ : public_port_;
+    const std::string socket = code_server_paths(run_dir_).socket;
     auto deadline = std::chrono::steady_clock::now() + budget;
     // Bounded by the deadline; each probe is short.
     while (std::chrono::steady_clock::now() < deadline) {
         if (!process_ || !process_->alive()) return false;
         // Any HTTP answer means the server is serving (openvscode-server answers 403 without a token).
-        if (auto status = http_status(port, "/healthz", 1000)) {
+        auto status = code_server ? http_status_on_socket(socket, "/healthz", 1000) : http_status(public_port_, "/healthz", 1000);
+        if (status) {
             ready_ = true;
             auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - launched_at_);
             settings_.log(AH_LOG_INFO, "vscode: server answers HTTP " + std::to_string(ms.count()) + " ms after launch");
@@ -231,6 +258,7 @@ void VscodeServer::stop() {
         settings_.log(AH_LOG_INFO, "vscode: server stopped");
     }
     if (proxy) proxy->stop();
+    // code-server's sockets go with the directory.
     if (!run_dir_.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(run_dir_, ec);

@@ -46,6 +46,7 @@ class VscodeServer {
 
   private:
     void disable(const std::string &reason);
+    bool make_run_dir();                   // the private directory; false = disabled
     bool launch_locked();                  // spawns the server (and the proxy once); false = disabled
     bool wait_ready_locked(std::chrono::milliseconds budget);
     std::string log_tail() const;
@@ -60,7 +61,6 @@ class VscodeServer {
     std::optional<RunAs> user_;
     std::string token_;
     int public_port_ = 0;
-    int internal_port_ = 0;
     std::string workspace_;
     std::string run_dir_;
     std::string log_path_;

@@ -58,7 +58,7 @@ TEST(VscodePorts, Parse) {
 
 TEST(VscodeLaunch, OpenVSCodeServerCommandLineIsOpenHands) {
     ServerBinary bin{ServerKind::OpenVSCodeServer, "/openhands/.openvscode-server/bin/openvscode-server"};
-    ServerArgs a{&bin, kTok, 41234, 0, "/workspace", "", "/tmp/x"};
+    ServerArgs a{&bin, kTok, 41234, "/workspace", "", "/tmp/x"};
     std::vector<std::string> want = {bin.path, "--host", "0.0.0.0", "--connection-token", kTok, "--port", "41234",
                                      "--disable-workspace-trust"};
     EXPECT_EQ(server_argv(a), want);
@@ -67,17 +67,21 @@ TEST(VscodeLaunch, OpenVSCodeServerCommandLineIsOpenHands) {
     EXPECT_EQ(server_argv(a), want);
 }
 
-TEST(VscodeLaunch, CodeServerListensOnLoopbackWithoutAuth) {
+TEST(VscodeLaunch, CodeServerListensOnlyOnASocketInTheRunDirectory) {
     ServerBinary bin{ServerKind::CodeServer, "/opt/cs/bin/code-server"};
-    ServerArgs a{&bin, kTok, 41234, 38000, "/workspace", "", "/tmp/x"};
+    ServerArgs a{&bin, kTok, 41234, "/workspace", "", "/tmp/x"};
     auto argv = server_argv(a);
     auto has = [&](const std::string &x, const std::string &next) {
         for (size_t i = 0; i + 1 < argv.size(); ++i)
             if (argv[i] == x && argv[i + 1] == next) return true;
         return false;
     };
-    EXPECT_TRUE(has("--bind-addr", "127.0.0.1:38000"));
+    EXPECT_TRUE(has("--socket", "/tmp/x/code-server.sock"));
+    EXPECT_TRUE(has("--socket-mode", "600"));
+    EXPECT_TRUE(has("--session-socket", "/tmp/x/session.sock"));
+    EXPECT_TRUE(has("--config", "/tmp/x/code-server.yaml"));
     EXPECT_TRUE(has("--auth", "none"));
+    EXPECT_EQ(std::find(argv.begin(), argv.end(), "--bind-addr"), argv.end()) << "no TCP port of its own";
     EXPECT_NE(std::find(argv.begin(), argv.end(), "--disable-workspace-trust"), argv.end());
     EXPECT_EQ(argv.back(), "/workspace");
     for (const auto &s : argv) EXPECT_EQ(s.find(kTok), std::string::npos) << "the token never reaches code-server";
@@ -109,4 +113,15 @@ TEST(VscodeLaunch, EnvironmentDropsSecretsAndSteering) {
     EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/root", "XDG_DATA_HOME=/d"}));
     env = server_env(const_cast<char **>(host_env), true, "openhands", "/home/openhands");
     EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/home/openhands", "USER=openhands", "LOGNAME=openhands"}));
+}
+
+// code-server's (and VS Code's) IPC sockets go to the private run directory, not the host's runtime dir.
+TEST(VscodeLaunch, EnvironmentPointsTheRuntimeDirectoryIntoTheRunDirectory) {
+    const char *host_env[] = {"PATH=/usr/bin", "XDG_RUNTIME_DIR=/run/user/0", "HOME=/root", nullptr};
+    auto env = server_env(const_cast<char **>(host_env), false, "root", "/root", "/tmp/x/runtime");
+    EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/root", "XDG_RUNTIME_DIR=/tmp/x/runtime"}));
+    env = server_env(const_cast<char **>(host_env), true, "openhands", "/home/openhands", "/tmp/x/runtime");
+    EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/home/openhands", "USER=openhands",
+                                             "LOGNAME=openhands", "XDG_RUNTIME_DIR=/tmp/x/runtime"}));
+    EXPECT_EQ(code_server_paths("/tmp/x").runtime_dir, "/tmp/x/runtime");
 }
