@@ -150,6 +150,17 @@ bool HeadlessChromium::wait_for(const std::string &expression, double timeout_s)
     return false;
 }
 
+void HeadlessChromium::press_key(const std::string &key, const std::string &code, int key_code, int modifiers) {
+    for (const char *type : {"keyDown", "keyUp"}) {
+        call("Input.dispatchKeyEvent", {{"type", type},
+                                        {"key", key},
+                                        {"code", code},
+                                        {"windowsVirtualKeyCode", key_code},
+                                        {"nativeVirtualKeyCode", key_code},
+                                        {"modifiers", modifiers}});
+    }
+}
+
 void HeadlessChromium::screenshot(const std::string &path) {
     auto r = call("Page.captureScreenshot", {{"format", "png"}}, 60);
     std::istringstream in(r["data"].get<std::string>());

@@ -25,6 +25,9 @@ class HeadlessChromium {
     nlohmann::json evaluate(const std::string &expression);
     // Polls `expression` until it is true or `timeout_s` passes.
     bool wait_for(const std::string &expression, double timeout_s);
+    // A key pressed and released as a user would (Input.dispatchKeyEvent: trusted events, unlike
+    // events made in the page). `modifiers`: 1 Alt, 2 Ctrl, 4 Meta, 8 Shift.
+    void press_key(const std::string &key, const std::string &code, int key_code, int modifiers = 0);
     // Page.captureScreenshot written to `path` as PNG.
     void screenshot(const std::string &path);
     std::string outer_html();
