@@ -1,4 +1,4 @@
-// <workspace>/.vscode/settings.json as OpenHands writes it (spec §5.3).
+// <workspace>/.vscode/settings.json as OpenHands' VSCodePlugin writes it.
 #pragma once
 
 #include <string>

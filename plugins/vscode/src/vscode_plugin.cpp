@@ -1,5 +1,5 @@
 // The vscode plugin: a VS Code server for the workspace, reached with the token that
-// GET /vscode/connection_token answers (spec §1.4, §5.3). It provides no actions.
+// GET /vscode/connection_token answers, as OpenHands' VSCodePlugin. It provides no actions.
 #include <actionhost/ext/http_routes.h>
 #include <actionhost/plugin.hpp>
 

@@ -22,7 +22,7 @@ extern char **environ;
 namespace actionhost::vscode {
 namespace {
 
-constexpr int kPortRangeFirst = 40000;  // OpenHands' VS Code port range (spec §10)
+constexpr int kPortRangeFirst = 40000;  // OpenHands' VS Code port range
 constexpr int kPortRangeLast = 49999;
 
 int config_int(const ConfigLookup &config, const char *key, int fallback) {
@@ -229,7 +229,7 @@ ConnectionInfo VscodeServer::connection() {
             return info;
         }
     }
-    // Bounded so the answer beats the client's 10 s timeout (spec §10); a slow server still gets its token.
+    // Bounded so the answer beats the client's 10 s timeout; a slow server still gets its token.
     int budget_ms = config_int(settings_.config, "VSCODE_READY_TIMEOUT_MS", 8000);
     if (!wait_ready_locked(std::chrono::milliseconds(budget_ms))) {
         if (!process_->alive()) {

@@ -1,4 +1,4 @@
-// Every case in which OpenHands answers {"token":null} (spec §5.3), through the real host with
+// Every case in which OpenHands answers {"token":null}, through the real host with
 // --plugins vscode, each with the log line that says why; and settings.json as OpenHands writes it.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
