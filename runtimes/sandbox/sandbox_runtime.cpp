@@ -65,6 +65,8 @@ class SandboxRuntime : public Backend {
             temp_workspace_ = workspace;
         }
         fs::create_directories(workspace);
+        // A temporary workspace is private to the sandbox's user (it may be handed to another uid).
+        if (!temp_workspace_.empty()) fs::permissions(workspace, fs::perms::owner_all);
         workspace_ = fs::canonical(workspace).string();
         std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
         cgroup_ = std::string("ah-") + info().session_id;
@@ -79,9 +81,11 @@ class SandboxRuntime : public Backend {
         if (pids > 0) argv.insert(argv.end(), {"--pids", std::to_string(pids)});
         if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
+        // The sandbox's user is the caller's name and ids inside (root stays root inside, and either is
+        // an unprivileged id of the machine: see runtimes/sandbox/init/id_map.hpp).
         std::string user = user_name(getuid());
         std::string home = getuid() == 0 ? "/root" : "/home/" + user;
-        argv.insert(argv.end(), {"--home", home});
+        argv.insert(argv.end(), {"--user", user, "--uid", std::to_string(getuid()), "--gid", std::to_string(getgid())});
         if (network_) {
             argv.push_back("--network");
         } else {

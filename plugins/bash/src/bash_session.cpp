@@ -454,6 +454,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
         if (special) to_send = special_key_bytes(command);
         else if (rq.is_input) to_send = command + "\n";
         else to_send = typed_command(command);
+        if (!special && !rq.is_input) oom_kills_at_start_ = memory_cgroup_.oom_kills();
         if (!special && !rq.is_input && !completed_ && !awaiting_prompt_ && stray_input_possible_) {
             stray_input_possible_ = false;
             sync_with_shell(lk);
@@ -535,6 +536,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
     m.working_dir = p.working_dir;
     m.py_interpreter_path = p.py_interpreter_path;
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
+    if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
     stray_input_possible_ = rq.is_input || special_key;
     output_ = std::move(after_);
@@ -556,6 +558,7 @@ std::string BashSession::finish_exited(const std::string &command, const RunRequ
     m.working_dir = last_prompt_.working_dir;
     m.py_interpreter_path = last_prompt_.py_interpreter_path;
     m.suffix = completed_suffix(shell_exit_code_);
+    if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
     output_.clear();
     awaiting_prompt_ = false;

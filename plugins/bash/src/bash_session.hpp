@@ -8,6 +8,8 @@
 // prints its prompt. Timeouts never kill anything; the next action continues with what is running.
 #pragma once
 
+#include <actionhost/common/oom.hpp>
+
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -94,6 +96,10 @@ class BashSession {
     void log(int level, const std::string &msg) const;
 
     const SessionConfig config_;
+    // Out-of-memory kills in the host's memory cgroup, counted when a command is sent, so its
+    // observation can say that the kernel killed it (see common/oom.hpp).
+    const common::MemoryCgroup memory_cgroup_;
+    std::optional<uint64_t> oom_kills_at_start_;
     const PromptMarker marker_;
     std::string private_dir_;  // holds the rcfile and over-long commands; removed with the session
     int long_command_seq_ = 0;

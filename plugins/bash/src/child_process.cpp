@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include <actionhost/common/inherited_fds.hpp>
+#include <actionhost/common/oom.hpp>
 
 namespace actionhost::bash {
 
@@ -218,6 +219,7 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec &spec, std::st
 std::unique_ptr<ChildProcess> ChildProcess::adopt(pid_t pid, int out_fd) {
     auto child = std::unique_ptr<ChildProcess>(new ChildProcess());
     child->pid_ = pid;
+    common::prefer_as_oom_victim(pid);  // a command exhausting the memory limit goes before the host
     child->out_fd_ = out_fd;
     set_nonblocking_cloexec(out_fd);
     child->pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));

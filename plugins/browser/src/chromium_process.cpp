@@ -18,6 +18,7 @@
 #include <thread>
 
 #include <actionhost/common/process_state.hpp>
+#include <actionhost/common/oom.hpp>
 
 extern char **environ;
 
@@ -145,6 +146,7 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
         fs::remove_all(user_data_dir_, ec);
         throw std::runtime_error("cannot start " + options.executable + ": " + std::strerror(rc));
     }
+    common::prefer_as_oom_victim(pid_);  // a page exhausting the memory limit goes before the host
 
     // Chromium writes "<port>\n<browser ws path>" once the DevTools server listens.
     const auto deadline = std::chrono::steady_clock::now() + options.start_timeout;

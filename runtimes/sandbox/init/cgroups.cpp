@@ -56,6 +56,7 @@ Cgroup::Cgroup(const std::string &name, const Limits &limits) {
             return;
         }
         paths_.push_back(dir);
+        views_.emplace_back(dir, "");
         if (limits.memory_mb > 0) write_text(dir + "/memory.max", std::to_string(limits.memory_mb * 1024 * 1024));
         if (limits.memory_mb > 0) write_text(dir + "/memory.swap.max", "0");
         if (limits.pids > 0) write_text(dir + "/pids.max", std::to_string(limits.pids));
@@ -76,6 +77,7 @@ Cgroup::Cgroup(const std::string &name, const Limits &limits) {
             continue;
         }
         paths_.push_back(dir);
+        views_.emplace_back(dir, w.controller);
         bool ok = true;
         if (std::string(w.controller) == "memory") {
             ok = write_text(dir + "/memory.limit_in_bytes", std::to_string(limits.memory_mb * 1024 * 1024));

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sandbox {
@@ -26,9 +27,13 @@ class Cgroup {
     void remove(double timeout_s);
     const std::vector<std::string> &warnings() const { return warnings_; }
     const std::vector<std::string> &paths() const { return paths_; }
+    // Each created group's directory with the name it has under /sys/fs/cgroup inside the sandbox: the
+    // controller for v1 ("memory", "pids", ...), "" for the v2 group (see sys_view.hpp).
+    const std::vector<std::pair<std::string, std::string>> &views() const { return views_; }
 
   private:
     std::vector<std::string> paths_;
+    std::vector<std::pair<std::string, std::string>> views_;
     std::vector<std::string> warnings_;
 };
 

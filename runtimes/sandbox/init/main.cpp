@@ -1,16 +1,22 @@
-// ah-sandbox-init: runs one command (the actionhost host) in fresh user, mount, pid, ipc, uts and
-// (unless --network) net namespaces, with cgroup limits and a seccomp filter. See docs/runtimes.md.
+// ah-sandbox-init: runs one command (the actionhost host) in fresh user, mount, pid, ipc, uts, cgroup
+// and (unless --network) net namespaces, with cgroup limits, a capability bounding set, seccomp and no
+// id that is privileged on the machine. The boundary it draws is described in docs/security.md.
 //
-//   outside (this process, "P")              inside (clone child = pid 1 of the new pid namespace)
-//   cgroups created; unix socket bound  ──▶   waits until P wrote its uid/gid maps
-//   clone(NEW*) → child joins the cgroups     hostname, loopback up, new root, pivot_root
-//   writes uid_map/gid_map, says go           forks the command: seccomp, exec
-//   waits; SIGTERM → SIGKILL pid 1            event loop: reap children, relay the unix socket
-//   removes cgroups and the socket            exits with the command's status (namespace dies)
+//   outside (this process, "P")                    inside (clone child = pid 1 of the new pid namespace)
+//   ids chosen; workspace handed over if root's;   waits until P wrote its uid/gid maps
+//   cgroups created; unix socket bound       ──▶   cgroup namespace; takes the machine's trees (creator's
+//   clone(NEW*) → child joins the cgroups          ids), then becomes the sandbox's root/user and builds
+//   writes uid_map/gid_map, says go                the root: /etc view, scratch tmpfs, /proc and /sys
+//   waits; SIGTERM → SIGKILL pid 1                 views; pivot_root; bounding set cut to Docker's
+//   removes cgroups and the socket                 forks the command (no_new_privs, seccomp, exec), then
+//                                                  drops every capability, becomes non-dumpable, loads
+//                                                  its own filter; event loop: reap, relay the socket
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -20,16 +26,18 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "cgroups.hpp"
 #include "forwarder.hpp"
-#include "mounts.hpp"
+#include "id_map.hpp"
 #include "options.hpp"
+#include "privileges.hpp"
+#include "root_layout.hpp"
 #include "seccomp_filter.hpp"
+#include "workspace_handover.hpp"
 
 namespace {
 
@@ -37,8 +45,11 @@ using namespace sandbox;
 
 struct ChildContext {
     const Options *options;
-    int go_fd;      // read end: P writes one byte once the id maps are in place
-    int listen_fd;  // the unix socket to relay, or -1
+    const RootPlan *plan;
+    bool switch_ids;  // the creator's ids are not mapped: take the sandbox user's (root callers)
+    int go_fd;        // read end: P writes one byte once the id maps are in place
+    int listen_fd;    // the unix socket to relay, or -1
+    long rlimit_tasks;  // RLIMIT_NPROC of the main process (0: none; the pids cgroup limits it)
 };
 
 volatile sig_atomic_t g_child = 0;
@@ -60,6 +71,14 @@ bool write_file(const std::string &path, const std::string &text) {
     _exit(125);
 }
 
+// Root of the sandbox, with no supplementary group of the caller's: for a root caller those would be
+// the machine's groups (root's among them), kept across the user namespace unless dropped here.
+void become_sandbox_root() {
+    if (setgroups(0, nullptr) != 0) throw std::runtime_error(std::string("setgroups: ") + std::strerror(errno));
+    if (setresgid(0, 0, 0) != 0) throw std::runtime_error(std::string("setresgid: ") + std::strerror(errno));
+    if (setresuid(0, 0, 0) != 0) throw std::runtime_error(std::string("setresuid: ") + std::strerror(errno));
+}
+
 int child_main(void *arg) {
     auto *ctx = static_cast<ChildContext *>(arg);
     const Options &o = *ctx->options;
@@ -68,9 +87,15 @@ int child_main(void *arg) {
     if (read(ctx->go_fd, &go, 1) != 1 || go != 'g') _exit(125);  // P died or refused
     close(ctx->go_fd);
     try {
+        // P has moved us into the sandbox's cgroups: they become this namespace's root ("/").
+        if (unshare(CLONE_NEWCGROUP) != 0) throw std::runtime_error(std::string("cgroup namespace: ") + std::strerror(errno));
         if (sethostname(o.hostname.data(), o.hostname.size()) != 0) throw std::runtime_error("sethostname failed");
         if (!o.network) loopback_up();
-        build_root(o);
+        MachineTrees trees = take_machine_trees(*ctx->plan);
+        // The host runs as the sandbox's root; it switches to the sandbox's user for commands itself.
+        if (ctx->switch_ids) become_sandbox_root();
+        assemble_root(*ctx->plan, std::move(trees));
+        limit_bounding_set();
     } catch (const std::exception &e) {
         die(std::string("sandbox setup failed: ") + e.what());
     }
@@ -86,8 +111,16 @@ int child_main(void *arg) {
         sigprocmask(SIG_SETMASK, &none, nullptr);
         if (ctx->listen_fd >= 0) close(ctx->listen_fd);
         setsid();
-        write_file("/proc/self/oom_score_adj", "0");  // pid 1 is protected from the OOM killer, not the workload
-        if (chdir(o.workspace_target.c_str()) != 0) chdir("/");
+        // pid 1 keeps the -1000 it inherited; the host sits between it and the commands, which it raises
+        // (common/oom_preference): the OOM killer takes a command before the host.
+        write_file("/proc/self/oom_score_adj", "-500");
+        // Where no pids cgroup could be made (an unprivileged caller), the task limit as an rlimit:
+        // counted per user namespace, it never touches the caller's other processes.
+        if (ctx->rlimit_tasks > 0) {
+            const rlimit tasks{static_cast<rlim_t>(ctx->rlimit_tasks), static_cast<rlim_t>(ctx->rlimit_tasks)};
+            setrlimit(RLIMIT_NPROC, &tasks);
+        }
+        if (chdir(o.workspace_target.c_str()) != 0 && chdir("/") != 0) die("cannot enter a working directory");
         if (o.seccomp) {
             try {
                 install_seccomp_filter();
@@ -100,6 +133,13 @@ int child_main(void *arg) {
         argv.push_back(nullptr);
         execvp(argv[0], argv.data());
         die("cannot run " + o.command[0] + ": " + std::strerror(errno));
+    }
+    try {
+        lock_down_pid1();
+        install_seccomp_filter();
+    } catch (const std::exception &e) {
+        kill(main_pid, SIGKILL);
+        die(std::string("cannot lock pid 1 down: ") + e.what());
     }
     int status = run_event_loop(main_pid, ctx->listen_fd, o.forward_port);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -122,6 +162,39 @@ int make_listener(const std::string &path) {
     return fd;
 }
 
+// The id maps for this start; for a root caller the workspace and the read-write binds are first made
+// the sandbox user's (see id_map.hpp and workspace_handover.hpp).
+IdMaps choose_ids(const Options &o) {
+    IdRequest r{geteuid(), getegid(), o.uid, o.gid, geteuid(), getegid()};
+    if (r.caller_uid == 0) {
+        r.uid_base = subordinate_base("/etc/subuid", "actionhost", kDefaultIdBase);
+        r.gid_base = subordinate_base("/etc/subgid", "actionhost", kDefaultIdBase);
+        if (o.uid >= kIdRangeSize || o.gid >= kIdRangeSize)
+            throw std::invalid_argument("--uid and --gid must be below " + std::to_string(kIdRangeSize));
+        const Handover h{static_cast<uid_t>(r.uid_base + o.uid), static_cast<gid_t>(r.gid_base + o.gid), r.uid_base, r.gid_base};
+        r.owner_uid = h.uid;
+        r.owner_gid = h.gid;
+        if (!o.workspace.empty()) {
+            struct stat st{};
+            if (stat(o.workspace.c_str(), &st) != 0) throw std::runtime_error("the workspace " + o.workspace + " is missing");
+            if (needs_handover(st.st_uid, st.st_gid, h)) {
+                hand_over_tree(o.workspace, h);
+                stat(o.workspace.c_str(), &st);
+            }
+            r.owner_uid = st.st_uid;
+            r.owner_gid = st.st_gid;
+        }
+    }
+    IdMaps m = compute_id_maps(r);
+    if (r.caller_uid == 0) {
+        for (const auto &[outside, inside] : o.rw_binds) {
+            if (chown(outside.c_str(), m.outside_uid, m.outside_gid) != 0)
+                throw std::runtime_error("cannot hand " + outside + " to the sandbox's user: " + std::strerror(errno));
+        }
+    }
+    return m;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -129,11 +202,14 @@ int main(int argc, char **argv) {
     try {
         o = parse_options(argc, argv);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "ah-sandbox-init: %s\nUsage: ah-sandbox-init --root-mount DIR [--workspace DIR] "
-                             "[--workspace-target PATH] [--socket PATH --forward-port N] [--cgroup NAME --memory-mb N "
-                             "--pids N --cpus F] [--network] [--no-seccomp] [--ro-bind PATH] [--rw-bind OUT:IN] "
-                             "[--home PATH] -- COMMAND...\n",
-                     e.what());
+        std::fprintf(stderr, "ah-sandbox-init: %s\n\n%s", e.what(), usage_text().c_str());
+        return 125;
+    }
+    IdMaps maps;
+    try {
+        maps = choose_ids(o);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ah-sandbox-init: %s\n", e.what());
         return 125;
     }
     std::unique_ptr<Cgroup> cgroup;
@@ -141,6 +217,12 @@ int main(int argc, char **argv) {
         cgroup = std::make_unique<Cgroup>(o.cgroup_name, Limits{o.memory_mb, o.pids, o.cpus});
         for (const auto &w : cgroup->warnings()) std::fprintf(stderr, "ah-sandbox-init: warning: %s\n", w.c_str());
     }
+    const bool root_caller = geteuid() == 0;
+    RootPlan plan{&o,
+                  Identity{o.user, o.uid, o.gid, o.uid == 0 ? "/root" : "/home/" + o.user, o.hostname, o.network},
+                  o.scratch_mb > 0 ? o.scratch_mb : (o.memory_mb > 0 ? std::max(16L, o.memory_mb / 2) : 1024),
+                  cgroup ? cgroup->views() : std::vector<std::pair<std::string, std::string>>{},
+                  root_caller ? 0 : o.uid, root_caller ? 0 : o.gid};
     int listen_fd = -1;
     try {
         if (!o.socket_path.empty()) listen_fd = make_listener(o.socket_path);
@@ -152,7 +234,9 @@ int main(int argc, char **argv) {
 
     int go[2];
     if (pipe2(go, O_CLOEXEC) != 0) return 125;
-    ChildContext ctx{&o, go[0], listen_fd};
+    bool pids_cgroup = false;
+    for (const auto &view : plan.cgroup_views) pids_cgroup = pids_cgroup || view.second == "pids" || view.second.empty();
+    ChildContext ctx{&o, &plan, root_caller, go[0], listen_fd, pids_cgroup ? 0 : o.pids};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
@@ -170,16 +254,9 @@ int main(int argc, char **argv) {
     g_child = child;
     close(go[0]);
     if (cgroup) cgroup->join(child);
-    // Identity maps: as root all ids (files keep their owners); otherwise only the caller's own ids.
-    std::string proc = "/proc/" + std::to_string(child);
-    bool mapped;
-    if (geteuid() == 0) {
-        mapped = write_file(proc + "/uid_map", "0 0 4294967295\n") && write_file(proc + "/gid_map", "0 0 4294967295\n");
-    } else {
-        std::string uid = std::to_string(geteuid()), gid = std::to_string(getegid());
-        mapped = write_file(proc + "/setgroups", "deny") && write_file(proc + "/uid_map", uid + " " + uid + " 1\n") &&
-                 write_file(proc + "/gid_map", gid + " " + gid + " 1\n");
-    }
+    const std::string proc = "/proc/" + std::to_string(child);
+    const bool mapped = (!maps.deny_setgroups || write_file(proc + "/setgroups", "deny")) &&
+                        write_file(proc + "/uid_map", maps.uid_map) && write_file(proc + "/gid_map", maps.gid_map);
     if (!mapped) {
         std::fprintf(stderr, "ah-sandbox-init: cannot write the user namespace id maps: %s\n", std::strerror(errno));
         kill(child, SIGKILL);

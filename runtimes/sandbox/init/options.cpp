@@ -1,51 +1,67 @@
 #include "options.hpp"
 
+#include <CLI/CLI.hpp>
 #include <stdexcept>
 
 namespace sandbox {
 
+namespace {
+
+// One definition of the command line for parsing and for the usage text.
+void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
+    app.add_option("--root-mount", o.root_mount, "empty directory the new root is assembled on")->required();
+    app.add_option("--workspace", o.workspace, "directory mounted read-write (nosuid, nodev)");
+    app.add_option("--workspace-target", o.workspace_target, "where the workspace appears inside")
+        ->check([](const std::string &v) { return !v.empty() && v[0] == '/' ? "" : "must be an absolute path"; });
+    app.add_option("--ro-bind", o.ro_binds, "extra path made visible read-only at the same place");
+    app.add_option("--rw-bind", rw_binds, "OUTSIDE:INSIDE made visible read-write (nosuid, nodev, noexec)");
+    app.add_option("--socket", o.socket_path, "unix socket relayed to --forward-port inside");
+    app.add_option("--forward-port", o.forward_port, "the host's port on the sandbox's loopback")->check(CLI::Range(1, 65535));
+    app.add_option("--cgroup", o.cgroup_name, "cgroup name under actionhost/");
+    app.add_option("--memory-mb", o.memory_mb, "memory limit")->check(CLI::NonNegativeNumber);
+    app.add_option("--pids", o.pids, "task limit")->check(CLI::NonNegativeNumber);
+    app.add_option("--cpus", o.cpus, "CPU limit in cores")->check(CLI::NonNegativeNumber);
+    app.add_option("--scratch-mb", o.scratch_mb, "size of the tmpfs behind /tmp, /dev/shm, /run and homes")
+        ->check(CLI::NonNegativeNumber);
+    app.add_flag("--network", o.network, "share the caller's network namespace");
+    app.add_flag("!--no-seccomp", o.seccomp, "no seccomp filter");
+    app.add_option("--hostname", o.hostname, "host name inside");
+    app.add_option("--user", o.user, "the sandbox's user name");
+    app.add_option("--uid", o.uid, "the sandbox's user id inside");
+    app.add_option("--gid", o.gid, "the sandbox's group id inside");
+    app.add_option("command", o.command, "the main process and its arguments (after --)")->required();
+}
+
+}  // namespace
+
 Options parse_options(int argc, char **argv) {
     Options o;
-    int i = 1;
-    auto value = [&](const std::string &name) -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(name + " needs a value");
-        return argv[++i];
-    };
-    for (; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (a == "--root-mount") o.root_mount = value(a);
-        else if (a == "--workspace") o.workspace = value(a);
-        else if (a == "--workspace-target") o.workspace_target = value(a);
-        else if (a == "--ro-bind") o.ro_binds.push_back(value(a));
-        else if (a == "--socket") o.socket_path = value(a);
-        else if (a == "--forward-port") o.forward_port = std::stoi(value(a));
-        else if (a == "--rw-bind") {
-            std::string v = value(a);
-            auto colon = v.find(':');
-            if (colon == std::string::npos) throw std::invalid_argument("--rw-bind needs OUTSIDE:INSIDE");
-            o.rw_binds.emplace_back(v.substr(0, colon), v.substr(colon + 1));
-        }
-        else if (a == "--cgroup") o.cgroup_name = value(a);
-        else if (a == "--memory-mb") o.memory_mb = std::stol(value(a));
-        else if (a == "--pids") o.pids = std::stol(value(a));
-        else if (a == "--cpus") o.cpus = std::stod(value(a));
-        else if (a == "--network") o.network = true;
-        else if (a == "--no-seccomp") o.seccomp = false;
-        else if (a == "--hostname") o.hostname = value(a);
-        else if (a == "--home") o.home = value(a);
-        else throw std::invalid_argument("unknown option " + a);
+    std::vector<std::string> rw_binds;
+    CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
+    define(app, o, rw_binds);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        throw std::invalid_argument(e.what());
     }
-    for (; i < argc; ++i) o.command.push_back(argv[i]);
-    if (o.command.empty()) throw std::invalid_argument("no command after --");
-    if (o.root_mount.empty()) throw std::invalid_argument("--root-mount is required");
-    if (o.workspace_target.empty() || o.workspace_target[0] != '/')
-        throw std::invalid_argument("--workspace-target must be absolute");
+    for (const auto &v : rw_binds) {
+        const auto colon = v.find(':');
+        if (colon == std::string::npos || colon == 0 || v[colon + 1] != '/')
+            throw std::invalid_argument("--rw-bind needs OUTSIDE:/INSIDE, got " + v);
+        o.rw_binds.emplace_back(v.substr(0, colon), v.substr(colon + 1));
+    }
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
+    if (o.user.empty() || o.user.find_first_of(":\n/") != std::string::npos)
+        throw std::invalid_argument("--user must be a plain user name");
     return o;
+}
+
+std::string usage_text() {
+    Options o;
+    std::vector<std::string> rw_binds;
+    CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
+    define(app, o, rw_binds);
+    return app.help();
 }
 
 }  // namespace sandbox

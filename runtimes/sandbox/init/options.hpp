@@ -1,6 +1,8 @@
 // ah-sandbox-init's command line (the sandbox backend builds it; see main.cpp for the flow).
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,23 +11,29 @@ namespace sandbox {
 
 struct Options {
     std::string root_mount;        // an empty outside directory the new root is assembled on
-    std::string workspace;         // outside directory bind-mounted read-write
+    std::string workspace;         // outside directory bind-mounted read-write (nosuid, nodev)
     std::string workspace_target = "/workspace";  // where it appears inside
     std::vector<std::string> ro_binds;  // extra outside paths made visible read-only at the same path
-    std::vector<std::pair<std::string, std::string>> rw_binds;  // outside:inside, read-write
+    std::vector<std::pair<std::string, std::string>> rw_binds;  // outside:inside, read-write (nosuid, nodev, noexec)
     std::string socket_path;       // listen here (outside) and forward to the host's TCP port inside
     int forward_port = 0;          // the host's port on the sandbox's loopback
     std::string cgroup_name;       // "" → no cgroup
     long memory_mb = 0, pids = 0;  // 0 = no limit
     double cpus = 0;
+    long scratch_mb = 0;           // size of the one tmpfs behind /tmp, /var/tmp, /dev/shm, /run, homes
+                                   // (0 → half the memory limit, or 1024 MiB without one)
     bool network = false;          // share the caller's network namespace
     bool seccomp = true;
     std::string hostname = "sandbox";
-    std::string home;              // inside home directory given a private tmpfs ("" → none)
+    // The sandbox's user: the host runs as it (uid 0: root inside, which is never root outside).
+    std::string user = "root";
+    uid_t uid = 0;
+    gid_t gid = 0;
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process
 };
 
-// Throws std::invalid_argument with a usage message.
+// Throws std::invalid_argument with a one-line reason (the caller prints usage_text()).
 Options parse_options(int argc, char **argv);
+std::string usage_text();
 
 }  // namespace sandbox

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include <actionhost/common/inherited_fds.hpp>
+#include <actionhost/common/oom.hpp>
 #include <actionhost/common/process_state.hpp>
 
 extern char **environ;
@@ -152,6 +153,7 @@ std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::
     }
     close(pipe_fds[1]);
     if (devnull >= 0) close(devnull);
+    common::prefer_as_oom_victim(pid);  // a cell exhausting the memory limit goes before the host
 
     std::unique_ptr<KernelProcess> p(new KernelProcess());
     p->pid_ = pid;

@@ -1,0 +1,101 @@
+#include "actionhost/common/oom.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace actionhost::common {
+
+namespace {
+
+std::string read_small_file(const std::string &path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "";
+    char buf[4096];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    ::close(fd);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+std::optional<uint64_t> field(const std::string &text, const std::string &name) {
+    std::istringstream in(text);
+    for (std::string key, value; in >> key >> value;) {
+        if (key != name) continue;
+        try {
+            return std::stoull(value);
+        } catch (const std::exception &) {
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+bool readable(const std::string &path) { return ::access(path.c_str(), R_OK) == 0; }
+
+}  // namespace
+
+void prefer_as_oom_victim(pid_t pid) {
+    int own = 0;
+    std::istringstream(read_small_file("/proc/self/oom_score_adj")) >> own;
+    const std::string value = std::to_string(std::min(1000, own + 500));
+    const int fd = ::open(("/proc/" + std::to_string(pid) + "/oom_score_adj").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)!::write(fd, value.data(), value.size());
+    ::close(fd);
+}
+
+MemoryCgroup::MemoryCgroup() {
+    // "N:memory:/path" (v1) or "0::/path" (v2); inside a cgroup namespace the path is "/".
+    std::istringstream lines(read_small_file("/proc/self/cgroup"));
+    std::string v1_path, v2_path;
+    for (std::string line; std::getline(lines, line);) {
+        const auto a = line.find(':'), b = line.find(':', a + 1);
+        if (a == std::string::npos || b == std::string::npos) continue;
+        const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+        if (controllers == "memory" || controllers.find("memory,") == 0 || controllers.find(",memory") != std::string::npos)
+            v1_path = path;
+        else if (controllers.empty()) v2_path = path;
+    }
+    auto join = [](const std::string &root, const std::string &path) { return root + (path == "/" ? "" : path); };
+    if (!v1_path.empty() && readable(join("/sys/fs/cgroup/memory", v1_path) + "/memory.oom_control")) {
+        events_file_ = join("/sys/fs/cgroup/memory", v1_path) + "/memory.oom_control";
+        limit_file_ = join("/sys/fs/cgroup/memory", v1_path) + "/memory.limit_in_bytes";
+        return;
+    }
+    for (const char *root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+        if (!v2_path.empty() && readable(join(root, v2_path) + "/memory.events")) {
+            events_file_ = join(root, v2_path) + "/memory.events";
+            limit_file_ = join(root, v2_path) + "/memory.max";
+            return;
+        }
+    }
+}
+
+std::optional<uint64_t> MemoryCgroup::oom_kills() const {
+    if (events_file_.empty()) return std::nullopt;
+    return field(read_small_file(events_file_), "oom_kill");
+}
+
+std::optional<uint64_t> MemoryCgroup::limit_bytes() const {
+    if (limit_file_.empty()) return std::nullopt;
+    const std::string text = read_small_file(limit_file_);
+    try {
+        const uint64_t limit = std::stoull(text);
+        return limit >= (uint64_t{1} << 62) ? std::nullopt : std::optional<uint64_t>(limit);  // v1's "no limit"
+    } catch (const std::exception &) {
+        return std::nullopt;  // v2's "max"
+    }
+}
+
+std::string MemoryCgroup::kill_note_since(std::optional<uint64_t> before) const {
+    const auto now = oom_kills();
+    if (!before || !now || *now <= *before) return "";
+    std::string note = "A process of this command was killed by the kernel's out-of-memory killer";
+    if (const auto limit = limit_bytes()) note += " (memory limit " + std::to_string(*limit >> 20) + " MiB)";
+    return note + ".";
+}
+
+}  // namespace actionhost::common

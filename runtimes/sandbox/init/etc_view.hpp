@@ -1,0 +1,34 @@
+// The sandbox's /etc: the machine's configuration that commands need, read-only, with the identity files
+// generated for the sandbox and the machine's secrets absent.
+//
+// A read-only overlay of two layers: on top a small generated layer (passwd, group, hosts, hostname,
+// resolv.conf naming only the sandbox, plus overlay "whiteouts" that remove entries), below the
+// machine's /etc. One mount instead of a bind per entry (~140 binds cost 5-10 ms of a ~40 ms start).
+// Removed: every top-level entry other users may not read (shadow, gshadow, sudoers, ...), the backups
+// of the identity files, and named secrets deeper down (ssh host keys, ssl/private, VPN and Wi-Fi
+// secrets...). The sandbox's ids are unprivileged on the machine, so what is left is only what any
+// user of the machine may read anyway.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "mount_ops.hpp"
+
+namespace sandbox {
+
+struct Identity {
+    std::string user;   // the sandbox's user (may be "root")
+    uid_t uid;
+    gid_t gid;
+    std::string home;   // its home directory inside
+    std::string hostname;
+    bool network;       // shares the machine's network: its resolv.conf is copied
+};
+
+// Writes the generated layer into the directory `layer` of `scratch` and mounts the overlay at `target`
+// (which must exist). Must run before the machine's root is left (the lower layer is its /etc).
+void mount_etc_view(const DetachedMount &scratch, const std::string &layer, const Identity &id, const std::string &target);
+
+}  // namespace sandbox

@@ -1,0 +1,20 @@
+// Capabilities and the last process-wide locks of the sandbox (libcap).
+//
+// The sandbox's root holds at most Docker's default capability set: chown, dac_override, fowner,
+// fsetid, kill, setgid, setuid, setpcap, net_bind_service, net_raw, sys_chroot, mknod, audit_write,
+// setfcap — all of them meaningful only inside its own user namespace. Not sys_admin, sys_ptrace,
+// net_admin, sys_module, sys_resource, dac_read_search, ... pid 1 ends with none at all.
+#pragma once
+
+namespace sandbox {
+
+// Drops every capability outside Docker's default set from the bounding set (inherited by every
+// process forked afterwards; root's exec gets at most this set). Throws on failure.
+void limit_bounding_set();
+
+// pid 1 after its last fork of the main process: no capabilities (effective, permitted, inheritable,
+// ambient, bounding), no way to gain any (no_new_privs), and not dumpable, so no process of the sandbox
+// can ptrace it or read its memory or descriptors through /proc. Throws on failure.
+void lock_down_pid1();
+
+}  // namespace sandbox

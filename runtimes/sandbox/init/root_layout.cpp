@@ -1,0 +1,180 @@
+#include "root_layout.hpp"
+
+#include <fcntl.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "proc_view.hpp"
+#include "sys_view.hpp"
+
+namespace sandbox {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
+
+void must(int rc, const std::string &what) {
+    if (rc < 0) fail(what);
+}
+
+// The machine's software trees, shown read-only. Nothing else of the machine's top level is shown.
+const char *const kSoftwareTrees[] = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt"};
+const char *const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+
+// Directories of the scratch tmpfs and where they appear.
+struct ScratchDir {
+    const char *name;
+    mode_t mode;
+};
+constexpr ScratchDir kTmp{"tmp", 01777}, kVarTmp{"var-tmp", 01777}, kRun{"run", 0755}, kShm{"shm", 01777},
+    kRootHome{"root-home", 0700}, kUserHome{"user-home", 0700};
+
+void symlink_at(const std::string &target, const std::string &path) {
+    if (::symlink(target.c_str(), path.c_str()) < 0 && errno != EEXIST) fail("symlink " + path);
+}
+
+}  // namespace
+
+MachineTrees take_machine_trees(const RootPlan &plan) {
+    const Options &o = *plan.options;
+    must(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "make / private");
+    MachineTrees t;
+    for (const char *name : kSoftwareTrees) {
+        const std::string path = std::string("/") + name;
+        struct stat st{};
+        if (::lstat(path.c_str(), &st) != 0) continue;
+        if (S_ISLNK(st.st_mode)) t.links[path] = fs::read_symlink(path).string();
+        else if (S_ISDIR(st.st_mode)) t.software[path] = clone_tree(path, kReadOnly | kNoSuid | kNoDev);
+    }
+    for (const auto &p : o.ro_binds) {
+        std::error_code ec;
+        const std::string real = fs::canonical(p, ec).string();
+        if (!ec) t.extra.emplace_back(real, clone_tree(real, kReadOnly | kNoSuid | kNoDev));
+    }
+    if (!o.workspace.empty()) t.workspace = clone_tree(o.workspace, kNoSuid | kNoDev);
+    for (const auto &[outside, inside] : o.rw_binds) t.rw.emplace_back(inside, clone_tree(outside, kNoSuid | kNoDev | kNoExec));
+    for (const char *d : kDevices) {
+        const std::string path = std::string("/dev/") + d;
+        if (::access(path.c_str(), F_OK) == 0) t.devices[d] = clone_tree(path, kNoSuid | kNoExec);
+    }
+    t.sys = take_sys_trees(plan.cgroup_views);
+    // The new root: a tmpfs of mount points (read-only at the end), entered so that phase 2 never walks
+    // the machine's directories (the sandbox's ids may not pass them).
+    attach(new_tmpfs("size=1m,mode=0755,uid=" + std::to_string(plan.builder_uid) + ",gid=" + std::to_string(plan.builder_gid),
+                     kNoSuid | kNoDev),
+           o.root_mount);
+    must(::chdir(o.root_mount.c_str()), "enter the new root");
+    return t;
+}
+
+void assemble_root(const RootPlan &plan, MachineTrees t) {
+    const Options &o = *plan.options;
+    const Identity &id = plan.identity;
+    const std::string root = ".";
+    const unsigned kScratchAttrs = kNoSuid | kNoDev;
+
+    // The scratch tmpfs behind every writable place but the workspace, mounted nowhere itself.
+    const long inodes = std::max(4096L, plan.scratch_mb * 256);
+    DetachedMount scratch = new_tmpfs(
+        "size=" + std::to_string(plan.scratch_mb) + "m,nr_inodes=" + std::to_string(inodes) + ",mode=0755", kScratchAttrs);
+    for (const ScratchDir &d : {kTmp, kVarTmp, kRun, kShm, kRootHome}) make_dir_at(scratch, d.name, d.mode);
+    const bool user_home = id.home != "/root";
+    if (user_home) make_dir_at(scratch, kUserHome.name, kUserHome.mode, id.uid, id.gid);
+    make_dir_at(scratch, "run/lock", 01777);
+
+    for (auto &[path, tree] : t.software) {
+        make_dir(root + path);
+        attach(std::move(tree), root + path);
+    }
+    for (const auto &[path, target] : t.links) symlink_at(target, root + path);
+
+    make_dir(root + "/etc");
+    mount_etc_view(scratch, "etc-layer", id, root + "/etc");
+
+    make_dir(root + "/tmp", 01777);
+    attach(clone_subtree(scratch, kTmp.name, kScratchAttrs), root + "/tmp");
+    make_dir(root + "/run");
+    attach(clone_subtree(scratch, kRun.name, kScratchAttrs), root + "/run");
+    make_dir(root + "/var/tmp", 01777);
+    attach(clone_subtree(scratch, kVarTmp.name, kScratchAttrs), root + "/var/tmp");
+    symlink_at("/run", root + "/var/run");
+    symlink_at("/run/lock", root + "/var/lock");
+
+    make_dir(root + "/home");  // empty but for the sandbox user's own home: none of the machine's users
+    make_dir(root + "/root", 0700);
+    attach(clone_subtree(scratch, kRootHome.name, kScratchAttrs), root + "/root");
+    if (user_home) {
+        make_dir(root + id.home, 0755);
+        attach(clone_subtree(scratch, kUserHome.name, kScratchAttrs), root + id.home);
+    }
+
+    // /dev: the devices bound from the machine's, a private devpts (the bash plugin needs PTYs), shm.
+    make_dir(root + "/dev");
+    attach(new_tmpfs("size=64k,mode=0755", kNoSuid | kNoExec), root + "/dev");
+    for (auto &[name, tree] : t.devices) {
+        make_file(root + "/dev/" + name);
+        attach(std::move(tree), root + "/dev/" + name);
+    }
+    make_dir(root + "/dev/pts");
+    must(::mount("devpts", (root + "/dev/pts").c_str(), "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"),
+         "mount devpts");
+    symlink_at("pts/ptmx", root + "/dev/ptmx");
+    make_dir(root + "/dev/shm", 01777);
+    attach(clone_subtree(scratch, kShm.name, kScratchAttrs | kNoExec), root + "/dev/shm");
+    symlink_at("/proc/self/fd", root + "/dev/fd");
+    symlink_at("/proc/self/fd/0", root + "/dev/stdin");
+    symlink_at("/proc/self/fd/1", root + "/dev/stdout");
+    symlink_at("/proc/self/fd/2", root + "/dev/stderr");
+
+    make_dir(root + "/proc");
+    mount_proc_view(root + "/proc", root + "/dev/null");
+    make_dir(root + "/sys");
+    mount_sys_view(root + "/sys", std::move(t.sys));
+
+    // The install tree and other read-only extras, the read-write binds, the workspace.
+    for (auto &[path, tree] : t.extra) {
+        make_dir(root + path);
+        attach(std::move(tree), root + path);
+    }
+    for (auto &[inside, tree] : t.rw) {
+        make_dir(root + inside);
+        attach(std::move(tree), root + inside);
+    }
+    if (t.workspace.valid()) {
+        make_dir(root + o.workspace_target);
+        attach(std::move(t.workspace), root + o.workspace_target);
+    }
+
+    // Into it; the machine's root goes away entirely.
+    must(static_cast<int>(::syscall(SYS_pivot_root, ".", ".")), "pivot_root");
+    must(::umount2(".", MNT_DETACH), "detach old root");
+    must(::chdir("/"), "chdir /");
+    must(::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr),
+         "make the root read-only");
+}
+
+void loopback_up() {
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) fail("socket");
+    struct ifreq ifr {};
+    std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+    if (::ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) fail("SIOCGIFFLAGS lo");
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
+    if (::ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) fail("SIOCSIFFLAGS lo");
+    ::close(fd);
+}
+
+}  // namespace sandbox

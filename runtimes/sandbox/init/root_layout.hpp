@@ -1,0 +1,69 @@
+// The sandbox's file system: only what commands need, nothing of the machine's state or secrets.
+//
+//   /usr /bin /sbin /lib* /opt   the machine's, read-only, nosuid, nodev (software, not data)
+//   /etc                         the machine's configuration through a generated read-only view
+//                                (etc_view.hpp: the sandbox's own passwd/group/hosts, no secrets)
+//   /workspace                   the workspace, read-write, nosuid, nodev
+//   /tmp /var/tmp /run /dev/shm  one private tmpfs ("scratch") of bounded size, nosuid, nodev
+//   /root, /home/<user>          private homes on the same scratch tmpfs (nothing of the machine's)
+//   /var                         empty but for tmp (and run, lock links): no daemon state of the machine
+//   /dev                         null zero full random urandom tty, a private devpts, shm
+//   /proc                        the sandbox's own, machine-wide parts masked (proc_view.hpp)
+//   /sys                         CPU topology and the sandbox's own cgroups only (sys_view.hpp)
+//   the install tree             read-only at its own path (the host and its modules)
+// /srv /mnt /media /home's other users, /root's files, /var/lib, /boot and every other tree of the
+// machine are absent. The root itself is a read-only tmpfs of mount points.
+//
+// All tmpfs space is one mount, so together it is bounded by one size below the memory limit: filling
+// it ends in "No space left on device", never in the OOM killer taking the sandbox's server.
+//
+// Two phases, because the sandbox's ids may not even pass the directories the machine's trees live
+// under (a workspace in root's 0700 home, the 0700 run directory): take_machine_trees() runs with the
+// creator's ids and only *takes* (detached clones, nothing created), then enters the new root's tmpfs;
+// assemble_root() runs with the sandbox's ids and creates and attaches everything with paths relative
+// to that root, never walking the machine's directories again.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "etc_view.hpp"
+#include "mount_ops.hpp"
+#include "options.hpp"
+
+namespace sandbox {
+
+struct RootPlan {
+    const Options *options;
+    Identity identity;
+    long scratch_mb;  // size of the scratch tmpfs
+    std::vector<std::pair<std::string, std::string>> cgroup_views;  // see sys_view.hpp
+    // The ids (inside) phase 2 runs as: the new root's tmpfs, made in phase 1, must already be theirs.
+    uid_t builder_uid = 0;
+    gid_t builder_gid = 0;
+};
+
+// What was taken from the machine, to be attached by assemble_root().
+struct MachineTrees {
+    std::map<std::string, DetachedMount> software;  // "/usr" → read-only clone
+    std::map<std::string, std::string> links;       // "/bin" → "usr/bin" (merged-/usr systems)
+    std::vector<std::pair<std::string, DetachedMount>> extra, rw, sys;  // inside path → clone
+    std::map<std::string, DetachedMount> devices;   // "null" → clone of /dev/null
+    DetachedMount workspace;
+};
+
+// Phase 1 (creator's ids, inside the new mount namespace): makes every mount private, takes the trees,
+// attaches the new root's empty tmpfs on options->root_mount and makes it the working directory.
+MachineTrees take_machine_trees(const RootPlan &plan);
+
+// Phase 2 (the sandbox's ids, working directory = the new root): builds everything and pivots into it.
+// Throws std::runtime_error naming the step.
+void assemble_root(const RootPlan &plan, MachineTrees trees);
+
+// Brings the loopback interface of a fresh network namespace up.
+void loopback_up();
+
+}  // namespace sandbox

@@ -1,0 +1,92 @@
+#include "workspace_handover.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "id_map.hpp"
+
+namespace sandbox {
+
+namespace {
+
+bool foreign_to_the_sandbox(unsigned long id, unsigned long base) { return id != 0 && (id < base || id >= base + kIdRangeSize); }
+
+// The new owner of an entry, or (-1, -1) when it stays as it is.
+struct NewOwner {
+    uid_t uid = static_cast<uid_t>(-1);
+    gid_t gid = static_cast<gid_t>(-1);
+    bool changes() const { return uid != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1); }
+};
+
+NewOwner new_owner(const struct stat &st, const Handover &h) {
+    NewOwner o;
+    // A file with several names may also be the machine's file under another name (a hard link):
+    // changing its owner would change that file's. It stays as it is.
+    if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) return o;
+    if (!foreign_to_the_sandbox(st.st_uid, h.uid_base) && st.st_uid != h.uid) o.uid = h.uid;
+    if (!foreign_to_the_sandbox(st.st_gid, h.gid_base) && st.st_gid != h.gid) o.gid = h.gid;
+    return o;
+}
+
+// Every step is relative to an open directory, never a path: a directory swapped for a symbolic link
+// while the walk runs cannot lead it out of the workspace (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW).
+long hand_over_below(int top_fd, dev_t device, const Handover &h) {
+    long changed = 0;
+    std::vector<int> pending = {top_fd};
+    for (size_t visited = 0; !pending.empty() && visited < 10'000'000; ++visited) {
+        const int dir_fd = pending.back();
+        pending.pop_back();
+        DIR *dir = ::fdopendir(dir_fd);
+        if (dir == nullptr) {
+            ::close(dir_fd);
+            continue;
+        }
+        for (dirent *e = ::readdir(dir); e != nullptr; e = ::readdir(dir)) {
+            if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+            struct stat st{};
+            if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            const NewOwner o = new_owner(st, h);
+            // fchownat keeps the mode; the kernel clears set-user/group-id bits on a new owner, as wanted.
+            if (o.changes() && ::fchownat(dir_fd, e->d_name, o.uid, o.gid, AT_SYMLINK_NOFOLLOW) == 0) ++changed;
+            if (!S_ISDIR(st.st_mode) || st.st_dev != device) continue;  // other file systems are not ours
+            const int sub = ::openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0) pending.push_back(sub);
+        }
+        ::closedir(dir);  // closes dir_fd
+    }
+    for (int fd : pending) ::close(fd);
+    return changed;
+}
+
+}  // namespace
+
+bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h) {
+    return (!foreign_to_the_sandbox(owner_uid, h.uid_base) && owner_uid != h.uid) ||
+           (!foreign_to_the_sandbox(owner_gid, h.gid_base) && owner_gid != h.gid);
+}
+
+long hand_over_tree(const std::string &dir, const Handover &h) {
+    const int top = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (top < 0) throw std::runtime_error("cannot open the workspace " + dir + ": " + std::strerror(errno));
+    struct stat st{};
+    if (::fstat(top, &st) != 0) {
+        ::close(top);
+        throw std::runtime_error("cannot read the workspace " + dir + ": " + std::strerror(errno));
+    }
+    const NewOwner o = new_owner(st, h);
+    if (o.changes() && ::fchown(top, o.uid, o.gid) != 0) {
+        const int e = errno;
+        ::close(top);
+        throw std::runtime_error("cannot hand the workspace " + dir + " to the sandbox's user: " + std::strerror(e));
+    }
+    return (o.changes() ? 1 : 0) + hand_over_below(top, st.st_dev, h);  // takes `top`
+}
+
+}  // namespace sandbox

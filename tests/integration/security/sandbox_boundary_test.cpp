@@ -1,0 +1,338 @@
+// The sandbox runtime as a security boundary: each test is one attack a command inside the sandbox
+// makes on the machine (docs/security.md, "Attacks tried"). Runs as root and, as AsUser.*, as nobody.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "integration/runtimes/runtime_harness.hpp"
+#include "support/proc_file.hpp"
+
+using namespace runtimes_test;
+using actionhost::client::Config;
+using actionhost::testing::read_proc_file;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool running_as_root() { return geteuid() == 0; }
+
+std::string content(const json &obs) { return obs.value("content", ""); }
+
+// What a command prints inside the sandbox (its exit code must be 0: these are probes, not attacks).
+std::string probe(StartedRuntime &s, const std::string &command) {
+    json obs = run(*s.runtime, command, 60);
+    EXPECT_EQ(exit_code(obs), 0) << command << "\n" << obs.dump();
+    return content(obs);
+}
+
+std::string random_tag() {
+    std::random_device rd;
+    std::ostringstream s;
+    s << std::hex << rd() << rd();
+    return s.str();
+}
+
+// The "Uid:" and "Gid:" lines (real, effective, saved, filesystem ids) of the process whose command line
+// holds `marker`, read from the machine's /proc: the ids the kernel checks outside the sandbox.
+std::string outside_ids_of(const std::string &marker) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        DIR *d = opendir("/proc");
+        std::string found;
+        for (dirent *e = d ? readdir(d) : nullptr; e != nullptr; e = readdir(d)) {
+            if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+            const std::string dir = std::string("/proc/") + e->d_name;
+            std::string cmdline = read_proc_file(dir + "/cmdline");
+            for (auto &c : cmdline)
+                if (c == '\0') c = ' ';
+            if (cmdline.find(marker) == std::string::npos || cmdline.rfind("python3 -c", 0) != 0) continue;
+            std::istringstream status(read_proc_file(dir + "/status"));
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("Uid:", 0) == 0 || line.rfind("Gid:", 0) == 0) found += line + "\n";
+        }
+        if (d) closedir(d);
+        if (!found.empty()) return found;
+        usleep(50000);
+    }
+    return "";
+}
+
+// Every id on "Uid:\t0\t0\t0\t0" style lines.
+std::vector<long> ids_on(const std::string &lines) {
+    std::vector<long> ids;
+    std::istringstream in(lines);
+    for (std::string word; in >> word;)
+        if (word != "Uid:" && word != "Gid:") ids.push_back(std::stol(word));
+    return ids;
+}
+
+}  // namespace
+
+// 1. Root inside the sandbox is an unprivileged id of the machine, for every process and every file.
+TEST(SandboxBoundary, RootInsideIsNotRootOutside) {
+    auto s = start_runtime("sandbox");
+    const std::string tag = "ahsec" + random_tag();
+    // A process left running inside, found by its arguments from the machine's side.
+    run(*s->runtime, "python3 -c 'import time; time.sleep(600)' " + tag + " & disown; echo started");
+    const std::string ids = outside_ids_of(tag);
+    ASSERT_FALSE(ids.empty()) << "the sleeping process was not found from outside";
+    for (long id : ids_on(ids)) {
+        EXPECT_NE(id, 0) << "a process of the sandbox has id 0 on the machine:\n" << ids;
+        if (!running_as_root()) {
+            EXPECT_TRUE(id == static_cast<long>(getuid()) || id == static_cast<long>(getgid())) << ids;
+        }
+    }
+    run(*s->runtime, "pkill -f " + tag);
+    // A file written inside: owned on the machine by the starting user (unprivileged) or by an
+    // unprivileged id of the sandbox's range (root), never by root.
+    EXPECT_EQ(exit_code(run(*s->runtime, "echo data > /workspace/made_inside && mkdir /workspace/dir_inside")), 0);
+    for (const char *name : {"made_inside", "dir_inside"}) {
+        struct stat st{};
+        ASSERT_EQ(::lstat((s->workspace->path() + "/" + name).c_str(), &st), 0) << name;
+        EXPECT_NE(st.st_uid, 0u) << name << " is owned by root on the machine";
+        EXPECT_NE(st.st_gid, 0u) << name << " has group root on the machine";
+        if (!running_as_root()) {
+            EXPECT_EQ(st.st_uid, getuid()) << name;
+        }
+    }
+    // Inside, the workspace belongs to the sandbox's user (git's safe.directory check holds).
+    EXPECT_EQ(probe(*s, "stat -c %u /workspace"), probe(*s, "id -u"));
+}
+
+// 2. Writes to the machine's kernel settings fail. Each write would put back the value already there, so
+// even a sandbox without the defence changes nothing on the machine.
+TEST(SandboxBoundary, KernelSettingsCannotBeWritten) {
+    const std::string pattern_before = read_proc_file("/proc/sys/kernel/core_pattern");
+    auto s = start_runtime("sandbox");
+    for (const char *setting : {"/proc/sys/kernel/core_pattern", "/proc/sys/kernel/printk_ratelimit",
+                                "/proc/sys/vm/overcommit_ratio", "/proc/sys/kernel/hostname"}) {
+        json obs = run(*s->runtime, std::string("v=$(cat ") + setting + ") && printf '%s\\n' \"$v\" > " + setting);
+        EXPECT_NE(exit_code(obs), 0) << setting << " was writable: " << obs.dump();
+    }
+    EXPECT_NE(exit_code(run(*s->runtime, "test -w /proc/sysrq-trigger || test -w /proc/sys/vm/drop_caches")), 0)
+        << "sysrq-trigger or drop_caches is writable";
+    for (const char *mount_point : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+        json obs = run(*s->runtime, std::string("test ! -e ") + mount_point + " || findmnt -no OPTIONS " + mount_point +
+                                        " | tr , '\\n' | grep -qx ro");
+        EXPECT_EQ(exit_code(obs), 0) << mount_point << " is not a read-only mount: " << obs.dump();
+    }
+    // Masked: present as empty, as in Docker's default.
+    for (const char *masked : {"/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug"}) {
+        json obs = run(*s->runtime, std::string("test ! -e ") + masked + " || test \"$(head -c 64 " + masked + " | wc -c)\" = 0");
+        EXPECT_EQ(exit_code(obs), 0) << masked << " is readable: " << obs.dump();
+    }
+    EXPECT_EQ(read_proc_file("/proc/sys/kernel/core_pattern"), pattern_before);
+}
+
+// 3. pid 1 (ah-sandbox-init) can be neither traced nor read by the workload, and holds nothing to abuse.
+TEST(SandboxBoundary, Pid1CannotBeTracedOrRead) {
+    auto s = start_runtime("sandbox");
+    // PTRACE_ATTACH (16) then, should it ever succeed, PTRACE_DETACH (17) at once so pid 1 runs on.
+    const std::string attach =
+        "python3 -c \"import ctypes,os; libc=ctypes.CDLL(None, use_errno=True); r=libc.ptrace(16,1,0,0); "
+        "e=ctypes.get_errno(); r == 0 and os.waitpid(1, 0x40000000); r == 0 and libc.ptrace(17,1,0,0); "
+        "print('attached' if r == 0 else 'refused', e)\"";
+    const std::string attached = content(run(*s->runtime, attach, 30));
+    EXPECT_EQ(attached.rfind("refused", 0), 0u) << attached;
+    for (const char *file : {"/proc/1/mem", "/proc/1/environ", "/proc/1/maps"}) {
+        json obs = run(*s->runtime, std::string("head -c 1 ") + file + " > /dev/null");
+        EXPECT_NE(exit_code(obs), 0) << file << " of pid 1 is readable: " << obs.dump();
+    }
+    EXPECT_NE(exit_code(run(*s->runtime, "ls -l /proc/1/exe /proc/1/cwd /proc/1/root")), 0);
+    // pid 1 has no capabilities, no way to regain them, and its own seccomp filter.
+    const std::string status = probe(*s, "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' /proc/1/status");
+    EXPECT_NE(status.find("CapEff:\t0000000000000000"), std::string::npos) << status;
+    EXPECT_NE(status.find("CapBnd:\t0000000000000000"), std::string::npos) << status;
+    EXPECT_NE(status.find("NoNewPrivs:\t1"), std::string::npos) << status;
+    EXPECT_NE(status.find("Seccomp:\t2"), std::string::npos) << status;
+    // And the sandbox still answers at once (a stopped pid 1 used to hang every later request).
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(content(run(*s->runtime, "echo still answering", 10)), "still answering");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+}
+
+// 3b. Every process of the sandbox: no_new_privs, a seccomp filter, Docker's capability bounding set at
+// most, and the calls Docker's default profile refuses are refused.
+TEST(SandboxBoundary, EveryProcessIsConfined) {
+    auto s = start_runtime("sandbox");
+    const std::string status = probe(*s, "grep -E '^(CapBnd|NoNewPrivs|Seccomp):' /proc/self/status");
+    EXPECT_NE(status.find("NoNewPrivs:\t1"), std::string::npos) << status;
+    EXPECT_NE(status.find("Seccomp:\t2"), std::string::npos) << status;
+    const size_t at = status.find("CapBnd:\t");
+    ASSERT_NE(at, std::string::npos) << status;
+    const unsigned long long bounding = std::stoull(status.substr(at + 8, 16), nullptr, 16);
+    const unsigned long long docker_default = 0xa80425fbULL;  // chown dac_override fowner fsetid kill setgid
+                                                             // setuid setpcap net_bind_service net_raw
+                                                             // sys_chroot mknod audit_write setfcap
+    EXPECT_EQ(bounding & ~docker_default, 0ULL) << "capabilities beyond Docker's default: " << std::hex << bounding;
+    // Each of these must fail inside (a new user namespace would give back every capability).
+    for (const char *attack : {"unshare -r true", "unshare -m true", "mount -t tmpfs none /mnt",
+                               "python3 -c 'import os; os.unshare(0x10000000)'"}) {
+        EXPECT_NE(exit_code(run(*s->runtime, attack)), 0) << attack;
+    }
+    // System calls by number (x86-64): bpf 321, perf_event_open 298, keyctl 250, userfaultfd 323,
+    // kexec_load 246, init_module 175, io_uring_setup 425, open_by_handle_at 304. Each must fail with
+    // EPERM or ENOSYS whatever its arguments.
+    const std::string syscalls =
+        "python3 -c \"import ctypes; libc=ctypes.CDLL(None, use_errno=True)\n"
+        "for nr in (321, 298, 250, 323, 246, 175, 425, 304):\n"
+        "    r = libc.syscall(nr, 0, 0, 0, 0, 0)\n"
+        "    print(nr, r, ctypes.get_errno())\"";
+    std::istringstream lines(probe(*s, syscalls));
+    int checked = 0;
+    for (long nr, r, err; lines >> nr >> r >> err; ++checked) {
+        EXPECT_EQ(r, -1) << "syscall " << nr << " succeeded";
+        EXPECT_TRUE(err == 1 /*EPERM*/ || err == 38 /*ENOSYS*/) << "syscall " << nr << " failed with errno " << err
+                                                                << ", not by the filter";
+    }
+    EXPECT_EQ(checked, 8);
+}
+
+// 4. A setuid or setgid file planted in the workspace never exists on the machine, whatever the route,
+// and nothing the sandbox writes there belongs to root.
+TEST(SandboxBoundary, NoSetuidFileReachesTheMachine) {
+    auto s = start_runtime("sandbox");
+    const std::string attacks =
+        "cp /bin/bash /workspace/chmod_plant; chmod 4755 /workspace/chmod_plant; chmod u+s,g+s /workspace/chmod_plant; "
+        "install -m 6755 /bin/true /workspace/install_plant; "
+        "python3 -c \"import os; os.close(os.open('/workspace/open_plant', os.O_CREAT|os.O_WRONLY, 0o6755))\"; "
+        "python3 -c \"import os; os.mknod('/workspace/mknod_plant', 0o104755)\"; "
+        "mkdir /workspace/sgid_dir; chmod 2775 /workspace/sgid_dir; "
+        "mknod /workspace/null_device c 1 3; true";
+    run(*s->runtime, attacks, 60);
+    int seen = 0;
+    for (const auto &entry : fs::directory_iterator(s->workspace->path())) {
+        struct stat st{};
+        ASSERT_EQ(::lstat(entry.path().c_str(), &st), 0);
+        ++seen;
+        EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0u) << entry.path() << " is setuid/setgid on the machine";
+        EXPECT_NE(st.st_uid, 0u) << entry.path() << " is owned by root on the machine";
+        EXPECT_FALSE(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) << entry.path() << " is a device node";
+    }
+    EXPECT_GE(seen, 2) << "the plants were not even written";
+    // The workspace is mounted nosuid and nodev inside, like every writable mount.
+    for (const char *writable : {"/workspace", "/tmp", "/dev/shm", "/var/tmp", "$HOME"}) {
+        const std::string opts = probe(*s, std::string("findmnt -no OPTIONS --target ") + writable);
+        EXPECT_NE(opts.find("nosuid"), std::string::npos) << writable << ": " << opts;
+        EXPECT_NE(opts.find("nodev"), std::string::npos) << writable << ": " << opts;
+    }
+}
+
+// A file or directory the test puts in a directory of the machine for its own life.
+struct Marker {
+    std::string path;
+    explicit Marker(const std::string &dir) : path(dir + "/ah-security-marker-" + random_tag()) {
+        if (::mkdir(path.c_str(), 0755) != 0) path.clear();
+    }
+    ~Marker() {
+        if (!path.empty()) ::rmdir(path.c_str());
+    }
+    bool made() const { return !path.empty(); }
+};
+
+// 5. The machine's secrets, users' files, daemons' state and sockets are not reachable inside.
+TEST(SandboxBoundary, HostSecretsAreNotVisible) {
+    // A listening socket of the machine's, in /run where daemons put theirs.
+    const std::string sock_path = "/run/ah-security-probe-" + random_tag() + ".sock";
+    int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock_path.c_str());
+    const bool have_socket = bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0 && listen(listener, 4) == 0;
+    if (have_socket) chmod(sock_path.c_str(), 0777);
+    // Markers in the machine's /tmp, /home and /root (the last two only where this user may write).
+    Marker in_tmp("/tmp"), in_home("/home"), in_root("/root");
+    ASSERT_TRUE(in_tmp.made());
+    auto s = start_runtime("sandbox");
+    for (const char *secret : {"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/var/lib/docker", "/var/log",
+                               "/srv", "/sys/firmware", "/sys/class/net", "/sys/kernel", "/sys/fs/cgroup/memory/actionhost"}) {
+        json obs = run(*s->runtime, std::string("ls -d ") + secret);
+        EXPECT_NE(exit_code(obs), 0) << secret << " is visible inside: " << obs.dump();
+    }
+    for (const Marker *m : {&in_tmp, &in_home, &in_root}) {
+        if (!m->made()) continue;
+        json obs = run(*s->runtime, "ls -d " + m->path);
+        EXPECT_NE(exit_code(obs), 0) << "the machine's " << m->path << " is visible inside";
+    }
+    // /home holds at most the sandbox user's own home.
+    EXPECT_EQ(probe(*s, "ls -A /home | grep -cvx \"$(id -un)\" || true"), "0") << probe(*s, "ls -la /home");
+    // The generated identity files name only the sandbox's own users; no password hashes anywhere.
+    EXPECT_EQ(probe(*s, "cut -d: -f1 /etc/passwd | grep -cvxE \"root|nobody|$(id -un)\" || true"), "0");
+    EXPECT_EQ(probe(*s, "cut -d: -f2 /etc/passwd | grep -cvx x || true"), "0");
+    // Only the sandbox's own cgroups are visible (a cgroup namespace rooted at them).
+    EXPECT_EQ(probe(*s, "grep -cvE ':/$' /proc/self/cgroup || true"), "0") << probe(*s, "cat /proc/self/cgroup");
+    if (have_socket) {
+        json obs = run(*s->runtime, "ls " + sock_path + " || python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+                                    "s.connect('" + sock_path + "'); print('connected')\"");
+        EXPECT_EQ(content(obs).find("connected"), std::string::npos) << obs.dump();
+        EXPECT_NE(exit_code(obs), 0) << obs.dump();
+    }
+    close(listener);
+    if (have_socket) unlink(sock_path.c_str());
+}
+
+// 6. Filling every writable tmpfs ends in "No space left on device", never in the OOM killer taking the
+// host server: their sizes are bounded below the memory limit.
+TEST(SandboxBoundary, FillingTmpfsLeavesTheHostAnswering) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.memory_limit_mb", 256); });
+    const std::string fill =
+        "for d in /tmp /dev/shm /var/tmp \"$HOME\"; do dd if=/dev/zero of=$d/fill bs=1M count=1024 2>&1 | "
+        "grep -o 'No space left on device' | head -1; done";
+    json obs = run(*s->runtime, fill, 120);
+    EXPECT_EQ(content(obs), "No space left on device\nNo space left on device\nNo space left on device\nNo space left on device")
+        << obs.dump();
+    EXPECT_EQ(content(run(*s->runtime, "echo alive", 30)), "alive");
+    // The scratch space taken together stays under half of the memory limit.
+    const std::string used = probe(*s, "du -scm /tmp/fill /dev/shm/fill /var/tmp/fill \"$HOME\"/fill | tail -1 | cut -f1");
+    EXPECT_LE(std::stol(used), 128) << used << " MiB of tmpfs with a 256 MiB limit";
+}
+
+// 6b. A command the OOM killer ends is reported as such, and the host survives.
+TEST(SandboxBoundary, AnOutOfMemoryKillIsReported) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.memory_limit_mb", 192); });
+    if (probe(*s, "test -r /sys/fs/cgroup/memory/memory.limit_in_bytes -o -r /sys/fs/cgroup/memory.max && echo yes || echo no") != "yes")
+        GTEST_SKIP() << "no memory cgroup for this user: the sandbox has no memory limit to enforce (docs/security.md)";
+    json hog = run(*s->runtime, "python3 -c \"b = bytearray(512 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('survived')\"", 60);
+    EXPECT_NE(exit_code(hog), 0) << hog.dump();
+    // The agent reads the metadata suffix after the output (as OpenHands shows it).
+    const std::string suffix = hog["extras"]["metadata"].value("suffix", "");
+    EXPECT_NE(suffix.find("killed by the kernel's out-of-memory killer (memory limit 192 MiB)"), std::string::npos)
+        << hog.dump();
+    EXPECT_EQ(content(run(*s->runtime, "echo still here")), "still here");
+}
+
+// 6c. A fork bomb stops at the sandbox's task limit, for an unprivileged caller too (no pids cgroup
+// there: the limit is an rlimit counted in the sandbox's own user namespace), and the machine and the
+// host go on.
+TEST(SandboxBoundary, AForkBombStopsAtTheTaskLimit) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.pids_limit", 64); });
+    run(*s->runtime, "bomb() { bomb | bomb & }; bomb", 3);
+    int most = 0;
+    for (int i = 0; i < 40; ++i) {  // two seconds of the bomb against the limit
+        // The count on a line of its own: the bomb's own complaints may share the terminal.
+        // Counted with builtins only: at the limit, a probe that forks would itself be refused.
+        json obs = run(*s->runtime, "n=0; for d in /proc/[0-9]*; do n=$((n+1)); done; echo tasks=$n", 10);
+        const std::string text = content(obs);
+        const size_t at = text.rfind("tasks=");
+        if (at != std::string::npos) most = std::max(most, std::atoi(text.c_str() + at + 6));
+        usleep(50000);
+    }
+    EXPECT_GT(most, 20) << "the bomb never spread";
+    EXPECT_LE(most, 64 + 8) << "more tasks than the limit";  // + the few the kernel counts apart (threads)
+    pid_t p = fork();  // the machine still forks
+    if (p == 0) _exit(0);
+    ASSERT_GT(p, 0);
+    waitpid(p, nullptr, 0);
+    s->runtime->close();  // kills the whole pid namespace, bomb included
+}
