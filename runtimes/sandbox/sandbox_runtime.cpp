@@ -6,6 +6,7 @@
 // unix://<run dir>/api.sock). With `[sandbox] network = true` the sandbox shares the caller's network
 // and the host listens on an ephemeral 127.0.0.1 port (endpoint http://127.0.0.1:<port>).
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <actionhost/runtime_support/backend.hpp>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 namespace {
@@ -31,6 +33,22 @@ bool write_text(const std::string &path, const std::string &text) {
     out << text;
     out.flush();
     return static_cast<bool>(out);
+}
+
+// Why `path` must not be followed to a workspace: a symbolic link on the way that belongs to neither
+// root nor the caller could be re-pointed by its owner, another user of the machine, at any directory the
+// caller can write (and a root caller's sandbox is handed its workspace). nullopt when none.
+std::optional<std::string> untrusted_link_on(const std::string &path) {
+    fs::path walked;
+    for (const auto &part : fs::absolute(path)) {
+        walked /= part;
+        struct stat st{};
+        if (::lstat(walked.c_str(), &st) != 0) break;  // the rest does not exist yet: created by us
+        if (S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != ::geteuid())
+            return "refusing the workspace " + path + ": it passes through the symbolic link " + walked.string() +
+                   " of uid " + std::to_string(st.st_uid) + ", who could point it anywhere";
+    }
+    return std::nullopt;
 }
 
 class SandboxRuntime : public Backend {
@@ -64,6 +82,7 @@ class SandboxRuntime : public Backend {
             workspace = run_dir_ + "/workspace";
             temp_workspace_ = workspace;
         }
+        if (auto why = untrusted_link_on(workspace)) throw std::runtime_error(*why);
         fs::create_directories(workspace);
         // A temporary workspace is private to the sandbox's user (it may be handed to another uid).
         if (!temp_workspace_.empty()) fs::permissions(workspace, fs::perms::owner_all);

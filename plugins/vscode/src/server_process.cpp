@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <actionhost/common/inherited_fds.hpp>
+#include <actionhost/common/oom.hpp>
 #include <actionhost/common/process_state.hpp>
 
 namespace actionhost::vscode {
@@ -137,6 +138,7 @@ std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::
         error = "cannot start " + spec.argv[0] + " in " + spec.cwd + ": " + std::strerror(child_errno);
         return nullptr;
     }
+    common::prefer_as_oom_victim(pid);  // an editor exhausting the memory limit goes before the host
     return std::unique_ptr<ServerProcess>(new ServerProcess(pid));
 }
 

@@ -49,6 +49,7 @@ struct Flow {
 struct Connection {
     int client, host;
     Flow up, down;  // client→host, host→client
+    bool client_watched = true, host_watched = true;  // in the epoll set
     Connection(int c, int h) : client(c), host(h), up{c, h, {}, false, false}, down{h, c, {}, false, false} {}
 };
 
@@ -155,7 +156,9 @@ class Loop {
         auto it = by_fd_.find(fd);
         if (it == by_fd_.end()) return;
         auto conn = it->second;
-        bool ok = !(events & EPOLLERR) && pump(conn->up) && pump(conn->down);
+        // A client that hung up entirely (not a half-close) can take nothing more: the relay ends.
+        const bool client_gone = fd == conn->client && (events & EPOLLHUP);
+        bool ok = !(events & EPOLLERR) && !client_gone && pump(conn->up) && pump(conn->down);
         bool done = conn->up.shut && conn->down.shut;
         if (!ok || done) {
             drop(*conn);
@@ -168,18 +171,28 @@ class Loop {
             if (!writing.pending.empty()) m |= EPOLLOUT;
             return m;
         };
+        watch(conn->client, mask(conn->up, conn->down), conn->client_watched);
+        watch(conn->host, mask(conn->down, conn->up), conn->host_watched);
+    }
+
+    // A descriptor with no interest leaves the epoll set: epoll reports EPOLLHUP whatever the mask, so a
+    // hung-up peer left in it with mask 0 would wake the loop at once, forever (a busy pid 1).
+    void watch(int fd, uint32_t mask, bool &watched) {
         epoll_event e{};
-        e.events = mask(conn->up, conn->down);
-        e.data.fd = conn->client;
-        epoll_ctl(ep_, EPOLL_CTL_MOD, conn->client, &e);
-        e.events = mask(conn->down, conn->up);
-        e.data.fd = conn->host;
-        epoll_ctl(ep_, EPOLL_CTL_MOD, conn->host, &e);
+        e.events = mask;
+        e.data.fd = fd;
+        if (mask == 0) {
+            if (watched) epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+            watched = false;
+        } else {
+            epoll_ctl(ep_, watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &e);
+            watched = true;
+        }
     }
 
     void drop(Connection &c) {
         for (int fd : {c.client, c.host}) {
-            epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+            epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);  // ENOENT for an unwatched one: harmless
             close(fd);
             by_fd_.erase(fd);
         }

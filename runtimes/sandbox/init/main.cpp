@@ -13,17 +13,20 @@
 //                                                  its own filter; event loop: reap, relay the socket
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -34,6 +37,7 @@
 #include "forwarder.hpp"
 #include "id_map.hpp"
 #include "options.hpp"
+#include "output_relay.hpp"
 #include "privileges.hpp"
 #include "root_layout.hpp"
 #include "seccomp_filter.hpp"
@@ -49,6 +53,8 @@ struct ChildContext {
     bool switch_ids;  // the creator's ids are not mapped: take the sandbox user's (root callers)
     int go_fd;        // read end: P writes one byte once the id maps are in place
     int listen_fd;    // the unix socket to relay, or -1
+    int out_fd;       // write end of the output pipe: the sandbox's stdout and stderr (output_relay.hpp)
+    int out_read_fd;  // its read end, P's alone
     long rlimit_tasks;  // RLIMIT_NPROC of the main process (0: none; the pids cgroup limits it)
 };
 
@@ -86,6 +92,11 @@ int child_main(void *arg) {
     char go = 0;
     if (read(ctx->go_fd, &go, 1) != 1 || go != 'g') _exit(125);  // P died or refused
     close(ctx->go_fd);
+    // From here on everything the sandbox prints goes through P's bounded relay, never to a file.
+    dup2(ctx->out_fd, STDOUT_FILENO);
+    dup2(ctx->out_fd, STDERR_FILENO);
+    close(ctx->out_fd);
+    close(ctx->out_read_fd);
     try {
         // P has moved us into the sandbox's cgroups: they become this namespace's root ("/").
         if (unshare(CLONE_NEWCGROUP) != 0) throw std::runtime_error(std::string("cgroup namespace: ") + std::strerror(errno));
@@ -111,9 +122,6 @@ int child_main(void *arg) {
         sigprocmask(SIG_SETMASK, &none, nullptr);
         if (ctx->listen_fd >= 0) close(ctx->listen_fd);
         setsid();
-        // pid 1 keeps the -1000 it inherited; the host sits between it and the commands, which it raises
-        // (common/oom_preference): the OOM killer takes a command before the host.
-        write_file("/proc/self/oom_score_adj", "-500");
         // Where no pids cgroup could be made (an unprivileged caller), the task limit as an rlimit:
         // counted per user namespace, it never touches the caller's other processes.
         if (ctx->rlimit_tasks > 0) {
@@ -121,12 +129,10 @@ int child_main(void *arg) {
             setrlimit(RLIMIT_NPROC, &tasks);
         }
         if (chdir(o.workspace_target.c_str()) != 0 && chdir("/") != 0) die("cannot enter a working directory");
-        if (o.seccomp) {
-            try {
-                install_seccomp_filter();
-            } catch (const std::exception &e) {
-                die(e.what());
-            }
+        try {
+            install_seccomp_filter(o.seccomp ? FilterScope::Full : FilterScope::ModeBitsOnly);
+        } catch (const std::exception &e) {
+            die(e.what());
         }
         std::vector<char *> argv;
         for (const auto &a : o.command) argv.push_back(const_cast<char *>(a.c_str()));
@@ -165,6 +171,18 @@ int make_listener(const std::string &path) {
 // The id maps for this start; for a root caller the workspace and the read-write binds are first made
 // the sandbox user's (see id_map.hpp and workspace_handover.hpp).
 IdMaps choose_ids(const Options &o) {
+    // The machine's own trees are never a workspace: mounted read-write and, for a root caller, handed
+    // to the sandbox's ids, they would be the machine given away.
+    static const char *const kSystemDirs[] = {"/",     "/bin",  "/boot", "/dev",  "/etc",   "/home", "/lib",  "/lib32",
+                                              "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc", "/root", "/run",
+                                              "/sbin", "/srv",  "/sys",  "/tmp",  "/usr",   "/var"};
+    if (!o.workspace.empty()) {
+        char real[PATH_MAX];
+        if (realpath(o.workspace.c_str(), real) == nullptr)
+            throw std::runtime_error("the workspace " + o.workspace + " cannot be resolved: " + std::strerror(errno));
+        for (const char *dir : kSystemDirs)
+            if (std::strcmp(real, dir) == 0) throw std::invalid_argument(std::string("refusing ") + real + " as a workspace: it is a system directory");
+    }
     IdRequest r{geteuid(), getegid(), o.uid, o.gid, geteuid(), getegid()};
     if (r.caller_uid == 0) {
         r.uid_base = subordinate_base("/etc/subuid", "actionhost", kDefaultIdBase);
@@ -183,6 +201,10 @@ IdMaps choose_ids(const Options &o) {
             }
             r.owner_uid = st.st_uid;
             r.owner_gid = st.st_gid;
+            // Keep-id covers a user and their own group: a workspace of alice's in group postgres must not
+            // give the sandbox the postgres group. Any other group is the range's like the rest.
+            const passwd *pw = getpwuid(st.st_uid);
+            if (st.st_gid != h.gid && (pw == nullptr || pw->pw_gid != st.st_gid)) r.owner_gid = h.gid;
         }
     }
     IdMaps m = compute_id_maps(r);
@@ -230,13 +252,18 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "ah-sandbox-init: %s\n", e.what());
         return 125;
     }
-    write_file("/proc/self/oom_score_adj", "-1000");  // inherited by pid 1; best effort (needs privilege)
+    // No negative oom_score_adj anywhere: a privileged write would also lower the floor every process of
+    // the sandbox may set itself to, so a command could make itself immune. The host starts its commands
+    // above itself instead (common/oom.hpp); they can come down to the host's level, never below it.
 
     int go[2];
     if (pipe2(go, O_CLOEXEC) != 0) return 125;
     bool pids_cgroup = false;
     for (const auto &view : plan.cgroup_views) pids_cgroup = pids_cgroup || view.second == "pids" || view.second.empty();
-    ChildContext ctx{&o, &plan, root_caller, go[0], listen_fd, pids_cgroup ? 0 : o.pids};
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) return 125;
+    fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
+    ChildContext ctx{&o, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
@@ -264,12 +291,11 @@ int main(int argc, char **argv) {
         (void)!write(go[1], "g", 1);
     }
     close(go[1]);
+    close(out[1]);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy
-    int status = 0;
-    for (int i = 0; i < 1000000; ++i) {
-        if (waitpid(child, &status, 0) == child) break;
-        if (errno != EINTR) break;
-    }
+    const int child_pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+    const int status = relay_output_until_exit(child, child_pidfd, out[0], STDERR_FILENO);
+    if (child_pidfd >= 0) close(child_pidfd);
     if (cgroup) cgroup->remove(5.0);
     if (!o.socket_path.empty()) unlink(o.socket_path.c_str());
     if (WIFEXITED(status)) return WEXITSTATUS(status);

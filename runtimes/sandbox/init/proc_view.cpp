@@ -1,7 +1,9 @@
 #include "proc_view.hpp"
 
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,8 +29,16 @@ bool exists(const std::string &path, bool *is_dir) {
 
 }  // namespace
 
-void mount_proc_view(const std::string &target, const std::string &dev_null_path) {
+std::vector<std::string> mount_proc_view(const std::string &target, const std::string &dev_null_path,
+                                         const NamespacedSettings &settings) {
     if (::mount("proc", target.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) < 0) fail("mount proc");
+    std::vector<std::string> unset;
+    for (const auto &[name, value] : settings) {
+        const int fd = ::open((target + "/sys/" + name).c_str(), O_WRONLY | O_CLOEXEC);
+        const bool ok = fd >= 0 && ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
+        if (fd >= 0) ::close(fd);
+        if (!ok) unset.push_back(name + " = " + value + " (" + std::strerror(errno) + ")");
+    }
     bool is_dir = false;
     for (const char *name : kReadOnlyEntries) {
         const std::string path = target + "/" + name;
@@ -47,6 +57,7 @@ void mount_proc_view(const std::string &target, const std::string &dev_null_path
         set_attrs(empty, kReadOnly);
         attach(std::move(empty), path);
     }
+    return unset;
 }
 
 }  // namespace sandbox

@@ -10,14 +10,25 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mount_ops.hpp"
 
 namespace sandbox {
 
-// Mounts proc at `target` (a directory of the new root) and applies the masks. `dev_null` is a detached
-// clone of /dev/null. Must run before the machine's root is left (a new proc instance is only allowed
-// while the caller's own /proc is fully visible).
-void mount_proc_view(const std::string &target, const std::string &dev_null_path);
+// Settings of the sandbox's own namespaces written before /proc/sys becomes read-only, e.g. the SysV
+// shared memory limits of its IPC namespace ("kernel/shmall" → "32768"). SysV segments outlive the
+// processes that made them and belong to no tmpfs: without a bound, a command could pin memory that no
+// OOM kill frees.
+using NamespacedSettings = std::vector<std::pair<std::string, std::string>>;
+
+// Mounts proc at `target` (a directory of the new root), writes `settings`, applies the masks.
+// `dev_null_path` is a /dev/null to bind over masked files. Must run while the caller's own /proc is
+// still fully visible (a new proc instance is only allowed then). Returns the settings that could not be
+// written: the kernel lets only the namespace's root write them, and an unprivileged caller's sandbox
+// has no root.
+std::vector<std::string> mount_proc_view(const std::string &target, const std::string &dev_null_path,
+                                         const NamespacedSettings &settings);
 
 }  // namespace sandbox

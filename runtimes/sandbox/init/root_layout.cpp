@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -140,7 +141,13 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
     symlink_at("/proc/self/fd/2", root + "/dev/stderr");
 
     make_dir(root + "/proc");
-    mount_proc_view(root + "/proc", root + "/dev/null");
+    // SysV shared memory shares the scratch budget: at most half of it in all, no segment larger.
+    const long shm_bytes = plan.scratch_mb / 2 * 1024 * 1024;
+    for (const auto &unset : mount_proc_view(root + "/proc", root + "/dev/null",
+                                             {{"kernel/shmmax", std::to_string(shm_bytes)},
+                                              {"kernel/shmall", std::to_string(shm_bytes / 4096)},
+                                              {"kernel/shmmni", "4096"}}))
+        std::fprintf(stderr, "ah-sandbox-init: warning: cannot set %s\n", unset.c_str());
     make_dir(root + "/sys");
     mount_sys_view(root + "/sys", std::move(t.sys));
 

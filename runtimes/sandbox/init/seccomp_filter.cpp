@@ -61,24 +61,29 @@ const ModeArg kModeSetters[] = {
 
 }  // namespace
 
-void install_seccomp_filter() {
+void install_seccomp_filter(FilterScope scope) {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) throw std::runtime_error("PR_SET_NO_NEW_PRIVS failed");
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);  // other ABIs (x32, ia32) are killed: bad arch
     if (!ctx) throw std::runtime_error("seccomp_init failed");
     int rc = 0;
-    for (const char *name : kDenied) {
-        const int nr = resolve(name);
-        if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+    if (scope == FilterScope::Full) {
+        for (const char *name : kDenied) {
+            const int nr = resolve(name);
+            if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+        }
     }
     // New namespaces through clone: refused by flag. clone3 passes its flags in memory a filter cannot
     // read, so it answers ENOSYS and libc falls back to clone (as Docker's profile does); openat2 passes
     // its mode the same way and answers ENOSYS too (callers fall back to openat).
     // One rule per flag: libseccomp compares (arg & mask) == value, and rules for one syscall OR.
-    for (unsigned long flag : {CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-                               CLONE_NEWCGROUP})
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    if (scope == FilterScope::Full) {
+        for (unsigned long flag : {CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+                                   CLONE_NEWCGROUP})
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    }
+    // openat2 carries its mode in memory: refused in both scopes, or the mode-bit rules would not hold.
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
     for (const ModeArg &m : kModeSetters) {
         const int nr = resolve(m.call);

@@ -35,9 +35,20 @@ NewOwner new_owner(const struct stat &st, const Handover &h) {
     return o;
 }
 
+// The mount an entry is on (statx STATX_MNT_ID, Linux 5.8): a bind mount from the same file system has
+// the same st_dev, so only the mount id tells a mount point (of a directory or a single file) apart.
+bool mount_id_of(int dir_fd, const char *name, uint64_t *id) {
+    struct statx sx{};
+    if (::statx(dir_fd, name, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0) return false;
+    if (!(sx.stx_mask & STATX_MNT_ID)) return false;
+    *id = sx.stx_mnt_id;
+    return true;
+}
+
 // Every step is relative to an open directory, never a path: a directory swapped for a symbolic link
-// while the walk runs cannot lead it out of the workspace (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW).
-long hand_over_below(int top_fd, dev_t device, const Handover &h) {
+// while the walk runs cannot lead it out of the workspace (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW). Nothing
+// on another mount (a mount point inside the workspace, of a directory or a file) is changed or entered.
+long hand_over_below(int top_fd, uint64_t mount_id, const Handover &h) {
     long changed = 0;
     std::vector<int> pending = {top_fd};
     for (size_t visited = 0; !pending.empty() && visited < 10'000'000; ++visited) {
@@ -51,11 +62,13 @@ long hand_over_below(int top_fd, dev_t device, const Handover &h) {
         for (dirent *e = ::readdir(dir); e != nullptr; e = ::readdir(dir)) {
             if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
             struct stat st{};
+            uint64_t mount = 0;
             if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (!mount_id_of(dir_fd, e->d_name, &mount) || mount != mount_id) continue;  // another mount: not ours
             const NewOwner o = new_owner(st, h);
             // fchownat keeps the mode; the kernel clears set-user/group-id bits on a new owner, as wanted.
             if (o.changes() && ::fchownat(dir_fd, e->d_name, o.uid, o.gid, AT_SYMLINK_NOFOLLOW) == 0) ++changed;
-            if (!S_ISDIR(st.st_mode) || st.st_dev != device) continue;  // other file systems are not ours
+            if (!S_ISDIR(st.st_mode)) continue;
             const int sub = ::openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub >= 0) pending.push_back(sub);
         }
@@ -80,13 +93,21 @@ long hand_over_tree(const std::string &dir, const Handover &h) {
         ::close(top);
         throw std::runtime_error("cannot read the workspace " + dir + ": " + std::strerror(errno));
     }
-    const NewOwner o = new_owner(st, h);
+    uint64_t mount = 0;
+    if (!mount_id_of(top, "", &mount)) {
+        ::close(top);
+        throw std::runtime_error("cannot tell which mount the workspace " + dir + " is on (needs Linux 5.8 or later)");
+    }
+    NewOwner o = new_owner(st, h);
+    // The workspace's group becomes the sandbox's group inside: a system group (postgres, docker, adm)
+    // on a workspace that root hands over must not come with it.
+    if (o.uid != static_cast<uid_t>(-1) && st.st_gid != h.gid) o.gid = h.gid;
     if (o.changes() && ::fchown(top, o.uid, o.gid) != 0) {
         const int e = errno;
         ::close(top);
         throw std::runtime_error("cannot hand the workspace " + dir + " to the sandbox's user: " + std::strerror(e));
     }
-    return (o.changes() ? 1 : 0) + hand_over_below(top, st.st_dev, h);  // takes `top`
+    return (o.changes() ? 1 : 0) + hand_over_below(top, mount, h);  // takes `top`
 }
 
 }  // namespace sandbox

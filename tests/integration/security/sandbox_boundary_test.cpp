@@ -17,8 +17,10 @@
 
 #include "integration/runtimes/runtime_harness.hpp"
 #include "support/proc_file.hpp"
+#include "sandbox_probe.hpp"
 
 using namespace runtimes_test;
+using namespace security_test;
 using actionhost::client::Config;
 using actionhost::testing::read_proc_file;
 using nlohmann::json;
@@ -35,46 +37,6 @@ std::string probe(StartedRuntime &s, const std::string &command) {
     json obs = run(*s.runtime, command, 60);
     EXPECT_EQ(exit_code(obs), 0) << command << "\n" << obs.dump();
     return content(obs);
-}
-
-std::string random_tag() {
-    std::random_device rd;
-    std::ostringstream s;
-    s << std::hex << rd() << rd();
-    return s.str();
-}
-
-// The "Uid:" and "Gid:" lines (real, effective, saved, filesystem ids) of the process whose command line
-// holds `marker`, read from the machine's /proc: the ids the kernel checks outside the sandbox.
-std::string outside_ids_of(const std::string &marker) {
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        DIR *d = opendir("/proc");
-        std::string found;
-        for (dirent *e = d ? readdir(d) : nullptr; e != nullptr; e = readdir(d)) {
-            if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-            const std::string dir = std::string("/proc/") + e->d_name;
-            std::string cmdline = read_proc_file(dir + "/cmdline");
-            for (auto &c : cmdline)
-                if (c == '\0') c = ' ';
-            if (cmdline.find(marker) == std::string::npos || cmdline.rfind("python3 -c", 0) != 0) continue;
-            std::istringstream status(read_proc_file(dir + "/status"));
-            for (std::string line; std::getline(status, line);)
-                if (line.rfind("Uid:", 0) == 0 || line.rfind("Gid:", 0) == 0) found += line + "\n";
-        }
-        if (d) closedir(d);
-        if (!found.empty()) return found;
-        usleep(50000);
-    }
-    return "";
-}
-
-// Every id on "Uid:\t0\t0\t0\t0" style lines.
-std::vector<long> ids_on(const std::string &lines) {
-    std::vector<long> ids;
-    std::istringstream in(lines);
-    for (std::string word; in >> word;)
-        if (word != "Uid:" && word != "Gid:") ids.push_back(std::stol(word));
-    return ids;
 }
 
 }  // namespace
@@ -335,4 +297,115 @@ TEST(SandboxBoundary, AForkBombStopsAtTheTaskLimit) {
     ASSERT_GT(p, 0);
     waitpid(p, nullptr, 0);
     s->runtime->close();  // kills the whole pid namespace, bomb included
+}
+
+// 4b. The set-user/group-id rules hold even with the filter turned off ([sandbox] seccomp = false): a
+// setuid copy in the workspace would let any local user become the sandbox's range id outside.
+TEST(SandboxBoundary, SetuidPlantsAreRefusedEvenWithoutTheFilter) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.seccomp", false); });
+    EXPECT_EQ(probe(*s, "grep '^Seccomp:' /proc/self/status"), "Seccomp:\t2");
+    run(*s->runtime, "cp /usr/bin/id /workspace/x; chmod 4755 /workspace/x; chmod g+s /workspace/x; true");
+    struct stat st{};
+    ASSERT_EQ(::lstat((s->workspace->path() + "/x").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0u) << std::oct << st.st_mode;
+    // The rest of the filter is off, as asked: unshare works again.
+    EXPECT_EQ(exit_code(run(*s->runtime, "unshare -r true")), 0);
+}
+
+// 9. What the sandbox writes to its host's output reaches the machine only through ah-sandbox-init's
+// bounded relay: a command that takes the host's descriptor cannot fill the machine's disk or write
+// into a file of the machine.
+TEST(SandboxBoundary, TheSandboxsOutputIsBounded) {
+    auto s = start_runtime("sandbox");
+    std::string url = s->runtime->url();
+    ASSERT_EQ(url.rfind("unix://", 0), 0u) << url;
+    const std::string log = std::filesystem::path(url.substr(7)).parent_path() / "sandbox.log";
+    // A copy of the host's stderr taken with pidfd_getfd (438): the host runs as the sandbox's root, as
+    // commands do, so a command may take it (it may not reopen the pipe: root made it). 40 MB written.
+    actionhost::testing::write_file(s->workspace->path() + "/flood.py",
+                                    "import os, ctypes, subprocess\n"
+                                    "libc = ctypes.CDLL(None, use_errno=True)\n"
+                                    "host = int(subprocess.check_output(['pgrep', '-x', 'actionhost']).split()[0])\n"
+                                    "fd = libc.syscall(438, os.pidfd_open(host), 2, 0)\n"
+                                    "assert fd >= 0, ctypes.get_errno()\n"
+                                    "try:\n"
+                                    "    for _ in range(40): os.write(fd, b'x' * 1000000)\n"
+                                    "except BrokenPipeError:\n"
+                                    "    print('pipe closed')\n");
+    json flood = run(*s->runtime, "python3 /workspace/flood.py", 120);
+    EXPECT_EQ(content(flood), "pipe closed") << flood.dump();
+    const auto size = std::filesystem::file_size(log);
+    EXPECT_LE(size, (16u << 20) + 4096) << "sandbox.log grew to " << size << " bytes";
+    EXPECT_NE(actionhost::testing::read_file(log).find("the rest is discarded"), std::string::npos);
+    EXPECT_EQ(content(run(*s->runtime, "echo still answering")), "still answering");
+    // The file the host's descriptors name is a pipe, not a file of the machine.
+    EXPECT_EQ(probe(*s, "readlink /proc/$(pgrep -x actionhost)/fd/2 | cut -d: -f1"), "pipe");
+}
+
+// 10. SysV shared memory, which outlives its processes and belongs to no tmpfs, is bounded by the
+// scratch budget too (root callers: only the namespace's root may set the limits).
+TEST(SandboxBoundary, SharedMemorySegmentsAreBounded) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.memory_limit_mb", 256); });
+    if (geteuid() != 0) GTEST_SKIP() << "an unprivileged caller's sandbox has no root to set its IPC limits";
+    EXPECT_EQ(probe(*s, "cat /proc/sys/kernel/shmmax"), std::to_string(64u << 20));
+    EXPECT_NE(exit_code(run(*s->runtime, "ipcmk -M 200M")), 0) << "a 200 MiB segment was made under a 256 MiB limit";
+    EXPECT_EQ(content(run(*s->runtime, "echo alive")), "alive");
+}
+
+// 8. pid 1's relay stays idle when a client hangs up before the host answers (it used to spin on the
+// hang-up, ~20 % of a core for as long as the action ran).
+TEST(SandboxBoundary, Pid1StaysIdleWhenAClientHangsUp) {
+    auto s = start_runtime("sandbox");
+    const std::string sock = s->runtime->url().substr(7);
+    // pid 1 as the machine sees it: the child of the ah-sandbox-init that listens on this socket.
+    pid_t init = -1;
+    for (const auto &e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string cmdline = read_proc_file(e.path().string() + "/cmdline");
+        if (cmdline.find("ah-sandbox-init") != std::string::npos && cmdline.find(sock) != std::string::npos) init = std::stoi(name);
+    }
+    ASSERT_GT(init, 0);
+    std::istringstream children(read_proc_file("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) + "/children"));
+    pid_t pid1 = -1;
+    children >> pid1;
+    ASSERT_GT(pid1, 0);
+    auto cpu_ticks = [pid1] {
+        std::string stat = read_proc_file("/proc/" + std::to_string(pid1) + "/stat");
+        std::istringstream in(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        long utime = 0, stime = 0;
+        for (int i = 3; i <= 15 && in >> field; ++i) {
+            if (i == 14) utime = std::stol(field);
+            if (i == 15) stime = std::stol(field);
+        }
+        return utime + stime;
+    };
+    // A request for a 4 s command, and the client gone at once.
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock.c_str());
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+    const std::string body = R"({"action":{"action":"run","args":{"command":"sleep 4","blocking":true}}})";
+    const std::string request = "POST /execute_action HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                "X-Session-API-Key: " + s->runtime->wire().session_api_key() + "\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+    close(fd);
+    usleep(300000);
+    const long before = cpu_ticks();
+    sleep(2);
+    const long used = cpu_ticks() - before;
+    EXPECT_LE(used, 10) << "pid 1 used " << used << " ticks of CPU in 2 s with nobody to answer";
+}
+
+// 7. The OOM killer's order: every command above the host, and no command can make itself immune
+// (nothing of the sandbox has a negative score, so none can lower itself below the host's 0).
+TEST(SandboxBoundary, CommandsGoBeforeTheHostAndNoneIsImmune) {
+    auto s = start_runtime("sandbox");
+    EXPECT_EQ(probe(*s, "cat /proc/$(pgrep -x actionhost)/oom_score_adj"), "0");
+    EXPECT_EQ(probe(*s, "cat /proc/self/oom_score_adj"), "500");
+    EXPECT_EQ(probe(*s, "cat /proc/1/oom_score_adj"), "0");
+    EXPECT_NE(exit_code(run(*s->runtime, "echo -1000 > /proc/self/oom_score_adj")), 0) << "a command made itself immune";
 }

@@ -1,0 +1,151 @@
+// The workspace as a way out of the sandbox: which directory becomes the workspace, and what the
+// handover of a root-owned workspace to the sandbox's ids may touch (docs/security.md, "Identity").
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "integration/runtimes/runtime_harness.hpp"
+#include "support/host_process.hpp"
+#include "support/run_process.hpp"
+#include "support/temp_dir.hpp"
+#include "sandbox_probe.hpp"
+
+using namespace runtimes_test;
+using actionhost::client::Config;
+using actionhost::client::RuntimeOptions;
+using actionhost::testing::run_process;
+using actionhost::testing::TempDir;
+using actionhost::testing::write_file;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quote(const std::string &s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+struct Owner {
+    uid_t uid;
+    gid_t gid;
+    mode_t mode;
+};
+Owner owner_of(const std::string &path) {
+    struct stat st{};
+    EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+    return {st.st_uid, st.st_gid, st.st_mode & 07777};
+}
+
+// Starts a sandbox on `workspace`; "" when it started, else the refusal.
+std::string start_refusal(const std::string &workspace, const std::function<void(Config &)> &tweak = {}) {
+    TempDir state("ahsec-state");
+    RuntimeOptions o = test_runtime_options("sandbox", workspace, state.path());
+    if (tweak) tweak(o.config);
+    try {
+        auto rt = actionhost::client::Runtime::create(std::move(o));
+        rt->connect();
+        rt->close();
+        return "";
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+}
+
+}  // namespace
+
+// 3a. The handover of a root-owned workspace never changes what is mounted inside it: a directory or a
+// file bound there from elsewhere stays its owner's, and so stays out of the sandbox's reach.
+TEST(SandboxWorkspace, TheHandoverNeverCrossesAMount) {
+    if (geteuid() != 0) GTEST_SKIP() << "only root can bind-mount, and only a root caller's sandbox hands over";
+    TempDir dir("ahsec-mounts");
+    fs::create_directories(dir / "ws/shared");
+    fs::create_directories(dir / "victim");
+    write_file(dir / "victim/secret", "machine secret\n");
+    chmod((dir / "victim/secret").c_str(), 0600);
+    chmod((dir / "victim").c_str(), 0700);
+    write_file(dir / "victim-file", "machine file\n");
+    chmod((dir / "victim-file").c_str(), 0600);
+    write_file(dir / "ws/onefile", "");
+    // The mounts live in a mount namespace of their own (unshare -m), with the sandbox started inside it:
+    // the machine's mount table is never touched. ahctl starts the sandbox there.
+    const std::string script =
+        "mount --bind " + quote(dir / "victim") + " " + quote(dir / "ws/shared") + " && mount --bind " +
+        quote(dir / "victim-file") + " " + quote(dir / "ws/onefile") + " && " + quote(actionhost::testing::build_path("bin/ahctl")) +
+        " -q -r sandbox --state-dir " + quote(dir / "state") + " -w " + quote(dir / "ws") +
+        " run -- 'cat /workspace/shared/secret /workspace/onefile; echo changed >> /workspace/shared/secret; echo changed >> /workspace/onefile; echo done'";
+    auto r = run_process({"unshare", "-m", "--propagation", "private", "sh", "-c", script}, 120, {"HOME=" + dir.path()});
+    EXPECT_NE(r.output.find("done"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("machine secret"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("machine file"), std::string::npos) << r.output;
+    for (const char *victim : {"victim", "victim/secret", "victim-file"}) {
+        const Owner o = owner_of(dir / victim);
+        EXPECT_EQ(o.uid, 0u) << victim << " was handed to the sandbox";
+        EXPECT_EQ(o.gid, 0u) << victim;
+    }
+    EXPECT_EQ(actionhost::testing::read_file(dir / "victim/secret"), "machine secret\n");
+    EXPECT_EQ(actionhost::testing::read_file(dir / "victim-file"), "machine file\n");
+    // The workspace itself was handed over.
+    EXPECT_NE(owner_of(dir / "ws").uid, 0u);
+}
+
+// 3b. A workspace path through a link another user owns is refused: its owner could point it at any
+// directory of the caller's (root's) — which the sandbox would then get, handed over.
+TEST(SandboxWorkspace, AWorkspaceBehindAnotherUsersLinkIsRefused) {
+    if (geteuid() != 0) GTEST_SKIP() << "a link of another user can only be made by root here";
+    TempDir dir("ahsec-link");
+    fs::create_directories(dir / "victim");
+    write_file(dir / "victim/secret", "machine secret\n");
+    chmod((dir / "victim").c_str(), 0700);
+    fs::create_symlink(dir / "victim", dir / "ws-link");
+    ASSERT_EQ(lchown((dir / "ws-link").c_str(), 65534, 65534), 0);
+    const std::string why = start_refusal(dir / "ws-link");
+    EXPECT_NE(why.find("passes through the symbolic link"), std::string::npos) << why;
+    EXPECT_EQ(owner_of(dir / "victim").uid, 0u);
+    EXPECT_EQ(owner_of(dir / "victim/secret").uid, 0u);
+    // The caller's own link is followed as before.
+    ASSERT_EQ(lchown((dir / "ws-link").c_str(), 0, 0), 0);
+    EXPECT_EQ(start_refusal(dir / "ws-link"), "");
+}
+
+// 3c. The machine's system directories are never a workspace (read-write inside, and handed over).
+TEST(SandboxWorkspace, SystemDirectoriesAreNeverWorkspaces) {
+    for (const char *dir : {"/", "/etc", "/usr", "/root", "/home", "/var", "/tmp"}) {
+        const std::string why = start_refusal(dir);
+        EXPECT_NE(why.find("system directory"), std::string::npos) << dir << ": " << why;
+    }
+    struct stat st{};
+    ASSERT_EQ(::stat("/etc", &st), 0);
+    EXPECT_EQ(st.st_uid, 0u) << "/etc was handed over";
+}
+
+// 3d. The workspace's group does not come into the sandbox unless it is its owner's own: a root-owned
+// workspace in a system group (postgres, docker, adm) must not give the sandbox that group.
+TEST(SandboxWorkspace, AForeignGroupOfTheWorkspaceIsNotInherited) {
+    if (geteuid() != 0) GTEST_SKIP() << "only root can give a directory another group here";
+    TempDir dir("ahsec-group");
+    fs::create_directories(dir / "ws");
+    const gid_t system_group = 4242;  // a group the sandbox must not be in
+    ASSERT_EQ(chown((dir / "ws").c_str(), 0, system_group), 0);
+    write_file(dir / "group-only", "group secret\n");
+    ASSERT_EQ(chown((dir / "group-only").c_str(), 0, system_group), 0);
+    chmod((dir / "group-only").c_str(), 0640);
+    chmod(dir.path().c_str(), 0755);
+    auto s = std::make_unique<StartedRuntime>();
+    TempDir state("ahsec-state");
+    RuntimeOptions o = test_runtime_options("sandbox", dir / "ws", state.path());
+    o.config.set("sandbox.network", false);
+    s->runtime = actionhost::client::Runtime::create(std::move(o));
+    s->runtime->connect();
+    EXPECT_NE(owner_of(dir / "ws").gid, system_group) << "the workspace kept the system group";
+    // The ids of a process of the sandbox, as the machine sees them.
+    const std::string tag = "ahsec" + security_test::random_tag();
+    run(*s->runtime, "python3 -c 'import time; time.sleep(600)' " + tag + " & disown");
+    const std::string ids = security_test::outside_ids_of(tag);
+    ASSERT_FALSE(ids.empty());
+    for (long id : security_test::ids_on(ids)) EXPECT_NE(id, static_cast<long>(system_group)) << ids;
+    s->runtime->close();
+}
