@@ -70,4 +70,23 @@ std::string rstrip(std::string_view text) {
     return std::string(text.substr(0, end));
 }
 
+std::string printable_for_terminal(std::string_view text) {
+    const std::string stripped = strip_ansi(text);
+    std::string out;
+    out.reserve(stripped.size());
+    for (size_t i = 0; i < stripped.size(); ++i) {
+        const auto c = static_cast<unsigned char>(stripped[i]);
+        if (c == 0xC2 && i + 1 < stripped.size() && static_cast<unsigned char>(stripped[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(stripped[i + 1]) <= 0x9F) {
+            out += '?';  // a C1 control (U+0080..U+009F), which some terminals obey like ESC sequences
+            ++i;
+        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+            out += '?';
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 }  // namespace actionhost::common

@@ -98,7 +98,8 @@ Options parse_command_line(int argc, char **argv) {
 std::optional<std::string> help_text(const std::string &command) {
     static const std::string globals =
         "Global options (before or after the command):\n"
-        "  -c, --config FILE     config.toml to read (default: ./config.toml when present)\n"
+        "  -c, --config FILE     config.toml to read (default: ./config.toml when present, yours,\n"
+        "                        private and outside the workspace)\n"
         "  -r, --runtime NAME    runtime backend: local, sandbox, docker, or a module's name\n"
         "                        (overrides [core] runtime and $RUNTIME)\n"
         "  -w, --workspace DIR   workspace directory ([core] workspace_base)\n"

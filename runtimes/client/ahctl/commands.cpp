@@ -6,6 +6,7 @@
 #include <actionhost/client/registry.hpp>
 #include <actionhost/client/runtime.hpp>
 #include <actionhost/client/state_store.hpp>
+#include <actionhost/common/text.hpp>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -60,7 +61,13 @@ json parse_set_value(const std::string &text) {
 Config load_config(const Options &o, const Environment &env) {
     Config config = Config::load(o.config_path, env);
     if (o.runtime) config.set("core.runtime", *o.runtime);
-    if (o.workspace) config.set("core.workspace_base", *o.workspace);
+    if (o.workspace) {
+        config.set("core.workspace_base", *o.workspace);
+        // ./config.toml read implicitly must not lie in the workspace this start gives the agent.
+        if (!o.config_path) {
+            if (auto why = Config::implicit_config_refusal("config.toml", *o.workspace)) throw ConfigError(*why);
+        }
+    }
     if (o.state_dir) config.set("core.state_dir", *o.state_dir);
     if (o.keep) config.set("sandbox.keep_runtime_alive", true);
     if (o.repo) config.set("sandbox.selected_repo", *o.repo);
@@ -178,7 +185,7 @@ int cmd_run(const Options &o) {
     print_content(obs, o.json);
     if (!o.json && obs.value("observation", "") == "run") {
         std::string suffix = text_of(obs["extras"].value("metadata", json::object()), "suffix");
-        if (exit_code_of(obs) < 0 && !suffix.empty()) std::cerr << suffix << "\n";
+        if (exit_code_of(obs) < 0 && !suffix.empty()) std::cerr << actionhost::common::printable_for_terminal(suffix) << "\n";
     }
     if (!o.json && obs.value("observation", "") == "error") std::cerr << "[ahctl] error observation\n";
     return exit_for_observation(obs);
@@ -306,7 +313,7 @@ int cmd_shell(const Options &o) {
     int last = kOk;
     std::string line;
     for (int i = 0; i < 100000000; ++i) {
-        if (tty) std::cerr << (running ? "> " : ("ahctl:" + cwd + "$ ")) << std::flush;
+        if (tty) std::cerr << (running ? "> " : ("ahctl:" + actionhost::common::printable_for_terminal(cwd) + "$ ")) << std::flush;
         if (!std::getline(std::cin, line)) break;
         if (!running && (line == "exit" || line == "logout")) break;
         json args = {{"command", line}, {"is_input", running}};
@@ -325,7 +332,7 @@ int cmd_shell(const Options &o) {
             running = exit_code_of(obs) < 0 && rt->runtime_name() != "cli";
             cwd = text_of(meta, "working_dir", cwd);
             std::string suffix = text_of(meta, "suffix");
-            if (running && !suffix.empty()) std::cerr << suffix << "\n";
+            if (running && !suffix.empty()) std::cerr << actionhost::common::printable_for_terminal(suffix) << "\n";
         }
         last = exit_for_observation(obs);
     }

@@ -10,6 +10,7 @@
 #include "actionhost/client/errors.hpp"
 #include "actionhost/client/sandbox_shell.hpp"
 #include "actionhost/client/shell_quote.hpp"
+#include "local_tree.hpp"
 
 namespace actionhost::client {
 
@@ -72,7 +73,6 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
     while (src.has_relative_path() && src.filename().empty()) src = src.parent_path();  // "/a/b/" → "/a/b"
     std::string top = src.filename().string();
     fs::path root = fs::absolute(local_dir).lexically_normal();
-    fs::create_directories(root);
     auto entries = read_zip(zip);
     // A directory's entries are relative to it; put them under its name. A file's entry is its name.
     fs::path base = (is_file || top.empty()) ? root : root / top;
@@ -81,13 +81,11 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
         fs::path target = (base / fs::path(e.name)).lexically_normal();
         auto rel = target.lexically_relative(root);
         if (rel.empty() || *rel.begin() == "..") throw WireError("Refusing a zip entry outside " + root.string() + ": " + e.name);
-        fs::create_directories(target.parent_path());
-        std::ofstream out(target, std::ios::binary | std::ios::trunc);
-        out.write(e.content.data(), static_cast<std::streamsize>(e.content.size()));
-        if (!out) throw WireError("Cannot write " + target.string());
+        // Never through a link: the local tree is often the workspace, where the agent may plant one.
+        detail::write_local_file(root.string(), rel.string(), e.content);
         written.push_back(target.string());
     }
-    if (!is_file) fs::create_directories(base);
+    if (!is_file) detail::make_local_dir(root.string(), base.lexically_relative(root).string());
     return written;
 }
 

@@ -136,6 +136,13 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
         }
         auto &session = *impl_->session;
         session.setTimeout(timeout);
+        // Poco applies a session's timeouts only when it connects a socket itself: a unix socket (connected
+        // here) and a kept-alive connection would otherwise wait forever, or with the first request's
+        // timeout, for a host that stopped answering (a stopped host left `ahctl` blocked in recv).
+        if (reused_connection || endpoint_.unix_socket) {  // a fresh TCP session has no socket yet
+            session.socket().setReceiveTimeout(timeout);
+            session.socket().setSendTimeout(timeout);
+        }
         HTTPRequest req(request.method, endpoint_.base_path + request.path, HTTPMessage::HTTP_1_1);
         req.setHost(endpoint_.unix_socket ? "localhost" : endpoint_.host, static_cast<Poco::UInt16>(endpoint_.port));
         req.setKeepAlive(true);

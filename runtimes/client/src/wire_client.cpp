@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "actionhost/client/errors.hpp"
+#include "local_tree.hpp"
 
 namespace actionhost::client {
 
@@ -174,19 +175,28 @@ json WireClient::upload(const std::string &local_path, const std::string &dest, 
     if (!fs::exists(src)) throw WireError("No such file or directory: " + local_path);
     if (recursive || fs::is_directory(src)) {
         // OpenHands zips the directory with names relative to its parent (the directory name is kept).
-        std::ostringstream zip;
-        Poco::Zip::Compress compress(zip, true);
+        // The tree is read without following links out of it (local_tree.hpp) before anything is sent.
         fs::path base = fs::absolute(src).lexically_normal();
         if (base.filename().empty()) base = base.parent_path();
-        compress.addRecursive(Poco::Path(base.string() + "/"), Poco::Zip::ZipCommon::CL_NORMAL, false,
-                              Poco::Path(base.filename().string() + "/"));
+        const std::string top = base.filename().string() + "/";
+        std::vector<detail::LocalFile> files = detail::read_local_tree(base.string());
+        std::ostringstream zip;
+        Poco::Zip::Compress compress(zip, true);
+        const Poco::DateTime now;
+        compress.addDirectory(Poco::Path(top), now);
+        for (const auto &f : files) {
+            if (f.directory) {
+                compress.addDirectory(Poco::Path(top + f.name + "/"), now);
+                continue;
+            }
+            std::istringstream content(f.content);
+            compress.addFile(content, now, Poco::Path(top + f.name), Poco::Zip::ZipCommon::CM_DEFLATE,
+                             Poco::Zip::ZipCommon::CL_NORMAL);
+        }
         compress.close();
         return upload_bytes(base.filename().string() + ".zip", zip.str(), dest, true);
     }
-    std::ifstream in(src, std::ios::binary);
-    std::ostringstream content;
-    content << in.rdbuf();
-    return upload_bytes(src.filename().string(), content.str(), dest, false);
+    return upload_bytes(src.filename().string(), detail::read_local_file(local_path), dest, false);
 }
 
 std::string WireClient::download(const std::string &sandbox_path) {

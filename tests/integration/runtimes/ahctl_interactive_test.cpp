@@ -165,3 +165,18 @@ TEST(AhctlShell, TerminalShowsAPromptWithTheDirectory) {
     sh.type("exit\n");
     EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
 }
+
+// A directory the agent names with an escape sequence cannot speak to the user's terminal through the
+// prompt (it used to retitle it: ahctl printed the working directory raw).
+TEST(AhctlShell, AnEscapeSequenceInTheDirectoryNeverReachesTheTerminal) {
+    TempDir dir("ahctl-pty");
+    PtyAhctl sh(dir, {"-r", "sandbox", "-q", "shell"});
+    ASSERT_TRUE(sh.started());
+    ASSERT_TRUE(sh.wait_for("$ ")) << sh.seen();
+    sh.type("d=$(printf '/tmp/\\033]0;PWNED\\007x') && mkdir -p \"$d\" && cd \"$d\" && echo moved\n");
+    ASSERT_TRUE(sh.wait_for("moved")) << sh.seen();
+    ASSERT_TRUE(sh.wait_for("ahctl:/tmp/x$ ")) << sh.seen();
+    EXPECT_EQ(sh.seen().find("\x1b]0;"), std::string::npos) << "an OSC sequence reached the terminal";
+    sh.type("exit\n");
+    EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
+}

@@ -42,6 +42,14 @@ TEST(Text, TruncatesLikeOpenHands) {
     EXPECT_EQ(common::strip_ansi("\x1b(Bplain\x1b=x"), "plainx");
 }
 
+TEST(Text, PrintableForTerminalLeavesNoControlToTheTerminal) {
+    // A directory name that would retitle the terminal, ring it, move the cursor or speak C1 (CSI, U+009B).
+    EXPECT_EQ(common::printable_for_terminal("/workspace/\x1b]0;PWNED\x07x"), "/workspace/x");
+    EXPECT_EQ(common::printable_for_terminal("a\rb\bc\x07" "d\x7f"), "a?b?c?d?");
+    EXPECT_EQ(common::printable_for_terminal("csi\xc2\x9b" "2J"), "csi?2J");
+    EXPECT_EQ(common::printable_for_terminal("lines\nand\ttabs \xc3\xa9t\xc3\xa9"), "lines\nand\ttabs \xc3\xa9t\xc3\xa9");
+}
+
 TEST(Auth, AcceptsOnlyTheKey) {
     actionhost::host::ApiKeyCheck check("s3cret");
     EXPECT_TRUE(check.accepts("s3cret"));

@@ -15,4 +15,9 @@ std::string strip_ansi(std::string_view text);
 
 std::string rstrip(std::string_view text);
 
+// Text a program controls, made safe to print on a user's terminal: escape sequences removed, other
+// control characters (C0 but newline and tab, DEL, C1) shown as '?'. A directory named with an escape
+// sequence cannot retitle, recolour or type into the terminal that prints it.
+std::string printable_for_terminal(std::string_view text);
+
 }  // namespace actionhost::common
