@@ -1,0 +1,35 @@
+// One client connection of the server (server.cpp): the socket, the bytes read ahead of the parser, and
+// the parser of the request under way. Between requests the event loop alone touches it; while a request
+// is handled, the handler's thread alone does (socket_exchange.cpp), through the descriptor.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace actionhost::common::http::detail {
+
+using RequestParser = boost::beast::http::request_parser<boost::beast::http::buffer_body>;
+
+struct Connection {
+    explicit Connection(boost::asio::ip::tcp::socket s) : socket(std::move(s)), timer(socket.get_executor()) {}
+
+    boost::asio::ip::tcp::socket socket;
+    boost::asio::steady_timer timer;  // the idle or header deadline
+    boost::beast::flat_buffer buffer;  // read but not yet parsed (the next request's start, when pipelined)
+    std::optional<RequestParser> parser;
+    std::string remote;  // the peer's address text
+    bool closed = false;
+    bool handling = false;  // a handler's thread owns it
+    bool served = false;    // it has carried a request (a kept-alive connection, not a fresh one)
+    std::list<std::shared_ptr<Connection>>::iterator waiting_at;  // in the server's LRU list when !handling
+};
+
+}  // namespace actionhost::common::http::detail

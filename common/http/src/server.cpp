@@ -1,0 +1,348 @@
+#include "actionhost/common/http/server.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <limits>
+#include <list>
+#include <future>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "connection.hpp"
+#include "socket_exchange.hpp"
+#include "worker_pool.hpp"
+
+namespace actionhost::common::http {
+
+namespace asio = boost::asio;
+namespace bhttp = boost::beast::http;
+using asio::ip::tcp;
+using detail::Connection;
+using ConnectionPtr = std::shared_ptr<Connection>;
+
+namespace {
+
+size_t default_max_connections() {
+    rlimit r{};
+    if (::getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 8192;
+    return std::clamp<size_t>(static_cast<size_t>(r.rlim_cur) / 2, 32, 8192);
+}
+
+void set_cloexec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
+
+// Why a header the parser refused gets which answer: 431 for one too large, 400 for everything else
+// (ambiguous framing among them).
+std::string refusal_for(const boost::beast::error_code &ec) {
+    const std::string status = ec == bhttp::error::header_limit ? "431" : "400";
+    const std::string why = ec == bhttp::error::bad_content_length      ? "bad or conflicting Content-Length"
+                            : ec == bhttp::error::bad_transfer_encoding ? "bad or conflicting Transfer-Encoding"
+                            : ec == bhttp::error::header_limit          ? "request header too large"
+                                                                        : "malformed request (" + ec.message() + ")";
+    const std::string body = R"({"detail":"Bad Request: )" + why + R"("})";
+    return "HTTP/1.1 " + status + " " + std::string(reason_phrase(std::stoi(status))) +
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\nConnection: close\r\n\r\n" + body;
+}
+
+// Framing the parser accepts but we refuse: a Transfer-Encoding that does not end in chunked (the body's
+// end would be the connection's, which a proxy in front may see otherwise), or one on HTTP/1.0.
+bool ambiguous_framing(const detail::RequestParser &p) {
+    const auto &m = p.get();
+    const auto te = m.find(bhttp::field::transfer_encoding);
+    if (te == m.end()) return false;
+    return !p.chunked() || m.version() < 11;
+}
+
+}  // namespace
+
+// Async handlers hold `this` raw: the event loop thread and every handler thread are joined before the
+// Impl goes (Server::stop), and no handler may keep the Impl alive (a cycle through the io_context).
+struct Server::Impl {
+    Impl(Handler h, ServerSettings s)
+        : handler(std::move(h)), settings(std::move(s)), workers(settings.name, settings.max_handlers) {
+        if (settings.max_connections == 0) settings.max_connections = default_max_connections();
+    }
+
+    Handler handler;
+    ServerSettings settings;
+    asio::io_context io{1};
+    // Keeps the loop running while nothing is pending (after stop_accepting, say) until stop() is done.
+    asio::executor_work_guard<asio::io_context::executor_type> keep_running = asio::make_work_guard(io);
+    tcp::acceptor acceptor{io};
+    asio::steady_timer accept_retry{io};
+    std::thread loop;
+    detail::WorkerPool workers;
+    // Event-loop state (the loop's thread only):
+    std::list<ConnectionPtr> waiting;  // connections between requests, the one idle longest first
+    std::set<ConnectionPtr> handling;  // connections a handler's thread owns
+    bool accepting = true;
+    // Read anywhere:
+    std::atomic<size_t> open{0};
+    std::atomic<uint64_t> shed{0};
+    std::atomic<bool> stopped{false};
+
+    void log(const std::string &line) const {
+        if (settings.log) settings.log(line);
+    }
+
+    void accept() {
+        acceptor.async_accept([self = this](const boost::system::error_code &ec, tcp::socket socket) {
+            if (!self->accepting) return;
+            if (ec) {
+                // Out of descriptors (EMFILE/ENFILE) or a transient error: make room, try again shortly.
+                if (!self->shed_one()) self->log("accept failed: " + ec.message());
+                self->accept_retry.expires_after(std::chrono::milliseconds(20));
+                self->accept_retry.async_wait([self](const boost::system::error_code &e) {
+                    if (!e && self->accepting) self->accept();
+                });
+                return;
+            }
+            self->admit(std::move(socket));
+            self->accept();
+        });
+    }
+
+    void admit(tcp::socket socket) {
+        set_cloexec(socket.native_handle());
+        if (open >= settings.max_connections && !shed_one()) {
+            boost::system::error_code ignored;
+            socket.close(ignored);  // every connection is being handled: none to shed
+            return;
+        }
+        boost::system::error_code ec;
+        socket.set_option(tcp::no_delay(true), ec);
+        auto c = std::make_shared<Connection>(std::move(socket));
+        auto peer = c->socket.remote_endpoint(ec);
+        c->remote = ec ? "" : peer.address().to_string();
+        ++open;
+        wait_for_request(c);
+    }
+
+    // Closes the connection idle the longest (never one being handled). False when there is none.
+    bool shed_one() {
+        if (waiting.empty()) return false;
+        close(waiting.front());
+        ++shed;
+        return true;
+    }
+
+    void close(const ConnectionPtr &c) {
+        if (c->closed) return;
+        c->closed = true;
+        boost::system::error_code ignored;
+        c->timer.cancel();
+        c->socket.shutdown(tcp::socket::shutdown_both, ignored);
+        c->socket.close(ignored);
+        if (!c->handling) waiting.erase(c->waiting_at);
+        --open;
+    }
+
+    void wait_for_request(const ConnectionPtr &c) {
+        c->handling = false;
+        c->waiting_at = waiting.insert(waiting.end(), c);
+        if (c->buffer.size() > 0) return read_header(c);  // the next request is already here (pipelined)
+        arm_timer(c, c->served ? settings.idle_timeout : settings.first_request_timeout);
+        c->socket.async_wait(tcp::socket::wait_read, [self = this, c](const boost::system::error_code &ec) {
+            if (c->closed) return;
+            if (ec) return self->close(c);
+            self->read_header(c);
+        });
+    }
+
+    void arm_timer(const ConnectionPtr &c, std::chrono::milliseconds after) {
+        c->timer.expires_after(after);
+        c->timer.async_wait([self = this, c](const boost::system::error_code &ec) {
+            // A timer re-armed after it fired has a later expiry: this wake-up is an old one's.
+            if (ec || c->closed || c->handling || c->timer.expiry() > std::chrono::steady_clock::now()) return;
+            self->close(c);
+        });
+    }
+
+    void read_header(const ConnectionPtr &c) {
+        // Still last in the idle order only by its last activity: a header begun counts as activity.
+        waiting.splice(waiting.end(), waiting, c->waiting_at);
+        arm_timer(c, settings.header_timeout);
+        c->parser.emplace();
+        c->parser->header_limit(static_cast<std::uint32_t>(settings.max_header_bytes));
+        // Each handler bounds what it reads. (Not boost::none: Beast 1.74 compares the length with the
+        // empty optional and refuses every body.)
+        c->parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+        c->parser->eager(true);
+        bhttp::async_read_header(c->socket, c->buffer, *c->parser,
+                                 [self = this, c](const boost::beast::error_code &ec, size_t) {
+                                     if (c->closed) return;
+                                     c->timer.cancel();
+                                     if (ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+                                         ec == asio::error::connection_reset || ec == asio::error::operation_aborted)
+                                         return self->close(c);  // the client left between requests
+                                     if (ec) return self->refuse(c, refusal_for(ec));
+                                     if (ambiguous_framing(*c->parser))
+                                         return self->refuse(c, refusal_for(bhttp::error::bad_transfer_encoding));
+                                     self->hand_over(c);
+                                 });
+    }
+
+    // Answers a request that will not be handled, then closes the connection (its framing cannot be
+    // trusted: whatever follows is not read as a request).
+    void refuse(const ConnectionPtr &c, std::string response) {
+        auto text = std::make_shared<std::string>(std::move(response));
+        arm_timer(c, kLinger);
+        asio::async_write(c->socket, asio::buffer(*text), [self = this, c, text](const boost::system::error_code &ec, size_t) {
+            if (c->closed) return;
+            if (ec) return self->close(c);
+            self->linger(c);
+        });
+    }
+
+    // Ends a connection after its last response without losing that response: closing a socket with
+    // unread input sends a reset, which can destroy the response in the peer's kernel before it is read.
+    // So: our side ends (FIN), what the peer still sends is read and dropped until it ends too, at most
+    // kLinger and 1 MiB.
+    static constexpr std::chrono::milliseconds kLinger{2000};
+    void linger(const ConnectionPtr &c) {
+        boost::system::error_code ignored;
+        c->socket.shutdown(tcp::socket::shutdown_send, ignored);
+        arm_timer(c, kLinger);
+        drain(c, std::make_shared<std::array<char, 16384>>(), 0);
+    }
+    void drain(const ConnectionPtr &c, std::shared_ptr<std::array<char, 16384>> sink, size_t total) {
+        c->socket.async_read_some(asio::buffer(*sink), [self = this, c, sink, total](const boost::system::error_code &ec, size_t n) {
+            if (c->closed) return;
+            if (ec || total + n > (1u << 20)) return self->close(c);
+            self->drain(c, sink, total + n);
+        });
+    }
+
+    void hand_over(const ConnectionPtr &c) {
+        waiting.erase(c->waiting_at);
+        c->handling = true;
+        c->served = true;
+        handling.insert(c);
+        workers.submit([self = this, c] { self->serve(c); });
+    }
+
+    // On a handler's thread.
+    void serve(const ConnectionPtr &c) {
+        bool keep = false;
+        {
+            detail::SocketExchange exchange(*c, settings.io_timeout);
+            try {
+                handler(exchange.request(), exchange.response());
+            } catch (const std::exception &e) {
+                log(std::string("a handler failed: ") + e.what());
+            }
+            keep = exchange.finish() && !stopped;
+        }
+        asio::post(io, [self = this, c, keep] {
+            self->handling.erase(c);
+            if (c->closed) return;
+            c->handling = false;
+            // Listed again either way: a lingering connection may be shed like an idle one.
+            c->waiting_at = self->waiting.insert(self->waiting.end(), c);
+            if (!self->accepting) return self->close(c);
+            if (!keep) return self->linger(c);
+            self->waiting.erase(c->waiting_at);
+            self->wait_for_request(c);
+        });
+    }
+
+    void stop_accepting_on_loop() {
+        if (!accepting) return;
+        accepting = false;
+        boost::system::error_code ignored;
+        acceptor.close(ignored);
+        accept_retry.cancel();
+        while (!waiting.empty()) close(waiting.front());
+    }
+};
+
+Server::Server(const std::string &host, uint16_t port, Handler handler, ServerSettings settings)
+    : impl_(std::make_shared<Impl>(std::move(handler), std::move(settings))) {
+    const std::string where = host + ":" + std::to_string(port);
+    try {
+        tcp::resolver resolver(impl_->io);
+        const auto found = resolver.resolve(host, std::to_string(port), tcp::resolver::passive | tcp::resolver::numeric_service);
+        if (found.empty()) throw std::runtime_error("no address");
+        const tcp::endpoint endpoint = found.begin()->endpoint();
+        impl_->acceptor.open(endpoint.protocol());
+        set_cloexec(impl_->acceptor.native_handle());
+        // SO_REUSEADDR so a restart can rebind at once; never SO_REUSEPORT, which would let two servers
+        // share the port and answer each other's clients.
+        impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+        impl_->acceptor.bind(endpoint);
+        impl_->acceptor.listen(1024);
+    } catch (const std::exception &e) {
+        throw std::runtime_error("cannot listen on " + where + ": " + e.what());
+    }
+}
+
+Server::~Server() { stop(); }
+
+uint16_t Server::port() const {
+    boost::system::error_code ec;
+    const auto endpoint = impl_->acceptor.local_endpoint(ec);
+    return ec ? 0 : endpoint.port();
+}
+
+void Server::start() {
+    impl_->accept();
+    impl_->loop = std::thread([impl = impl_.get()] {
+        pthread_setname_np(pthread_self(), (impl->settings.name + "-io").substr(0, 15).c_str());
+        for (int round = 0; round < 1'000'000'000; ++round) {
+            try {
+                impl->io.run();
+                return;
+            } catch (const std::exception &e) {
+                impl->log(std::string("event loop: ") + e.what());  // one connection's failure, not the server's
+            }
+        }
+    });
+}
+
+void Server::stop_accepting() {
+    asio::post(impl_->io, [impl = impl_.get()] { impl->stop_accepting_on_loop(); });
+}
+
+void Server::stop() {
+    if (impl_->stopped.exchange(true)) return;
+    if (!impl_->loop.joinable()) {  // never started: nothing runs
+        impl_->stop_accepting_on_loop();
+        return;
+    }
+    // Each step on the loop is waited for: io.stop() would otherwise end the loop before it ran them.
+    std::promise<void> closed;
+    asio::post(impl_->io, [impl = impl_.get(), &closed] {
+        impl->stop_accepting_on_loop();
+        // A handler blocked on its peer wakes with an error; its descriptor stays open until it is done.
+        for (const auto &c : impl->handling) ::shutdown(c->socket.native_handle(), SHUT_RDWR);
+        closed.set_value();
+    });
+    closed.get_future().wait();
+    impl_->workers.join();
+    std::promise<void> settled;  // after what the handlers posted as they ended
+    asio::post(impl_->io, [&settled] { settled.set_value(); });
+    settled.get_future().wait();
+    impl_->keep_running.reset();
+    impl_->io.stop();
+    impl_->loop.join();
+}
+
+size_t Server::open_connections() const { return impl_->open; }
+uint64_t Server::shed_connections() const { return impl_->shed; }
+
+}  // namespace actionhost::common::http

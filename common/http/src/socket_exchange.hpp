@@ -1,0 +1,30 @@
+// A request whose header the event loop has parsed, and its response, over the connection's socket: what
+// a handler gets from the server (exchange.hpp), run on the handler's thread.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "actionhost/common/http/exchange.hpp"
+#include "connection.hpp"
+
+namespace actionhost::common::http::detail {
+
+class SocketExchange {
+  public:
+    SocketExchange(Connection &connection, std::chrono::milliseconds io_timeout);
+    ~SocketExchange();
+
+    Request &request();
+    Response &response();
+    // After the handler returned: answers 500 if it sent nothing, ends a streamed body, reads and drops
+    // what is left of the request body (a bounded amount). Returns whether the connection can carry
+    // another request.
+    bool finish();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace actionhost::common::http::detail

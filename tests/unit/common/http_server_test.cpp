@@ -1,0 +1,287 @@
+// common/http's server with handlers written here, over real loopback sockets: keep-alive, pipelining,
+// chunked bodies both ways, 100-continue, files, HEAD, the connection cap, timeouts and stop.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <actionhost/common/http/server.hpp>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include "support/temp_dir.hpp"
+
+using namespace actionhost::common::http;
+using namespace std::chrono_literals;
+
+namespace {
+
+int connect_to(uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void send_text(int fd, const std::string &text) { ASSERT_EQ(::send(fd, text.data(), text.size(), MSG_NOSIGNAL), static_cast<ssize_t>(text.size())); }
+
+// Reads until `needle` has arrived, the peer closed (then `closed`), or `ms` pass quietly.
+std::string read_until(int fd, const std::string &needle, bool *closed = nullptr, int ms = 3000) {
+    std::string got;
+    char buf[65536];
+    for (int round = 0; round < 100000 && (needle.empty() || got.find(needle) == std::string::npos); ++round) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, ms) <= 0) break;
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) {
+            if (closed) *closed = true;
+            break;
+        }
+        got.append(buf, static_cast<size_t>(n));
+    }
+    return got;
+}
+
+bool peer_closed(int fd, int ms) {
+    bool closed = false;
+    read_until(fd, "", &closed, ms);
+    return closed;
+}
+
+// Echoes the method, target and body back; some targets do more.
+void echo(Request &req, Response &resp) {
+    std::ostringstream body;
+    body << req.body().rdbuf();
+    resp.send(200, "text/plain", req.method() + " " + req.target() + " " + body.str());
+}
+
+class HttpServerTest : public ::testing::Test {
+  protected:
+    void start(Handler h, ServerSettings s = {}) {
+        server_ = std::make_unique<Server>("127.0.0.1", 0, std::move(h), s);
+        server_->start();
+        port_ = server_->port();
+    }
+    void TearDown() override {
+        if (server_) server_->stop();
+    }
+    std::unique_ptr<Server> server_;
+    uint16_t port_ = 0;
+};
+
+}  // namespace
+
+TEST_F(HttpServerTest, KeepsConnectionsAliveAndAnswersPipelinedRequestsInOrder) {
+    start(echo);
+    const int fd = connect_to(port_);
+    send_text(fd, "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none"
+                  "POST /b HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\ntwo\r\n5\r\nthree\r\n0\r\n\r\n"
+                  "GET /c?q=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string got = read_until(fd, "GET /c?q=1 ");
+    const size_t a = got.find("POST /a one"), b = got.find("POST /b twothree"), c = got.find("GET /c?q=1 ");
+    EXPECT_NE(a, std::string::npos) << got;
+    EXPECT_LT(a, b);
+    EXPECT_LT(b, c);
+    EXPECT_EQ(got.find("Connection: close"), std::string::npos) << got;
+    EXPECT_FALSE(peer_closed(fd, 300));
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, AnswersExpectContinueOnlyWhenTheBodyIsRead) {
+    start([](Request &req, Response &resp) {
+        if (req.target() == "/read") return echo(req, resp);
+        resp.send(403, "text/plain", "no");
+    });
+    int fd = connect_to(port_);
+    send_text(fd, "POST /read HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+    EXPECT_EQ(read_until(fd, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
+    send_text(fd, "body");
+    EXPECT_NE(read_until(fd, "POST /read body").find("200 OK"), std::string::npos);
+    ::close(fd);
+    fd = connect_to(port_);
+    send_text(fd, "POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+    bool closed = false;
+    const std::string got = read_until(fd, "no", &closed);
+    EXPECT_EQ(got.find("100 Continue"), std::string::npos) << got;
+    EXPECT_NE(got.find("HTTP/1.1 403 Forbidden"), std::string::npos) << got;
+    EXPECT_TRUE(peer_closed(fd, 3000)) << "the connection must end: the client may or may not send its body";
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, StreamsChunksAsTheyAreFlushedAndEndsThem) {
+    std::promise<void> second;
+    auto second_future = second.get_future().share();
+    start([second_future](Request &, Response &resp) {
+        std::ostream &out = resp.begin_stream(200, "text/event-stream");
+        out << "first" << std::flush;
+        second_future.wait_for(5s);
+        out << "second" << std::flush;
+    });
+    const int fd = connect_to(port_);
+    send_text(fd, "GET /s HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string head = read_until(fd, "first\r\n");
+    EXPECT_NE(head.find("Transfer-Encoding: chunked"), std::string::npos) << head;
+    EXPECT_NE(head.find("\r\n5\r\nfirst\r\n"), std::string::npos) << head;
+    second.set_value();
+    EXPECT_EQ(read_until(fd, "0\r\n\r\n"), "6\r\nsecond\r\n0\r\n\r\n");
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, SendsFilesAndHonoursHead) {
+    actionhost::testing::TempDir dir("ahhttp");
+    const std::string path = dir / "f.bin";
+    std::ofstream(path) << std::string(300000, 'z');
+    start([&](Request &, Response &resp) { resp.send_file(200, "application/octet-stream", path); });
+    int fd = connect_to(port_);
+    send_text(fd, "GET /f HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string got = read_until(fd, std::string(10, 'z') + "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", nullptr, 3000);
+    std::string all = got + read_until(fd, "", nullptr, 300);
+    EXPECT_NE(all.find("Content-Length: 300000\r\n"), std::string::npos);
+    EXPECT_EQ(all.size() - (all.find("\r\n\r\n") + 4), 300000u);
+    send_text(fd, "HEAD /f HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string head = read_until(fd, "\r\n\r\n");
+    EXPECT_NE(head.find("Content-Length: 300000\r\n"), std::string::npos) << head;
+    EXPECT_EQ(read_until(fd, "", nullptr, 300), "") << "a HEAD response carried a body";
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, AFailingHandlerGets500AndTheServerGoesOn) {
+    start([](Request &req, Response &resp) {
+        if (req.target() == "/throw") throw std::runtime_error("boom");
+        if (req.target() == "/silent") return;
+        resp.send(200, "text/plain", "fine");
+    });
+    for (const char *target : {"/throw", "/silent"}) {
+        const int fd = connect_to(port_);
+        send_text(fd, std::string("GET ") + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        EXPECT_NE(read_until(fd, "later.\"}").find("HTTP/1.1 500 Internal Server Error"), std::string::npos) << target;
+        ::close(fd);
+    }
+    const int fd = connect_to(port_);
+    send_text(fd, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_NE(read_until(fd, "fine").find("200 OK"), std::string::npos);
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, HeadersCannotBeSplitByTheirValues) {
+    start([](Request &, Response &resp) {
+        EXPECT_FALSE(resp.set_header("X-A", "1\r\nX-B: 2"));
+        EXPECT_FALSE(resp.set_header("X-A\r\nX-B", "2"));
+        EXPECT_FALSE(resp.set_header("", "2"));
+        EXPECT_TRUE(resp.set_header("X-Ok", "tab\tand text"));
+        resp.send(200, "text/plain\r\nX-C: 3", "x");
+    });
+    const int fd = connect_to(port_);
+    send_text(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string got = read_until(fd, "\r\n\r\nx");
+    EXPECT_EQ(got.find("X-B"), std::string::npos) << got;
+    EXPECT_EQ(got.find("X-C"), std::string::npos) << got;
+    EXPECT_NE(got.find("X-Ok: tab\tand text\r\n"), std::string::npos) << got;
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, AtTheCapTheConnectionIdleLongestMakesRoom) {
+    std::promise<void> release;
+    auto released = release.get_future().share();
+    ServerSettings s;
+    s.max_connections = 4;
+    start(
+        [released](Request &req, Response &resp) {
+            if (req.target() == "/hold") released.wait_for(10s);
+            resp.send(200, "text/plain", "ok");
+        },
+        s);
+    // One connection being handled is never shed; three idle ones fill the cap.
+    const int busy = connect_to(port_);
+    send_text(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::this_thread::sleep_for(100ms);
+    int idle[3];
+    for (int &fd : idle) {
+        fd = connect_to(port_);
+        std::this_thread::sleep_for(30ms);
+    }
+    std::this_thread::sleep_for(100ms);
+    EXPECT_EQ(server_->open_connections(), 4u);
+    const int fresh = connect_to(port_);
+    send_text(fresh, "GET /now HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_NE(read_until(fresh, "ok").find("200 OK"), std::string::npos);
+    EXPECT_TRUE(peer_closed(idle[0], 2000)) << "the oldest idle connection was kept";
+    EXPECT_FALSE(peer_closed(idle[2], 200)) << "a younger one was shed";
+    EXPECT_GE(server_->shed_connections(), 1u);
+    release.set_value();
+    EXPECT_NE(read_until(busy, "ok").find("200 OK"), std::string::npos) << "the request being handled was cut";
+    for (int fd : idle) ::close(fd);
+    ::close(busy);
+    ::close(fresh);
+}
+
+TEST_F(HttpServerTest, SilentAndHalfSentRequestsAreClosedInTime) {
+    ServerSettings s;
+    s.first_request_timeout = 300ms;
+    s.header_timeout = 600ms;
+    s.io_timeout = 500ms;
+    start(echo, s);
+    const int silent = connect_to(port_);
+    const int half_header = connect_to(port_);
+    send_text(half_header, "GET / HTTP/1.1\r\nHo");
+    const int half_body = connect_to(port_);
+    send_text(half_body, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+    EXPECT_TRUE(peer_closed(silent, 2000));
+    EXPECT_TRUE(peer_closed(half_header, 2000));
+    EXPECT_TRUE(peer_closed(half_body, 3000)) << "a body that stopped arriving held its thread";
+    ::close(silent);
+    ::close(half_header);
+    ::close(half_body);
+}
+
+TEST_F(HttpServerTest, StopEndsBlockedHandlersAndReturnsPromptly) {
+    std::atomic<bool> handler_done{false};
+    start([&](Request &req, Response &resp) {
+        std::ostringstream body;
+        body << req.body().rdbuf();  // the client never sends it
+        resp.send(200, "text/plain", "late");
+        handler_done = true;
+    });
+    const int fd = connect_to(port_);
+    send_text(fd, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n");
+    std::this_thread::sleep_for(200ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    server_->stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+    EXPECT_TRUE(handler_done);
+    EXPECT_EQ(connect_to(port_), -1) << "still listening after stop";
+    ::close(fd);
+}
+
+TEST_F(HttpServerTest, ABodyLeftUnreadIsDrainedForTheNextRequest) {
+    start([](Request &req, Response &resp) { resp.send(200, "text/plain", "seen " + req.target()); });
+    const int fd = connect_to(port_);
+    send_text(fd, "POST /one HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                  "GET /two HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string got = read_until(fd, "seen /two");
+    EXPECT_NE(got.find("seen /one"), std::string::npos) << got;
+    EXPECT_NE(got.find("seen /two"), std::string::npos) << got;
+    ::close(fd);
+}
+
+TEST(HttpServer, RefusesAnAddressItCannotBind) {
+    Server first("127.0.0.1", 0, echo);
+    try {
+        Server second("127.0.0.1", first.port(), echo);
+        FAIL() << "two servers bound one port";
+    } catch (const std::runtime_error &e) {
+        EXPECT_NE(std::string(e.what()).find("cannot listen on 127.0.0.1:" + std::to_string(first.port())), std::string::npos) << e.what();
+    }
+}
