@@ -1,8 +1,5 @@
 // actionhost: the OpenHands action-execution server, as a plugin host.
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/ServerSocket.h>
-#include <Poco/ThreadPool.h>
+#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,7 +23,7 @@
 #include "sys/user_init.hpp"
 #include "viewer/file_viewer_server.hpp"
 
-#include <actionhost/common/net/prompt_stop.hpp>
+#include <actionhost/common/http/server.hpp>
 
 #ifndef ACTIONHOST_VERSION
 #define ACTIONHOST_VERSION "0.0.0"
@@ -75,19 +72,29 @@ size_t size_setting(HostEnvironment &env, const char *key, size_t def) {
     return (end && *end == '\0' && n > 0) ? static_cast<size_t>(n) : def;
 }
 
-// OpenHands' file viewer (spec §1.2 step 1); ACTIONHOST_FILE_VIEWER=0 turns it off,
-// ACTIONHOST_FILE_VIEWER_URL_FILE moves /tmp/oh-server-url (tests keep theirs private).
-std::unique_ptr<FileViewerServer> start_file_viewer(HostEnvironment &env, int port) {
+// OpenHands' file viewer, started before the API serves; ACTIONHOST_FILE_VIEWER=0 turns it off,
+// ACTIONHOST_FILE_VIEWER_URL_FILE moves /tmp/oh-server-url (tests keep theirs private). The URL file is the
+// session user's alone: it holds the viewer's capability.
+std::unique_ptr<FileViewerServer> start_file_viewer(HostEnvironment &env, int port, const std::string &key, int user_id) {
     const char *enabled = env.config_get("ACTIONHOST_FILE_VIEWER");
     if (enabled != nullptr && std::string(enabled) == "0") return nullptr;
     const char *url_file = env.config_get("ACTIONHOST_FILE_VIEWER_URL_FILE");
-    return std::make_unique<FileViewerServer>(FileViewerSettings{
-        port, url_file ? url_file : "/tmp/oh-server-url", [&env](const std::string &m) { env.log(AH_LOG_INFO, "viewer", m); }});
+    FileViewerSettings settings;
+    settings.main_port = port;
+    settings.url_file = url_file ? url_file : "/tmp/oh-server-url";
+    settings.session_api_key = key;
+    if (::geteuid() == 0 && user_id > 0) {
+        settings.url_file_uid = static_cast<uid_t>(user_id);
+        const passwd *pw = ::getpwuid(static_cast<uid_t>(user_id));
+        settings.url_file_gid = pw ? pw->pw_gid : static_cast<gid_t>(user_id);
+    }
+    settings.log = [&env](const std::string &m) { env.log(AH_LOG_INFO, "viewer", m); };
+    return std::make_unique<FileViewerServer>(settings);
 }
 
 // bash first, then the plugins named on the command line. The start-up commands OpenHands runs in its
-// first shell (spec §1.2 step 3e: the git no-pager alias, `cd WD`) are in the bash plugin's rcfile, so
-// they hold before its first prompt and cost no round trip here.
+// first shell (the git no-pager alias, `cd WD`) are in the bash plugin's rcfile, so they hold before its
+// first prompt and cost no round trip here.
 std::string load_plugins(Router &router, const ModuleRegistry &registry, HostEnvironment &env,
                          const std::vector<std::string> &plugins) {
     if (registry.find("bash") != nullptr) {
@@ -166,36 +173,34 @@ int main(int argc, char **argv) {
     // most of a host's start, and nothing is served until both are done.
     std::string load_error;
     std::thread loader([&] { load_error = load_plugins(router, registry, env, opt.plugins); });
-    ApiContext api{router, env, streams, ApiKeyCheck(env.config_get("SESSION_API_KEY") ? env.config_get("SESSION_API_KEY") : ""),
+    const char *key = env.config_get("SESSION_API_KEY");
+    const std::string session_key = key ? key : "";
+    if (session_key.empty())
+        env.log(AH_LOG_WARNING, "host",
+                "WARNING: no SESSION_API_KEY is set: anyone who can reach " + opt.bind_host + ":" + std::to_string(opt.port) +
+                    " can run commands as this host's user. Set SESSION_API_KEY to a random secret.");
+    ApiContext api{router, env, streams, ApiKeyCheck(session_key),
                    {}, std::chrono::steady_clock::now(),
                    std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
                    size_setting(env, "ACTIONHOST_MAX_BODY_BYTES", kDefaultMaxBodyBytes),
                    size_setting(env, "ACTIONHOST_MAX_UPLOAD_BYTES", size_t{8} << 30)};
     api.max_unzip_bytes = size_setting(env, "ACTIONHOST_MAX_UNZIP_BYTES", api.max_unzip_bytes);
-    std::unique_ptr<Poco::Net::HTTPServer> server;
+    std::unique_ptr<actionhost::common::http::Server> server;
     std::unique_ptr<FileViewerServer> viewer;
-    Poco::ThreadPool pool("http", 4, 512, 60);
     int port = 0;
     std::string listen_error;
     try {
-        Poco::Net::ServerSocket socket;
-        // SO_REUSEADDR so a restart can rebind at once; never SO_REUSEPORT (Poco's two-argument bind
-        // sets both), which would let two hosts share a port and answer each other's clients.
-        socket.bind(Poco::Net::SocketAddress(opt.bind_host, static_cast<Poco::UInt16>(opt.port)), true, false);
-        socket.listen(512);
-        port = socket.address().port();
-        viewer = start_file_viewer(env, port);
-        auto *params = new Poco::Net::HTTPServerParams;
-        params->setMaxThreads(512);
-        params->setMaxQueued(1024);
-        params->setKeepAlive(true);
-        params->setMaxKeepAliveRequests(0);
-        params->setKeepAliveTimeout(Poco::Timespan(600, 0));
-        params->setTimeout(Poco::Timespan(600, 0));
-        actionhost::common::prepare_for_prompt_stop(*params);
-        server = std::make_unique<Poco::Net::HTTPServer>(new ApiHandlerFactory(api), pool, socket, params);
+        actionhost::common::http::ServerSettings settings;
+        settings.name = "http";
+        settings.log = [&env](const std::string &m) { env.log(AH_LOG_WARNING, "http", m); };
+        server = std::make_unique<actionhost::common::http::Server>(
+            opt.bind_host, static_cast<uint16_t>(opt.port),
+            [&api](actionhost::common::http::Request &req, actionhost::common::http::Response &resp) { handle_api_request(api, req, resp); },
+            settings);
+        port = server->port();
+        viewer = start_file_viewer(env, port, session_key, user.user_id);
     } catch (const std::exception &e) {
-        listen_error = "cannot listen on " + opt.bind_host + ":" + std::to_string(opt.port) + ": " + e.what();
+        listen_error = e.what();
     }
     loader.join();
     if (!load_error.empty() || !listen_error.empty()) {
@@ -217,11 +222,10 @@ int main(int argc, char **argv) {
     while (::read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
     }
     env.log(AH_LOG_INFO, "host", "stopping on signal " + std::to_string(static_cast<int>(sig)));
-    actionhost::common::stop_promptly(*server, actionhost::common::StopMode::AcceptingOnly);
+    server->stop_accepting();
     viewer.reset();
     streams.close_all();
     router.shutdown();
-    server->stopAll(true);
-    pool.joinAll();
+    server->stop();
     return 0;
 }

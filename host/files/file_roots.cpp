@@ -1,5 +1,14 @@
 #include "files/file_roots.hpp"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -52,6 +61,40 @@ std::optional<std::string> file_access_refusal(const std::string &path) {
     for (const auto &r : roots()) list += (list.empty() ? "" : ", ") + r;
     return "The path " + path + (real != path ? " resolves to " + real + ", which is" : " is") +
            " outside the directories the host may access: " + list + " (ACTIONHOST_EDITOR_ROOTS).";
+}
+
+ConfinedFile open_confined_regular_file(const std::string &path) {
+    ConfinedFile out;
+    if (auto refused = file_access_refusal(path)) {
+        out.refusal = *refused;
+        return out;
+    }
+    char real[PATH_MAX];
+    if (::realpath(path.c_str(), real) == nullptr) {
+        out.error = errno;
+        return out;
+    }
+    if (auto refused = file_access_refusal(real)) {  // changed since the first look
+        out.refusal = *refused;
+        return out;
+    }
+    open_how how{};
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    const int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof how));
+    if (fd < 0) {
+        out.error = errno == ELOOP ? ENOENT : errno;  // a link appeared on the way: the file we checked is gone
+        return out;
+    }
+    struct stat st{};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        out.refusal = "The path " + path + " is not a regular file.";
+        return out;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    out.fd = fd;
+    return out;
 }
 
 }  // namespace actionhost::host

@@ -17,4 +17,15 @@ void configure_file_roots(const std::string &spec);
 // refused: the system calls would silently act on the path cut at the NUL.
 std::optional<std::string> file_access_refusal(const std::string &path);
 
+struct ConfinedFile {
+    int fd = -1;          // open for reading (O_CLOEXEC), the caller's to close; -1 when refused
+    int error = 0;        // errno when it could not be opened (ENOENT, EACCES, ...)
+    std::string refusal;  // why the path may not be read (outside the roots, not a regular file)
+};
+// Opens the existing regular file `path` for reading, as the host's endpoints that hand a file out must:
+// the path is resolved, checked against the roots, then opened by its resolved name with no symbolic
+// link allowed on the way (openat2 RESOLVE_NO_SYMLINKS), so a link swapped in after the check cannot
+// lead the read elsewhere; a FIFO or device is refused without blocking on it.
+ConfinedFile open_confined_regular_file(const std::string &path);
+
 }  // namespace actionhost::host

@@ -1,8 +1,5 @@
 #include "http/api.hpp"
 
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/URI.h>
 
 #include <actionhost/common/json_io.hpp>
@@ -17,24 +14,21 @@
 namespace actionhost::host {
 namespace {
 
-using Poco::Net::HTTPServerRequest;
-using Poco::Net::HTTPServerResponse;
+using common::http::query_parameter;
 
-std::string query_param(const Poco::URI &uri, const std::string &name, const std::string &def = "") {
-    for (const auto &[k, v] : uri.getQueryParameters())
-        if (k == name) return v;
-    return def;
+std::string query_param(const std::string &query, const std::string &name, const std::string &def = "") {
+    return query_parameter(query, name).value_or(def);
 }
 
-void invalid_request(HTTPServerResponse &resp, const std::string &errors) {
+void invalid_request(Response &resp, const std::string &errors) {
     send_json(resp, 422, {{"detail", "Invalid request parameters"}, {"errors", errors}});
 }
 
-class ApiHandler : public Poco::Net::HTTPRequestHandler {
+class ApiHandler {
   public:
     explicit ApiHandler(ApiContext &ctx) : ctx_(ctx) {}
 
-    void handleRequest(HTTPServerRequest &req, HTTPServerResponse &resp) override {
+    void handle(Request &req, Response &resp) {
         try {
             dispatch(req, resp);
         } catch (const std::exception &e) {
@@ -44,13 +38,16 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
     }
 
   private:
-    void dispatch(HTTPServerRequest &req, HTTPServerResponse &resp) {
-        const Poco::URI uri(req.getURI());
-        const std::string path = uri.getPath();
-        const std::string &method = req.getMethod();
-        if (ctx_.auth.enabled() && !ApiKeyCheck::is_public_path(path) &&
-            !ctx_.auth.accepts(req.get("X-Session-API-Key", ""))) {
-            discard_body(req);
+    void dispatch(Request &req, Response &resp) {
+        const auto [raw_path, query] = common::http::split_target(req.target());
+        std::string path;
+        try {
+            Poco::URI::decode(raw_path, path);
+        } catch (const std::exception &) {
+            return send_detail(resp, 400, "Bad Request: the path is not validly percent-encoded");
+        }
+        const std::string &method = req.method();
+        if (ctx_.auth.enabled() && !ApiKeyCheck::is_public_path(path) && !ctx_.auth.accepts(req.header("X-Session-API-Key"))) {
             send_detail(resp, 403, "Invalid API Key");
             return;
         }
@@ -64,22 +61,20 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
             if (route("/server_info", "GET")) return server_info(resp);
             if (route("/execute_action", "POST")) return execute_action(req, resp);
             if (route("/list_files", "POST")) return list_files(req, resp);
-            if (route("/upload_file", "POST")) return upload_file(req, resp, uri);
-            if (route("/download_files", "GET")) return download_files(resp, query_param(uri, "path"));
-            if (route("/stream", "GET")) return stream(resp, uri);
-            if (RouteLease owner = ctx_.router.route_owner(path)) return serve_plugin_route(ctx_, *owner, req, resp, uri);
+            if (route("/upload_file", "POST")) return upload_file(req, resp, query);
+            if (route("/download_files", "GET")) return download_files(resp, query_param(query, "path"));
+            if (route("/stream", "GET")) return stream(resp, query);
+            if (RouteLease owner = ctx_.router.route_owner(path)) return serve_plugin_route(ctx_, *owner, req, resp, path, query);
             if (route("/vscode/connection_token", "GET")) return send_json(resp, 200, {{"token", nullptr}});
         } catch (const MethodNotAllowed &) {
-            discard_body(req);
             return send_detail(resp, 405, "Method Not Allowed");
         }
-        discard_body(req);
         send_detail(resp, 404, "Not Found");
     }
 
     struct MethodNotAllowed {};
 
-    void server_info(HTTPServerResponse &resp) {
+    void server_info(Response &resp) {
         const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx_.started).count();
         const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
         const double last = ctx_.router.last_action_start();
@@ -87,11 +82,10 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
         send_json(resp, 200, {{"uptime", uptime}, {"idle_time", idle}, {"resources", ctx_.stats.resources()}});
     }
 
-    void execute_action(HTTPServerRequest &req, HTTPServerResponse &resp) {
-        auto body = read_body(req, ctx_.max_body_bytes);
-        if (!body)
-            return send_detail(resp, 413, "Request body too large: the limit is " + std::to_string(ctx_.max_body_bytes) +
-                                              " bytes (ACTIONHOST_MAX_BODY_BYTES)");
+    void execute_action(Request &req, Response &resp) {
+        const BodyText read = read_body(req, ctx_.max_body_bytes);
+        if (!read.text) return send_detail(resp, read.status, read.detail);
+        const std::string *body = &*read.text;
         auto parsed = common::parse_json(*body);
         if (!parsed.value) return invalid_request(resp, "body is not valid JSON: " + parsed.error);
         const nlohmann::json &j = *parsed.value;
@@ -103,7 +97,7 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
             session = j["session"].get<std::string>();
         }
         // X-Request-ID is an idempotency key: a retry of a lost request replays the first run's reply.
-        const std::string request_id = req.get("X-Request-ID", "");
+        const std::string request_id = req.header("X-Request-ID");
         if (request_id.size() > IdempotencyCache::kMaxIdLength)
             return invalid_request(resp, "X-Request-ID is longer than 256 characters");
         auto run = ctx_.idempotency.run(request_id, std::hash<std::string>{}(*body), [&] {
@@ -112,13 +106,14 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
         });
         if (run.outcome == IdempotencyCache::Outcome::Conflict)
             return send_detail(resp, 409, "X-Request-ID " + request_id + " was already used for another request");
-        if (run.outcome == IdempotencyCache::Outcome::Replayed) resp.set("X-Idempotent-Replay", "true");
+        if (run.outcome == IdempotencyCache::Outcome::Replayed) resp.set_header("X-Idempotent-Replay", "true");
         send_json_text(resp, run.reply.status, run.reply.body);
     }
 
-    void list_files(HTTPServerRequest &req, HTTPServerResponse &resp) {
-        auto body = read_body(req, ctx_.max_body_bytes);
-        if (!body) return send_detail(resp, 413, "Request body too large");
+    void list_files(Request &req, Response &resp) {
+        const BodyText read = read_body(req, ctx_.max_body_bytes);
+        if (!read.text) return send_detail(resp, read.status, read.detail);
+        const std::string *body = &*read.text;
         std::optional<std::string> path;
         if (!body->empty()) {
             auto parsed = common::parse_json(*body);
@@ -133,22 +128,21 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
         send_json(resp, 200, list_directory(wd, path));
     }
 
-    void upload_file(HTTPServerRequest &req, HTTPServerResponse &resp, const Poco::URI &uri) {
-        const std::string recursive_text = query_param(uri, "recursive", "false");
-        UploadResult r = handle_upload(req, query_param(uri, "destination", "/"),
+    void upload_file(Request &req, Response &resp, const std::string &query) {
+        const std::string recursive_text = query_param(query, "recursive", "false");
+        UploadResult r = handle_upload(req, query_param(query, "destination", "/"),
                                        recursive_text == "true" || recursive_text == "1" || recursive_text == "True",
                                        ctx_.max_upload_bytes, ctx_.max_unzip_bytes);
-        if (r.status != 200) discard_body(req);
         send_json(resp, r.status, r.body);
     }
 
-    void download_files(HTTPServerResponse &resp, const std::string &path) { send_download(resp, path); }
+    void download_files(Response &resp, const std::string &path) { send_download(resp, path); }
 
     // Additive: Server-Sent Events of a session's live output. ?session=NAME; ?once=1 ends the stream
     // after the next action_end (so scripts and tests need no timers).
-    void stream(HTTPServerResponse &resp, const Poco::URI &uri) {
-        const std::string session = query_param(uri, "session");
-        const bool once = query_param(uri, "once") == "1";
+    void stream(Response &resp, const std::string &query) {
+        const std::string session = query_param(query, "session");
+        const bool once = query_param(query, "once") == "1";
         auto sub = ctx_.streams.subscribe(session);
         struct Unsub {
             StreamHub &hub;
@@ -156,11 +150,8 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
             std::shared_ptr<StreamHub::Subscription> &sub;
             ~Unsub() { hub.unsubscribe(s, sub); }
         } unsub{ctx_.streams, session, sub};
-        resp.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
-        resp.setContentType("text/event-stream");
-        resp.set("Cache-Control", "no-cache");
-        resp.setChunkedTransferEncoding(true);
-        std::ostream &out = resp.send();
+        resp.set_header("Cache-Control", "no-cache");
+        std::ostream &out = resp.begin_stream(200, "text/event-stream");
         out << ": following session \"" << session << "\"\n\n" << std::flush;
         while (out) {
             auto events = sub->next(15000);
@@ -185,8 +176,6 @@ class ApiHandler : public Poco::Net::HTTPRequestHandler {
 
 }  // namespace
 
-Poco::Net::HTTPRequestHandler *ApiHandlerFactory::createRequestHandler(const Poco::Net::HTTPServerRequest &) {
-    return new ApiHandler(ctx_);
-}
+void handle_api_request(ApiContext &ctx, Request &req, Response &resp) { ApiHandler(ctx).handle(req, resp); }
 
 }  // namespace actionhost::host

@@ -1,7 +1,5 @@
-// The HTTP API: the OpenHands endpoints (spec §1.4) plus the additive /stream, dispatched by path.
+// The HTTP API: the OpenHands endpoints plus the additive /stream, dispatched by path.
 #pragma once
-
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
 
 #include <chrono>
 #include <string>
@@ -10,6 +8,7 @@
 #include "files/zip_files.hpp"
 #include "http/auth.hpp"
 #include "http/idempotency.hpp"
+#include "http/responses.hpp"
 #include "http/stream_hub.hpp"
 #include "sys/system_stats.hpp"
 
@@ -29,13 +28,8 @@ struct ApiContext {
     uint64_t max_unzip_bytes = UnzipLimits{}.max_total_bytes;  // ACTIONHOST_MAX_UNZIP_BYTES (zip-bomb guard)
 };
 
-class ApiHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
-  public:
-    explicit ApiHandlerFactory(ApiContext &ctx) : ctx_(ctx) {}
-    Poco::Net::HTTPRequestHandler *createRequestHandler(const Poco::Net::HTTPServerRequest &request) override;
-
-  private:
-    ApiContext &ctx_;
-};
+// Answers one request of the API: routing, the key check, every endpoint. Thread: any; one call per
+// request, any number at once.
+void handle_api_request(ApiContext &ctx, Request &req, Response &resp);
 
 }  // namespace actionhost::host

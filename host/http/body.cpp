@@ -2,38 +2,24 @@
 
 namespace actionhost::host {
 
-void discard_body(Poco::Net::HTTPServerRequest &req, size_t cap) {
-    std::istream &in = req.stream();
-    char buf[65536];
-    size_t total = 0;
-    while (in && total < cap) {
-        in.read(buf, sizeof buf);
-        const auto n = static_cast<size_t>(in.gcount());
-        if (n == 0) break;
-        total += n;
-    }
-}
-
-std::optional<std::string> read_body(Poco::Net::HTTPServerRequest &req, size_t limit) {
-    if (req.hasContentLength() && req.getContentLength64() > static_cast<Poco::Int64>(limit)) {
-        discard_body(req);
-        return std::nullopt;
-    }
+BodyText read_body(Request &req, size_t limit) {
+    const BodyText too_large{std::nullopt, 413,
+                             "Request body too large: the limit is " + std::to_string(limit) + " bytes (ACTIONHOST_MAX_BODY_BYTES)"};
+    const auto declared = req.content_length();
+    if (declared && *declared > limit) return too_large;
     std::string body;
-    if (req.hasContentLength()) body.reserve(static_cast<size_t>(req.getContentLength64()));
-    std::istream &in = req.stream();
+    if (declared) body.reserve(static_cast<size_t>(*declared));
+    std::istream &in = req.body();
     char buf[65536];
     while (in) {
         in.read(buf, sizeof buf);
         const auto n = static_cast<size_t>(in.gcount());
         if (n == 0) break;
-        if (body.size() + n > limit) {
-            discard_body(req);
-            return std::nullopt;
-        }
+        if (body.size() + n > limit) return too_large;
         body.append(buf, n);
     }
-    return body;
+    if (in.bad()) return {std::nullopt, 400, "The request body broke off or is badly framed"};
+    return {std::move(body), 0, ""};
 }
 
 }  // namespace actionhost::host

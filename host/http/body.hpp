@@ -1,10 +1,10 @@
 // Reading a request body into memory with a limit, whatever its transfer encoding.
 #pragma once
 
-#include <Poco/Net/HTTPServerRequest.h>
-
 #include <optional>
 #include <string>
+
+#include "http/responses.hpp"
 
 namespace actionhost::host {
 
@@ -12,11 +12,15 @@ namespace actionhost::host {
 // otherwise: room for a 10 MB command or file content, far from what would strain the host.
 inline constexpr size_t kDefaultMaxBodyBytes = 64u << 20;
 
-// Reads and drops what is left of the request body, at most `cap` bytes, so that a client still sending
-// when we answer early sees the answer instead of a reset connection.
-void discard_body(Poco::Net::HTTPServerRequest &req, size_t cap = 8u << 20);
+struct BodyText {
+    std::optional<std::string> text;  // the body; nullopt when refused, as `status` and `detail` say
+    int status = 0;
+    std::string detail;
+};
 
-// Returns the body, or nullopt when it exceeds `limit` (nothing more is read than limit + 1 bytes).
-std::optional<std::string> read_body(Poco::Net::HTTPServerRequest &req, size_t limit);
+// The body, or why not: over `limit` (413; a declared length above it is refused before anything is
+// read, and never more than limit + 1 bytes are read) or broken off / badly framed (400). What is left
+// unread, the server reads and drops after the answer or closes the connection.
+BodyText read_body(Request &req, size_t limit);
 
 }  // namespace actionhost::host

@@ -44,7 +44,7 @@ nlohmann::json list_directory(const std::string &working_dir, const std::optiona
     return out;
 }
 
-UploadResult handle_upload(Poco::Net::HTTPServerRequest &req, const std::string &destination, bool recursive,
+UploadResult handle_upload(Request &req, const std::string &destination, bool recursive,
                            uint64_t max_bytes, uint64_t max_unzip_bytes) {
     if (destination.empty() || destination[0] != '/')
         return {500, {{"detail", "400: Destination must be an absolute path"}}};
@@ -54,7 +54,7 @@ UploadResult handle_upload(Poco::Net::HTTPServerRequest &req, const std::string 
     if (!fs::is_directory(destination, ec))
         return {400, {{"detail", "Destination " + destination + " is not a directory and cannot be created"}}};
     ReceivedUpload part;
-    if (std::string why = receive_upload(req, req.stream(), destination, max_bytes, part); !why.empty())
+    if (std::string why = receive_upload(req.header("Content-Type"), req.body(), destination, max_bytes, part); !why.empty())
         return {422, {{"detail", "Invalid request parameters"}, {"errors", why}}};
     if (part.too_large) return {413, {{"detail", "Upload too large: the limit is " + std::to_string(max_bytes) + " bytes"}}};
     if (!part.error.empty()) return {500, {{"detail", part.error}}};
@@ -79,7 +79,7 @@ UploadResult handle_upload(Poco::Net::HTTPServerRequest &req, const std::string 
     return {200, {{"filename", part.filename}, {"destination", destination}, {"recursive", recursive}}};
 }
 
-void send_download(Poco::Net::HTTPServerResponse &resp, const std::string &path) {
+void send_download(Response &resp, const std::string &path) {
     if (path.empty() || path[0] != '/') return send_detail(resp, 500, "400: Path must be an absolute path");
     if (auto refused = file_access_refusal(path)) return send_detail(resp, 403, *refused);
     std::error_code ec;
@@ -96,14 +96,13 @@ void send_download(Poco::Net::HTTPServerResponse &resp, const std::string &path)
     }
     std::string base = fs::path(path).filename().string();
     if (base.empty()) base = fs::path(path).parent_path().filename().string();
-    resp.set("Content-Disposition", "attachment; filename=\"" + base + ".zip\"");
-    try {
-        resp.sendFile(zip_path, "application/zip");
-    } catch (...) {
-        ::unlink(zip_path.c_str());
-        throw;
-    }
-    ::unlink(zip_path.c_str());
+    resp.set_header("Content-Disposition", common::http::attachment_disposition(base + ".zip"));
+    // Unlinked as soon as it is open: nothing is left behind whatever happens while it is sent.
+    struct Unlink {
+        const std::string &path;
+        ~Unlink() { ::unlink(path.c_str()); }
+    } unlink_after{zip_path};
+    resp.send_file(200, "application/zip", zip_path);
 }
 
 }  // namespace actionhost::host

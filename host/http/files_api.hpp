@@ -1,12 +1,11 @@
-// The file endpoints: /list_files, /upload_file, /download_files (spec §1.4).
+// The file endpoints: /list_files, /upload_file, /download_files.
 #pragma once
-
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "http/responses.hpp"
 
 namespace actionhost::host {
 
@@ -20,9 +19,11 @@ struct UploadResult {
 };
 // Streams the multipart "file" part to disk (never into memory), then places or unpacks it.
 // An archive unpacking to more than `max_unzip_bytes` is refused.
-UploadResult handle_upload(Poco::Net::HTTPServerRequest &req, const std::string &destination, bool recursive,
+UploadResult handle_upload(Request &req, const std::string &destination, bool recursive,
                            uint64_t max_bytes, uint64_t max_unzip_bytes);
 
-void send_download(Poco::Net::HTTPServerResponse &resp, const std::string &path);
+// The file or directory at `path` as a zip (OpenHands' shape), named after it in an RFC 6266
+// Content-Disposition whatever characters the name holds.
+void send_download(Response &resp, const std::string &path);
 
 }  // namespace actionhost::host

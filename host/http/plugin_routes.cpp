@@ -9,17 +9,14 @@
 namespace actionhost::host {
 namespace {
 
-using Poco::Net::HTTPServerRequest;
-using Poco::Net::HTTPServerResponse;
-
-void report_no_reply(ApiContext &ctx, PluginModule &owner, HTTPServerResponse &resp, const std::string &path) {
+void report_no_reply(ApiContext &ctx, PluginModule &owner, Response &resp, const std::string &path) {
     ctx.env.log(AH_LOG_PLUGIN_MISBEHAVING, owner.manifest().name, "http route " + path + " failed to reply");
     if (!resp.sent()) send_detail(resp, 500, "The " + owner.manifest().name + " plugin failed to answer " + path);
 }
 
-void serve_buffered(ApiContext &ctx, PluginModule &owner, HTTPServerRequest &req, HTTPServerResponse &resp,
-                    const std::string &path, const std::string &query, const std::string &body) {
-    const std::string method = req.getMethod();
+void serve_buffered(ApiContext &ctx, PluginModule &owner, Request &req, Response &resp, const std::string &path,
+                    const std::string &query, const std::string &body) {
+    const std::string method = req.method();
     struct Reply {
         ah_http_reply_t c;
         bool sent = false;
@@ -40,16 +37,13 @@ void serve_buffered(ApiContext &ctx, PluginModule &owner, HTTPServerRequest &req
                         ah_bytes_t{body.data(), body.size()}};
     const ah_status_t st = owner.handle_http(r, reply.c);
     if (st != AH_OK || !reply.sent) return report_no_reply(ctx, owner, resp, path);
-    resp.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
-    resp.setContentType(reply.type);
-    resp.setContentLength(static_cast<std::streamsize>(reply.body.size()));
-    resp.send().write(reply.body.data(), static_cast<std::streamsize>(reply.body.size()));
+    resp.send(reply.status, reply.type, reply.body);
 }
 
-// The state behind one ah_http_stream_reply_t: the Poco response, and the stream once it is started.
+// The state behind one ah_http_stream_reply_t: the response, and the stream once it is started.
 struct StreamReply {
     ah_http_stream_reply_t c;
-    HTTPServerResponse *resp;
+    Response *resp;
     std::ostream *out = nullptr;  // set by begin_stream
     bool answered = false;
 
@@ -59,19 +53,16 @@ struct StreamReply {
         StreamReply *s = self(r);
         if (s->answered) return AH_ERR_STATE;
         if (name == nullptr || value == nullptr || *name == '\0') return AH_ERR_INVALID_ARGUMENT;
-        s->resp->set(name, value);
-        return AH_OK;
+        // A name or value with CR, LF or another control character could split the response: refused.
+        return s->resp->set_header(name, value) ? AH_OK : AH_ERR_INVALID_ARGUMENT;
     }
     static ah_status_t send(ah_http_stream_reply_t *r, int32_t status, const char *content_type, ah_bytes_t b) {
         StreamReply *s = self(r);
         if (s->answered) return AH_ERR_STATE;
         if (b.ptr == nullptr && b.len != 0) return AH_ERR_INVALID_ARGUMENT;
         s->answered = true;
-        s->resp->setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-        if (content_type != nullptr && *content_type != '\0') s->resp->setContentType(content_type);
-        s->resp->setContentLength(static_cast<std::streamsize>(b.len));
         try {
-            s->resp->send().write(b.ptr ? b.ptr : "", static_cast<std::streamsize>(b.len));
+            s->resp->send(status, content_type ? content_type : "", std::string_view(b.ptr ? b.ptr : "", b.len));
         } catch (const std::exception &) {
             return AH_ERR_IO;
         }
@@ -81,11 +72,8 @@ struct StreamReply {
         StreamReply *s = self(r);
         if (s->answered) return AH_ERR_STATE;
         s->answered = true;
-        s->resp->setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-        if (content_type != nullptr && *content_type != '\0') s->resp->setContentType(content_type);
-        s->resp->setChunkedTransferEncoding(true);
         try {
-            s->out = &s->resp->send();
+            s->out = &s->resp->begin_stream(status, content_type ? content_type : "");
             s->out->flush();
         } catch (const std::exception &) {
             return AH_ERR_IO;
@@ -106,12 +94,11 @@ struct StreamReply {
     }
 };
 
-void serve_streamed(ApiContext &ctx, PluginModule &owner, HTTPServerRequest &req, HTTPServerResponse &resp,
-                    const std::string &path, const std::string &query, const std::string &body) {
-    const std::string method = req.getMethod();
-    const std::string remote = req.clientAddress().toString();
-    std::vector<std::pair<std::string, std::string>> header_text;
-    for (const auto &[name, value] : req) header_text.emplace_back(name, value);
+void serve_streamed(ApiContext &ctx, PluginModule &owner, Request &req, Response &resp, const std::string &path,
+                    const std::string &query, const std::string &body) {
+    const std::string method = req.method();
+    const std::string remote = req.remote_address();
+    const common::http::HeaderList header_text = req.headers();
     std::vector<ah_http_header_t> headers;
     headers.reserve(header_text.size());
     for (const auto &[name, value] : header_text) headers.push_back({name.c_str(), value.c_str()});
@@ -128,13 +115,12 @@ void serve_streamed(ApiContext &ctx, PluginModule &owner, HTTPServerRequest &req
 
 }  // namespace
 
-void serve_plugin_route(ApiContext &ctx, PluginModule &owner, HTTPServerRequest &req, HTTPServerResponse &resp,
-                        const Poco::URI &uri) {
-    auto body = read_body(req, ctx.max_body_bytes);
-    if (!body) return send_detail(resp, 413, "Request body too large");
-    const std::string path = uri.getPath(), query = uri.getRawQuery();
-    if (owner.http_stream_routes() != nullptr) return serve_streamed(ctx, owner, req, resp, path, query, *body);
-    serve_buffered(ctx, owner, req, resp, path, query, *body);
+void serve_plugin_route(ApiContext &ctx, PluginModule &owner, Request &req, Response &resp, const std::string &path,
+                        const std::string &query) {
+    const BodyText body = read_body(req, ctx.max_body_bytes);
+    if (!body.text) return send_detail(resp, body.status, body.detail);
+    if (owner.http_stream_routes() != nullptr) return serve_streamed(ctx, owner, req, resp, path, query, *body.text);
+    serve_buffered(ctx, owner, req, resp, path, query, *body.text);
 }
 
 }  // namespace actionhost::host

@@ -2,16 +2,13 @@
 // ways, streamed bodies) when the plugin offers it, else through "actionhost.http_routes/1".
 #pragma once
 
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/URI.h>
-
 #include "http/api.hpp"
 #include "modules/plugin_module.hpp"
 
 namespace actionhost::host {
 
-void serve_plugin_route(ApiContext &ctx, PluginModule &owner, Poco::Net::HTTPServerRequest &req,
-                        Poco::Net::HTTPServerResponse &resp, const Poco::URI &uri);
+// `path` is the request's decoded path, `query` its raw query string.
+void serve_plugin_route(ApiContext &ctx, PluginModule &owner, Request &req, Response &resp, const std::string &path,
+                        const std::string &query);
 
 }  // namespace actionhost::host

@@ -1,6 +1,7 @@
 #include "http/upload_receiver.hpp"
 
 #include <Poco/Net/HTMLForm.h>
+#include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/MessageHeader.h>
 #include <Poco/Net/NameValueCollection.h>
 #include <Poco/Net/PartHandler.h>
@@ -71,10 +72,13 @@ ReceivedUpload::~ReceivedUpload() {
     if (!kept && !temp.empty()) ::unlink(temp.c_str());
 }
 
-std::string receive_upload(const Poco::Net::HTTPRequest &req, std::istream &body, const std::string &dir,
-                           uint64_t limit, ReceivedUpload &out) {
+std::string receive_upload(const std::string &content_type, std::istream &body, const std::string &dir, uint64_t limit,
+                           ReceivedUpload &out) {
     UploadPartHandler part(dir, limit, out);
     try {
+        // HTMLForm reads the boundary from a request's header: one that carries only the Content-Type.
+        Poco::Net::HTTPRequest req(Poco::Net::HTTPRequest::HTTP_POST, "/", Poco::Net::HTTPMessage::HTTP_1_1);
+        req.setContentType(content_type);
         Poco::Net::HTMLForm form;
         form.setFieldLimit(100);
         form.load(req, body, part);

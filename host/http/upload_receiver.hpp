@@ -3,8 +3,6 @@
 // the fuzz target (fuzz/multipart) drives exactly the parsing the endpoint does, without a server.
 #pragma once
 
-#include <Poco/Net/HTTPRequest.h>
-
 #include <cstdint>
 #include <istream>
 #include <string>
@@ -24,9 +22,9 @@ struct ReceivedUpload {
     ~ReceivedUpload();
 };
 
-// Parses the body (`req` gives the Content-Type and its boundary). Returns "" or why the body is not a
-// well-formed multipart form; `out` says what was received either way.
-std::string receive_upload(const Poco::Net::HTTPRequest &req, std::istream &body, const std::string &dir,
-                           uint64_t limit, ReceivedUpload &out);
+// Parses the body (`content_type` gives its boundary). Returns "" or why the body is not a well-formed
+// multipart form; `out` says what was received either way.
+std::string receive_upload(const std::string &content_type, std::istream &body, const std::string &dir, uint64_t limit,
+                           ReceivedUpload &out);
 
 }  // namespace actionhost::host

@@ -10,11 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "files/file_roots.hpp"
 
 namespace actionhost::host {
 namespace {
 
 constexpr std::array<const char *, 5> kSupported = {".pdf", ".png", ".jpg", ".jpeg", ".gif"};
+// The page inlines the file as base64: past this a page would strain the host and the browser alike.
+constexpr off_t kMaxViewedBytes = 64 << 20;
 
 std::string html_escape(const std::string &s) {
     std::string out;
@@ -190,16 +195,36 @@ ViewerPage view_file_page(const std::string &path, const std::string &client_hos
     if (std::find_if(kSupported.begin(), kSupported.end(), [&](const char *e) { return ext == e; }) == kSupported.end())
         return error_page(500, "Error viewing file", path,
                           "Unsupported file extension: " + ext + ". Supported extensions are: .pdf, .png, .jpg, .jpeg, .gif");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return error_page(500, "Error viewing file", path, "[Errno " + std::to_string(errno) + "] " + std::strerror(errno) + ": '" + path + "'");
+    // The host often runs as root: what it reads for the page must be a regular file inside the session's
+    // roots, reached with no link swapped in after the check (file_roots.hpp).
+    const ConfinedFile file = open_confined_regular_file(path);
+    if (!file.refusal.empty()) return error_page(403, "Error: Access denied", path, file.refusal);
+    if (file.fd < 0)
+        return error_page(500, "Error viewing file", path, "[Errno " + std::to_string(file.error) + "] " + std::strerror(file.error) + ": '" + path + "'");
+    if (st.st_size > kMaxViewedBytes) {
+        ::close(file.fd);
+        return error_page(500, "Error viewing file", path, "the file is larger than " + std::to_string(kMaxViewedBytes >> 20) + " MiB");
+    }
     std::ostringstream encoded;
+    bool read_ok = true;
     {
         Poco::Base64Encoder enc(encoded);
         enc.rdbuf()->setLineLength(0);
-        enc << in.rdbuf();
+        char buf[65536];
+        size_t total = 0;
+        for (ssize_t n; (n = ::read(file.fd, buf, sizeof buf)) != 0 && total <= static_cast<size_t>(kMaxViewedBytes);) {
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                read_ok = false;
+                break;
+            }
+            enc.write(buf, n);
+            total += static_cast<size_t>(n);
+        }
         enc.close();
     }
-    if (in.bad()) return error_page(500, "Error viewing file", path, "the file could not be read");
+    ::close(file.fd);
+    if (!read_ok) return error_page(500, "Error viewing file", path, "the file could not be read");
     return {200, viewer_html(path, ext, encoded.str())};
 }
 

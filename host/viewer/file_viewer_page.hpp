@@ -1,5 +1,6 @@
 // The pages of OpenHands' file viewer (openhands/runtime/file_viewer_server.py and
-// openhands/runtime/utils/file_viewer.py): what GET /view?path= answers, decided from the path alone.
+// openhands/runtime/utils/file_viewer.py): what GET /view?path= answers once the caller showed the
+// viewer's capability (file_viewer_server.hpp).
 #pragma once
 
 #include <string>
@@ -13,8 +14,10 @@ struct ViewerPage {
 
 // The answer to /view?path=`path` for a client at `client_host` (an IP address text): 403 unless the
 // client is 127.0.0.1 or ::1, 400 for a relative path or a directory, 404 for a missing file, 500 for an
-// extension other than .pdf .png .jpg .jpeg .gif or an unreadable file, else the HTML viewer with the
-// file inlined as base64. Text that comes from the request is HTML-escaped (OpenHands inserts it raw).
+// extension other than .pdf .png .jpg .jpeg .gif or an unreadable file, 403 for a path outside the
+// session's roots (ACTIONHOST_EDITOR_ROOTS, links resolved) or one that is not a regular file, else the
+// HTML viewer with the file inlined as base64. Text that comes from the request is HTML-escaped
+// (OpenHands inserts it raw).
 ViewerPage view_file_page(const std::string &path, const std::string &client_host);
 
 // Python's os.path.splitext(path)[1].lower(): the extension of the last component, ignoring leading dots.

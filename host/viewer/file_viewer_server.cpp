@@ -1,18 +1,13 @@
 #include "viewer/file_viewer_server.hpp"
 
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/Net/ServerSocket.h>
-#include <Poco/ThreadPool.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <Poco/URI.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -21,109 +16,109 @@
 
 #include "http/responses.hpp"
 #include "viewer/file_viewer_page.hpp"
-#include <actionhost/common/net/prompt_stop.hpp>
 
 namespace actionhost::host {
 namespace {
 
-using Poco::Net::HTTPServerRequest;
-using Poco::Net::HTTPServerResponse;
-
-void send_html(HTTPServerResponse &resp, int status, const std::string &html) {
-    resp.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-    resp.setContentType("text/html; charset=utf-8");
-    resp.setContentLength(static_cast<std::streamsize>(html.size()));
-    resp.send().write(html.data(), static_cast<std::streamsize>(html.size()));
+std::string random_capability() {
+    std::random_device rd;  // getrandom(2)
+    std::string out;
+    for (int i = 0; i < 4; ++i) {
+        char part[9];
+        std::snprintf(part, sizeof part, "%08x", rd());
+        out += part;
+    }
+    return out;
 }
 
-class ViewerHandler : public Poco::Net::HTTPRequestHandler {
-  public:
-    void handleRequest(HTTPServerRequest &req, HTTPServerResponse &resp) override {
-        try {
-            const Poco::URI uri(req.getURI());
-            const std::string path = uri.getPath();
-            if (path != "/" && path != "/view") return send_detail(resp, 404, "Not Found");
-            if (req.getMethod() != "GET") return send_detail(resp, 405, "Method Not Allowed");
-            if (path == "/") return send_json(resp, 200, {{"status", "File viewer server is running"}});
-            // FastAPI takes the last of repeated scalar query parameters.
-            std::optional<std::string> file;
-            for (const auto &[k, v] : uri.getQueryParameters())
-                if (k == "path") file = v;
-            if (!file) {
-                // FastAPI's answer to a missing required query parameter.
-                return send_json(resp, 422, {{"detail", nlohmann::json::array({{{"type", "missing"},
-                                                                                  {"loc", {"query", "path"}},
-                                                                                  {"msg", "Field required"},
-                                                                                  {"input", nullptr}}})}});
-            }
-            ViewerPage page = view_file_page(*file, req.clientAddress().host().toString());
-            send_html(resp, page.status, page.html);
-        } catch (const std::exception &) {
-            if (!resp.sent()) send_detail(resp, 500, "An unexpected error occurred. Please try again later.");
-        }
-    }
-};
-
-class ViewerFactory : public Poco::Net::HTTPRequestHandlerFactory {
-  public:
-    Poco::Net::HTTPRequestHandler *createRequestHandler(const HTTPServerRequest &) override { return new ViewerHandler; }
-};
-
-// OpenHands' find_available_tcp_port: ten random ports of the range, the first that binds.
-Poco::Net::ServerSocket bind_viewer_socket(int main_port) {
-    Poco::Net::ServerSocket socket;
+// OpenHands' find_available_tcp_port: ten random ports of the range, the first that binds; else (no API
+// port to count from, or ten busy ports) any free port.
+std::unique_ptr<common::http::Server> bind_viewer(int main_port, common::http::Handler handler) {
+    common::http::ServerSettings settings;
+    settings.name = "viewer";
+    settings.max_handlers = 16;
     if (main_port > 0 && main_port < 65535) {
         std::vector<int> ports(static_cast<size_t>(std::min(main_port + 1024, 65535) - main_port));
         std::iota(ports.begin(), ports.end(), main_port + 1);
         std::shuffle(ports.begin(), ports.end(), std::mt19937(std::random_device{}()));
         for (size_t i = 0; i < ports.size() && i < 10; ++i) {
             try {
-                socket.bind(Poco::Net::SocketAddress("127.0.0.1", static_cast<Poco::UInt16>(ports[i])), false);
-                socket.listen(64);
-                return socket;
+                return std::make_unique<common::http::Server>("127.0.0.1", static_cast<uint16_t>(ports[i]), handler, settings);
             } catch (const std::exception &) {
-                socket = Poco::Net::ServerSocket();
             }
         }
     }
-    // No API port to count from (PORT 0), or ten busy ports: any free port.
-    socket.bind(Poco::Net::SocketAddress("127.0.0.1", 0), false);
-    socket.listen(64);
-    return socket;
+    return std::make_unique<common::http::Server>("127.0.0.1", 0, handler, settings);
+}
+
+// Writes `text` to `path` whole, through a new private file renamed over it: a reader never sees half a
+// URL, and a link planted at a guessable temporary name in a shared /tmp is never followed.
+std::string write_private(const std::string &path, const std::string &text, uid_t uid, gid_t gid) {
+    std::string tmpl = path + ".XXXXXX";
+    const int fd = ::mkstemp(tmpl.data());  // O_CREAT|O_EXCL, mode 0600
+    if (fd < 0) return "cannot create a file beside " + path;
+    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (ok && (uid != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1))) ok = ::fchown(fd, uid, gid) == 0;
+    ::close(fd);
+    if (!ok || ::rename(tmpl.c_str(), path.c_str()) != 0) {
+        ::unlink(tmpl.c_str());
+        return "cannot write " + path + " (another user's file there cannot be replaced in a sticky directory)";
+    }
+    return "";
 }
 
 }  // namespace
 
-FileViewerServer::FileViewerServer(const FileViewerSettings &settings) {
-    Poco::Net::ServerSocket socket;
+FileViewerServer::FileViewerServer(const FileViewerSettings &settings)
+    : capability_(random_capability()), capability_check_(capability_), key_check_(settings.session_api_key) {
     try {
-        socket = bind_viewer_socket(settings.main_port);
+        server_ = bind_viewer(settings.main_port, [this](common::http::Request &req, common::http::Response &resp) { handle(req, resp); });
     } catch (const std::exception &e) {
         throw std::runtime_error(std::string("the file viewer cannot listen on 127.0.0.1: ") + e.what());
     }
-    port_ = socket.address().port();
-    url_ = "http://localhost:" + std::to_string(port_);
-    pool_ = std::make_unique<Poco::ThreadPool>("viewer", 1, 16, 60);
-    auto *params = new Poco::Net::HTTPServerParams;
-    params->setMaxThreads(16);
-    params->setKeepAlive(true);
-    common::prepare_for_prompt_stop(*params);
-    server_ = std::make_unique<Poco::Net::HTTPServer>(new ViewerFactory, *pool_, socket, params);
+    port_ = server_->port();
+    url_ = "http://localhost:" + std::to_string(port_) + "/" + capability_;
     server_->start();
     if (!settings.url_file.empty()) {
-        // Written whole through a rename, so a reader never sees half a URL (OpenHands writes no newline).
-        const std::string tmp = settings.url_file + ".tmp" + std::to_string(port_);
-        std::ofstream(tmp) << url_;
-        std::error_code ec;
-        std::filesystem::rename(tmp, settings.url_file, ec);
-        if (ec && settings.log) settings.log("cannot write " + settings.url_file + ": " + ec.message());
+        std::string why = write_private(settings.url_file, url_, settings.url_file_uid, settings.url_file_gid);
+        if (!why.empty() && settings.log) settings.log(why);
     }
-    if (settings.log) settings.log("file viewer server started at " + url_);
+    if (settings.log) settings.log("file viewer server started at http://localhost:" + std::to_string(port_));
 }
 
-FileViewerServer::~FileViewerServer() {
-    common::stop_promptly(*server_, common::StopMode::AbortingConnections);
-    pool_->joinAll();
+FileViewerServer::~FileViewerServer() { server_->stop(); }
+
+void FileViewerServer::handle(common::http::Request &req, common::http::Response &resp) {
+    try {
+        const auto [raw_path, query] = common::http::split_target(req.target());
+        std::string path;
+        Poco::URI::decode(raw_path, path);
+        // "/<capability>/view" is the URL handed out; "/view" needs the session key instead.
+        bool allowed = key_check_.enabled() && key_check_.accepts(req.header("X-Session-API-Key"));
+        const size_t second = path.find('/', 1);
+        const std::string first = path.substr(1, second == std::string::npos ? std::string::npos : second - 1);
+        if (!first.empty() && first != "view" && capability_check_.accepts(first)) {
+            allowed = true;
+            path = second == std::string::npos ? "/" : path.substr(second);
+        }
+        if (path != "/" && path != "/view") return send_detail(resp, 404, "Not Found");
+        if (req.method() != "GET") return send_detail(resp, 405, "Method Not Allowed");
+        if (path == "/") return send_json(resp, 200, {{"status", "File viewer server is running"}});
+        if (!allowed)
+            return send_detail(resp, 403, "The file viewer's URL is in the session's /tmp/oh-server-url; use it (or send X-Session-API-Key)");
+        const std::optional<std::string> file = common::http::query_parameter(query, "path");
+        if (!file) {
+            // FastAPI's answer to a missing required query parameter.
+            return send_json(resp, 422, {{"detail", nlohmann::json::array({{{"type", "missing"},
+                                                                              {"loc", {"query", "path"}},
+                                                                              {"msg", "Field required"},
+                                                                              {"input", nullptr}}})}});
+        }
+        ViewerPage page = view_file_page(*file, req.remote_address());
+        resp.send(page.status, "text/html; charset=utf-8", page.html);
+    } catch (const std::exception &) {
+        if (!resp.sent()) send_detail(resp, 500, "An unexpected error occurred. Please try again later.");
+    }
 }
 
 }  // namespace actionhost::host

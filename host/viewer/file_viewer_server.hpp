@@ -1,24 +1,31 @@
-// OpenHands' file viewer server (spec §1.2 step 1): a second HTTP server on 127.0.0.1, on a random free
-// port in [PORT+1, min(PORT+1024, 65535)], whose URL http://localhost:<port> is written to
-// /tmp/oh-server-url. It answers GET / and GET /view?path=; it has no API key, as in OpenHands.
+// OpenHands' file viewer server: a second HTTP server on 127.0.0.1, on a random free port in
+// [PORT+1, min(PORT+1024, 65535)], whose URL is written to /tmp/oh-server-url. Agents read that file and
+// open `<url>/view?path=/abs/file.pdf` in the browser.
+//
+// Unlike OpenHands', the URL carries a capability: `http://localhost:<port>/<random>`. The file holding it
+// is private to the session's user, so the agent (which reads it, as OpenHands tells it to) can view
+// files, and another local user of the machine — who can reach any loopback port — cannot: without the
+// capability (or the session key in X-Session-API-Key) /view answers 403. `GET /` answers as OpenHands'.
 #pragma once
+
+#include <sys/types.h>
 
 #include <functional>
 #include <memory>
 #include <string>
 
-namespace Poco::Net {
-class HTTPServer;
-}
-namespace Poco {
-class ThreadPool;
-}
+#include <actionhost/common/http/server.hpp>
+
+#include "http/auth.hpp"
 
 namespace actionhost::host {
 
 struct FileViewerSettings {
     int main_port = 0;                            // the API's port; 0 (ephemeral) → an ephemeral port here too
     std::string url_file = "/tmp/oh-server-url";  // where the URL is written ("" = nowhere)
+    std::string session_api_key;                  // accepted in X-Session-API-Key too ("" = the capability only)
+    uid_t url_file_uid = static_cast<uid_t>(-1);  // the session's user, who alone may read the URL file
+    gid_t url_file_gid = static_cast<gid_t>(-1);  // (-1: the host's own ids)
     std::function<void(const std::string &)> log;
 };
 
@@ -31,11 +38,15 @@ class FileViewerServer {
     FileViewerServer &operator=(const FileViewerServer &) = delete;
 
     int port() const { return port_; }
+    // The URL written to the URL file, capability included.
     const std::string &url() const { return url_; }
 
   private:
-    std::unique_ptr<Poco::ThreadPool> pool_;
-    std::unique_ptr<Poco::Net::HTTPServer> server_;
+    void handle(common::http::Request &req, common::http::Response &resp);
+
+    std::string capability_;
+    ApiKeyCheck capability_check_, key_check_;
+    std::unique_ptr<common::http::Server> server_;
     int port_ = 0;
     std::string url_;
 };

@@ -68,7 +68,7 @@ struct InProcessHost {
     host::StreamHub streams;
     std::unique_ptr<host::Router> router;
     std::unique_ptr<host::ApiContext> api;
-    std::unique_ptr<host::ApiHandlerFactory> factory;
+    actionhost::common::http::Handler handler;
 
     ~InProcessHost() {
         streams.close_all();
@@ -156,7 +156,9 @@ class CliRuntime : public Backend {
             *core->router, *core->env, core->streams, host::ApiKeyCheck(""), {}, std::chrono::steady_clock::now(),
             std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
             host::kDefaultMaxBodyBytes, uint64_t{8} << 30});
-        core->factory = std::make_unique<host::ApiHandlerFactory>(*core->api);
+        core->handler = [api = core->api.get()](actionhost::common::http::Request &req, actionhost::common::http::Response &resp) {
+            host::handle_api_request(*api, req, resp);
+        };
         core_ = std::move(core);
         log(AH_LOG_INFO, "cli runtime: plugins " + plugin_list + " loaded in process " + std::to_string(getpid()) +
                              ", workspace " + workspace);
@@ -192,7 +194,7 @@ class CliRuntime : public Backend {
             for (auto p = call->headers; p && *p; ++p)
                 if (auto h = actionhost::runtime_support::split_header_line(*p)) req.headers.push_back(std::move(*h));
             if (call->body.ptr && call->body.len) req.body.assign(call->body.ptr, call->body.len);
-            auto answer = actionhost::cli_runtime::exchange(*self->core_->factory, req);
+            auto answer = actionhost::cli_runtime::exchange(self->core_->handler, req);
             auto *data = new ResultData{std::move(answer.body)};
             result->status = answer.status;
             result->result_data = data;

@@ -1,106 +1,95 @@
 #include "in_process_exchange.hpp"
 
-#include <Poco/AutoPtr.h>
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/Net/SocketAddress.h>
+#include <boost/beast/core/string.hpp>
 
 #include <fstream>
-#include <iterator>
-#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace actionhost::cli_runtime {
 
 namespace {
 
-class MemoryResponse : public Poco::Net::HTTPServerResponse {
+using common::http::HeaderList;
+
+class MemoryRequest : public common::http::Request {
   public:
-    void sendContinue() override {}
-    std::ostream &send() override {
-        sent_ = true;
-        return body_;
+    explicit MemoryRequest(const ExchangeRequest &r) : r_(r), body_(r.body) {}
+
+    const std::string &method() const override { return r_.method; }
+    const std::string &target() const override { return r_.uri; }
+    std::string header(std::string_view name, std::string_view fallback) const override {
+        for (const auto &[k, v] : r_.headers)
+            if (boost::beast::iequals(k, boost::beast::string_view(name.data(), name.size()))) return v;
+        return std::string(fallback);
     }
-    void sendFile(const std::string &path, const std::string &media_type) override {
-        sent_ = true;
-        setContentType(media_type);
+    HeaderList headers() const override { return r_.headers; }
+    const std::string &remote_address() const override { return address_; }
+    std::optional<uint64_t> content_length() const override { return r_.body.size(); }
+    std::istream &body() override { return body_; }
+
+  private:
+    const ExchangeRequest &r_;
+    std::istringstream body_;
+    const std::string address_ = "127.0.0.1";
+};
+
+class MemoryResponse : public common::http::Response {
+  public:
+    bool set_header(std::string_view, std::string_view) override { return !sent_; }
+    void close_connection() override {}
+    void send(int status, std::string_view content_type, std::string_view body) override {
+        if (sent_) return;
+        begin(status, content_type);
+        body_.write(body.data(), static_cast<std::streamsize>(body.size()));
+    }
+    void send_file(int status, std::string_view content_type, const std::string &path) override {
+        if (sent_) return;
         std::ifstream in(path, std::ios::binary);
-        if (!in) throw Poco::FileNotFoundException(path);
+        if (!in) throw std::runtime_error("cannot send " + path);
+        begin(status, content_type);
         body_ << in.rdbuf();
     }
-    void sendBuffer(const void *buffer, std::size_t length) override {
-        sent_ = true;
-        body_.write(static_cast<const char *>(buffer), static_cast<std::streamsize>(length));
-    }
-    void redirect(const std::string &uri, HTTPStatus status) override {
-        sent_ = true;
-        setStatusAndReason(status);
-        set("Location", uri);
-    }
-    void requireAuthentication(const std::string &) override {
-        sent_ = true;
-        setStatusAndReason(HTTP_UNAUTHORIZED);
+    std::ostream &begin_stream(int status, std::string_view content_type) override {
+        if (!sent_) begin(status, content_type);
+        return body_;
     }
     bool sent() const override { return sent_; }
+
+    int status() const { return status_; }
+    const std::string &content_type() const { return content_type_; }
     std::string body() const { return body_.str(); }
 
   private:
+    void begin(int status, std::string_view content_type) {
+        sent_ = true;
+        status_ = status;
+        content_type_ = content_type;
+    }
     bool sent_ = false;
+    int status_ = 500;
+    std::string content_type_;
     std::ostringstream body_;
 };
 
-class MemoryRequest : public Poco::Net::HTTPServerRequest {
-  public:
-    MemoryRequest(const ExchangeRequest &r, MemoryResponse &response)
-        : body_(r.body), response_(response), params_(new Poco::Net::HTTPServerParams) {
-        setMethod(r.method);
-        setURI(r.uri);
-        setVersion(HTTP_1_1);
-        for (const auto &[name, value] : r.headers) set(name, value);
-        if (!r.content_type.empty()) setContentType(r.content_type);
-        if (!r.body.empty() || r.method == "POST" || r.method == "PUT")
-            setContentLength(static_cast<std::streamsize>(r.body.size()));
-    }
-    std::istream &stream() override { return body_; }
-    const Poco::Net::SocketAddress &clientAddress() const override { return address_; }
-    const Poco::Net::SocketAddress &serverAddress() const override { return address_; }
-    const Poco::Net::HTTPServerParams &serverParams() const override { return *params_; }
-    Poco::Net::HTTPServerResponse &response() const override { return response_; }
-    bool secure() const override { return false; }
-
-  private:
-    std::istringstream body_;
-    MemoryResponse &response_;
-    Poco::AutoPtr<Poco::Net::HTTPServerParams> params_;
-    Poco::Net::SocketAddress address_{"127.0.0.1", 0};
-};
+const char kGenericError[] = R"({"detail":"An unexpected error occurred. Please try again later."})";
 
 }  // namespace
 
-ExchangeResponse exchange(Poco::Net::HTTPRequestHandlerFactory &factory, const ExchangeRequest &request) {
+ExchangeResponse exchange(const common::http::Handler &handler, const ExchangeRequest &request) {
     ExchangeResponse out;
+    out.body = kGenericError;
     try {
+        MemoryRequest req(request);
         MemoryResponse response;
-        MemoryRequest req(request, response);
-        std::unique_ptr<Poco::Net::HTTPRequestHandler> handler(factory.createRequestHandler(req));
-        if (!handler) {
-            out.body = R"({"detail":"Not Found"})";
-            out.status = 404;
-            return out;
-        }
-        handler->handleRequest(req, response);
-        if (!response.sent()) {
-            out.body = R"({"detail":"An unexpected error occurred. Please try again later."})";
-            return out;
-        }
-        out.status = static_cast<int>(response.getStatus());
-        out.content_type = response.getContentType();
+        handler(req, response);
+        if (!response.sent()) return out;
+        out.status = response.status();
+        out.content_type = response.content_type();
         out.body = response.body();
-    } catch (const std::exception &e) {
+    } catch (const std::exception &) {
         out.status = 500;
-        out.body = R"({"detail":"An unexpected error occurred. Please try again later."})";
+        out.body = kGenericError;
     }
     return out;
 }

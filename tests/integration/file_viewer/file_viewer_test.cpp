@@ -1,6 +1,7 @@
 // The host's file viewer over real HTTP: the HTML page for a PDF and a PNG written here (the file's
 // bytes must come back out of the page's base64), and OpenHands' 403/400/404/422/500 answers.
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -87,15 +88,22 @@ std::string encoded(const std::string &path) {
     return out;
 }
 
-// The viewer of a running host: its URL file names the port.
-int viewer_port(const HostProcess &host, const std::string &url_file) {
+// The viewer of a running host, as its URL file names it: the port, and the capability path the URL
+// carries ("/<32 hex digits>"), which every /view request must start with.
+struct ViewerUrl {
+    int port = 0;
+    std::string prefix;
+};
+ViewerUrl viewer_url(const HostProcess &host, const std::string &url_file) {
     std::string url;
     for (int i = 0; i < 200 && url.empty(); ++i) {
         if (std::filesystem::exists(url_file)) url = read_file(url_file);
         if (url.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
-    EXPECT_TRUE(std::regex_match(url, std::regex("http://localhost:[0-9]+"))) << url << "\n" << host.log();
-    return std::stoi(url.substr(url.rfind(':') + 1));
+    std::smatch m;
+    EXPECT_TRUE(std::regex_match(url, m, std::regex("http://localhost:([0-9]+)(/[0-9a-f]{32})"))) << url << "\n" << host.log();
+    if (m.size() != 3) return {};
+    return {std::stoi(m[1].str()), m[2].str()};
 }
 
 // One GET from a chosen local address (127.0.0.2 is loopback to the kernel but not to OpenHands' check).
@@ -125,12 +133,15 @@ class FileViewer : public ::testing::Test {
         HostOptions o;
         o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir_ / "oh-server-url";
         host_ = std::make_unique<HostProcess>(o);
-        port_ = viewer_port(*host_, dir_ / "oh-server-url");
+        const ViewerUrl url = viewer_url(*host_, dir_ / "oh-server-url");
+        port_ = url.port;
+        cap_ = url.prefix;
         viewer_ = std::make_unique<Http>("127.0.0.1", port_);
     }
     TempDir dir_{"ahviewer"};
     std::unique_ptr<HostProcess> host_;
     int port_ = 0;
+    std::string cap_;
     std::unique_ptr<Http> viewer_;
 };
 
@@ -138,7 +149,7 @@ TEST_F(FileViewer, ServesAPdfAsTheViewerPageWithItsBytesInlined) {
     const std::string pdf = make_pdf("Hello from the viewer test");
     const std::string path = dir_ / "report.pdf";
     write_file(path, pdf);
-    auto r = viewer_->get("/view?path=" + encoded(path));
+    auto r = viewer_->get(cap_ + "/view?path=" + encoded(path));
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.headers["content-type"], "text/html; charset=utf-8");
     EXPECT_EQ(r.body.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
@@ -156,7 +167,7 @@ TEST_F(FileViewer, ServesAPngAndUpperCaseExtensions) {
     write_png(path);
     const std::string png = read_file(path);
     ASSERT_EQ(png.substr(1, 3), "PNG");
-    auto r = viewer_->get("/view?path=" + encoded(path));
+    auto r = viewer_->get(cap_ + "/view?path=" + encoded(path));
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(js_const(r.body, "fileExtension"), ".png");
     EXPECT_EQ(js_const(r.body, "mimeType"), "image/png");
@@ -183,42 +194,48 @@ TEST_F(FileViewer, RefusesAsOpenHandsDoes) {
     };
     for (const auto &c : cases) {
         SCOPED_TRACE(c.query);
-        auto r = viewer_->get("/view?path=" + encoded(c.query));
+        auto r = viewer_->get(cap_ + "/view?path=" + encoded(c.query));
         EXPECT_EQ(r.status, c.status);
         EXPECT_EQ(r.body, c.body);
         EXPECT_EQ(r.headers["content-type"], "text/html; charset=utf-8");
     }
-    auto missing = viewer_->get("/view");
+    auto missing = viewer_->get(cap_ + "/view");
     EXPECT_EQ(missing.status, 422);
     EXPECT_EQ(missing.json()["detail"][0]["loc"], nlohmann::json({"query", "path"}));
     auto root = viewer_->get("/");
     EXPECT_EQ(root.status, 200);
     EXPECT_EQ(root.body, R"({"status":"File viewer server is running"})");
+    EXPECT_EQ(viewer_->get(cap_).body, root.body);
     EXPECT_EQ(viewer_->get("/elsewhere").status, 404);
-    EXPECT_EQ(viewer_->request("POST", "/view?path=/x.png").status, 405);
+    EXPECT_EQ(viewer_->get(cap_ + "/elsewhere").status, 404);
+    EXPECT_EQ(viewer_->request("POST", cap_ + "/view?path=/x.png").status, 405);
 }
 
 TEST_F(FileViewer, AnswersOnlyLoopbackClientsNamedAsOpenHandsNamesThem) {
     const std::string path = dir_ / "p.png";
     write_png(path);
-    auto denied = get_from("127.0.0.2", port_, "/view?path=" + encoded(path));
+    auto denied = get_from("127.0.0.2", port_, cap_ + "/view?path=" + encoded(path));
     EXPECT_EQ(denied.status, 403);
     EXPECT_EQ(denied.body, "<h1>Access Denied</h1><p>This endpoint is only accessible from localhost</p>");
-    auto allowed = get_from("127.0.0.1", port_, "/view?path=" + encoded(path));
+    auto allowed = get_from("127.0.0.1", port_, cap_ + "/view?path=" + encoded(path));
     EXPECT_EQ(allowed.status, 200);
 }
 
-TEST_F(FileViewer, NeedsNoApiKeyAndListensOnLoopbackOnly) {
-    // The API needs the key; the viewer, as in OpenHands, does not (it is reachable from the sandbox only).
+// The URL in the file is what the agent uses (as OpenHands tells it: `{server_url}/view?path=...`); the
+// session key works too; neither a plain /view nor a wrong capability does (security tests attack it).
+TEST_F(FileViewer, AnswersTheUrlOfItsFileOrTheSessionKey) {
     HostOptions o;
     o.api_key = "viewer-key";
     o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir_ / "keyed-url";
     HostProcess keyed(o);
-    const int port = viewer_port(keyed, dir_ / "keyed-url");
+    const ViewerUrl url = viewer_url(keyed, dir_ / "keyed-url");
     const std::string path = dir_ / "k.png";
     write_png(path);
-    Http viewer("127.0.0.1", port);
-    EXPECT_EQ(viewer.get("/view?path=" + encoded(path)).status, 200);
+    Http viewer("127.0.0.1", url.port);
+    EXPECT_EQ(viewer.get(url.prefix + "/view?path=" + encoded(path)).status, 200);
+    EXPECT_EQ(viewer.get("/view?path=" + encoded(path), {{"X-Session-API-Key", "viewer-key"}}).status, 200);
+    EXPECT_EQ(viewer.get("/view?path=" + encoded(path)).status, 403);
+    EXPECT_EQ(viewer.get("/view?path=" + encoded(path), {{"X-Session-API-Key", "wrong"}}).status, 403);
     Http api("127.0.0.1", keyed.port());
     EXPECT_EQ(api.get("/list_files").status, 403);
 }
@@ -234,8 +251,12 @@ TEST(FileViewerPort, IsInTheRangeAboveTheApiPort) {
     TempDir dir("ahviewerport");
     const std::string url_file = dir / "url", port_file = dir / "port";
     std::filesystem::create_directories(dir / "home");
+    // As the test's own user: a root test must not create users on the machine.
+    const passwd *me = getpwuid(geteuid());
+    ASSERT_NE(me, nullptr);
     std::vector<std::string> argv = {build_path("bin/actionhost"), std::to_string(api_port), "--host", "127.0.0.1",
-                                     "--port-file", port_file, "--working-dir", dir.path()};
+                                     "--port-file", port_file, "--working-dir", dir.path(),
+                                     "--username", me->pw_name, "--user-id", std::to_string(geteuid())};
     std::vector<std::string> env = {"HOME=" + (dir / "home"), "ACTIONHOST_FILE_VIEWER_URL_FILE=" + url_file,
                                     "PATH=/usr/local/bin:/usr/bin:/bin"};
     std::vector<char *> cargv, cenv;
@@ -264,7 +285,7 @@ TEST(FileViewerPort, IsInTheRangeAboveTheApiPort) {
         waitpid(pid, &status, 0);
     }
     ASSERT_FALSE(url.empty()) << read_file(log);
-    const int viewer = std::stoi(url.substr(url.rfind(':') + 1));
+    const int viewer = std::stoi(url.substr(url.rfind(':') + 1, 5));
     EXPECT_GE(viewer, api_port + 1) << url;
     EXPECT_LE(viewer, api_port + 1024) << url;
 }

@@ -1,0 +1,303 @@
+// The host's local surface attacked as another user of the machine (or a proxy's peer) would: the file
+// viewer, download names, request framing and idle connections. Each test failed on the host of main at
+// 3cc5d52 (Poco's server, an open viewer) and must hold for a host run as root and as nobody.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <Poco/URI.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/host_process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace actionhost::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+int connect_to(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        if (fd >= 0) ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// Sends `request` as it is and reads until the server closes the connection or `quiet_ms` pass with
+// nothing more (so a kept-alive connection is told apart from a closed one by `closed`).
+struct RawExchange {
+    std::string text;
+    bool closed = false;
+};
+RawExchange raw_exchange(int port, const std::string &request, int quiet_ms = 1500) {
+    RawExchange out;
+    const int fd = connect_to(port);
+    if (fd < 0) return out;
+    (void)!::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    char buf[65536];
+    for (int round = 0; round < 10000; ++round) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, quiet_ms) <= 0) break;
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) {
+            out.closed = true;
+            break;
+        }
+        out.text.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
+}
+
+std::string status_line(const std::string &response) { return response.substr(0, response.find("\r\n")); }
+
+// The head of each response in `text` (several when a connection answered several requests).
+size_t count_responses(const std::string &text) {
+    size_t n = 0;
+    for (size_t at = text.find("HTTP/1.1 "); at != std::string::npos; at = text.find("HTTP/1.1 ", at + 1)) ++n;
+    return n;
+}
+
+std::string url_encoded(const std::string &s) {
+    std::string out;
+    Poco::URI::encode(s, "?#[]@!$&'()*+,;=/%:", out);
+    return out;
+}
+
+std::string viewer_url_of(const std::string &url_file) {
+    for (int i = 0; i < 400; ++i) {
+        if (fs::exists(url_file)) {
+            const std::string url = read_file(url_file);
+            if (!url.empty()) return url;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return "";
+}
+
+int port_of(const std::string &url) {
+    std::smatch m;
+    return std::regex_search(url, m, std::regex("localhost:([0-9]+)")) ? std::stoi(m[1].str()) : 0;
+}
+
+}  // namespace
+
+// 7. The file viewer: another local user reaches its loopback port, and it runs as the host's user
+// (root, usually). On main it served any file named .png/.pdf to anyone, through links too:
+// `ln -s /etc/shadow /tmp/s.png` then GET /view?path=/tmp/s.png read the shadow file.
+TEST(HostSurface, TheFileViewerAnswersOnlyItsCapabilityHolder) {
+    TempDir dir("ahsec-viewer");
+    // A secret of the host's user, as /etc/shadow is root's: mode 0600 in a 0700 directory.
+    fs::create_directories(dir / "private");
+    fs::permissions(dir / "private", fs::perms::owner_all);
+    write_file(dir / "private/secret", "SECRET-MARKER-7731");
+    fs::permissions(dir / "private/secret", fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_symlink(dir / "private/secret", dir / "s.png");
+
+    HostOptions o;
+    o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
+    HostProcess host(o);
+    const std::string url = viewer_url_of(dir / "oh-server-url");
+    ASSERT_FALSE(url.empty()) << host.log();
+    const int port = port_of(url);
+    // The URL file is readable by its owner alone (the session's user), who may view files.
+    struct stat st{};
+    ASSERT_EQ(::stat((dir / "oh-server-url").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << std::oct << st.st_mode;
+    EXPECT_EQ(st.st_uid, ::geteuid());
+
+    // Another user knows the port (any loopback port can be found) but not the capability.
+    const std::string attack = "GET /view?path=" + url_encoded(dir / "s.png") + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    RawExchange r = raw_exchange(port, attack);
+    EXPECT_EQ(status_line(r.text), "HTTP/1.1 403 Forbidden") << r.text;
+    EXPECT_EQ(r.text.find("SECRET-MARKER"), std::string::npos);
+    // A guessed capability is no better, nor a prefix of the real one.
+    const std::string cap = url.substr(url.rfind('/'));
+    for (const std::string &guess : {std::string("/00000000000000000000000000000000"), cap.substr(0, 16)}) {
+        r = raw_exchange(port, "GET " + guess + "/view?path=" + url_encoded(dir / "s.png") + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        EXPECT_NE(status_line(r.text), "HTTP/1.1 200 OK") << guess;
+        EXPECT_EQ(r.text.find("SECRET-MARKER"), std::string::npos) << guess;
+    }
+    // The holder may view; a FIFO named .png is refused at once instead of holding a thread forever.
+    ASSERT_EQ(::mkfifo((dir / "f.png").c_str(), 0600), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    r = raw_exchange(port, "GET " + cap + "/view?path=" + url_encoded(dir / "f.png") + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(status_line(r.text), "HTTP/1.1 403 Forbidden") << r.text;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+// 7b. With the session's roots set, a link that leaves them is not followed, even for the holder.
+TEST(HostSurface, TheFileViewerFollowsNoLinkOutOfTheRoots) {
+    TempDir dir("ahsec-roots");
+    fs::create_directories(dir / "work");
+    write_file(dir / "outside.png", "OUTSIDE-MARKER-5520");
+    fs::create_symlink(dir / "outside.png", dir / "work/in.png");
+    write_file(dir / "work/ok.png", "INSIDE-MARKER");
+    HostOptions o;
+    o.working_dir = dir / "work";
+    o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
+    o.env["ACTIONHOST_EDITOR_ROOTS"] = dir / "work";
+    HostProcess host(o);
+    const std::string url = viewer_url_of(dir / "oh-server-url");
+    ASSERT_FALSE(url.empty()) << host.log();
+    const std::string cap = url.substr(url.rfind('/'));
+    RawExchange r = raw_exchange(port_of(url), "GET " + cap + "/view?path=" + url_encoded(dir / "work/in.png") + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(status_line(r.text), "HTTP/1.1 403 Forbidden") << r.text;
+    EXPECT_EQ(r.text.find("T1VUU0lERS1NQVJLRVIt"), std::string::npos) << "the outside file's base64 was served";
+    r = raw_exchange(port_of(url), "GET " + cap + "/view?path=" + url_encoded(dir / "work/ok.png") + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << r.text;
+}
+
+// 9. A directory name is the agent's to choose; downloading it must not let it write response headers.
+// On main `a\r\nX-Injected: 1` became a header line and a `"` ended the quoted file name.
+TEST(HostSurface, DownloadNamesCannotWriteHeaders) {
+    HostProcess host;
+    const std::string base = host.working_dir();
+    struct Case {
+        std::string name, encoded;
+    } cases[] = {
+        {"a\r\nX-Injected: 1", "a%0D%0AX-Injected%3A%201.zip"},
+        {"q\"uote\\d", "q%22uote%5Cd.zip"},
+        {"caf\xc3\xa9 \xe2\x82\xac", "caf%C3%A9%20%E2%82%AC.zip"},
+    };
+    for (const auto &c : cases) {
+        SCOPED_TRACE(c.encoded);
+        fs::create_directories(fs::path(base) / c.name);
+        write_file((fs::path(base) / c.name / "f.txt").string(), "x");
+        const std::string target = "/download_files?path=" + url_encoded(base + "/" + c.name);
+        RawExchange r = raw_exchange(host.port(), "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        const std::string head = r.text.substr(0, r.text.find("\r\n\r\n") + 2);
+        ASSERT_EQ(status_line(head), "HTTP/1.1 200 OK") << head;
+        EXPECT_EQ(head.find("\r\nX-Injected"), std::string::npos) << head;
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(head, m, std::regex("\r\nContent-Disposition: ([^\r\n]*)\r\n"))) << head;
+        const std::string value = m[1].str();
+        EXPECT_NE(value.find("filename*=UTF-8''" + c.encoded), std::string::npos) << value;
+        // The quoted fallback holds no quote, backslash or control character of the name.
+        const std::string fallback = value.substr(value.find("filename=\"") + 10);
+        EXPECT_EQ(fallback.find('"'), fallback.find("\"; filename*")) << value;
+        EXPECT_EQ(fallback.find('\\'), std::string::npos) << value;
+        for (unsigned char ch : value) EXPECT_TRUE(ch >= 0x20 && ch < 0x7F) << value;
+    }
+}
+
+// 10. Framing a proxy and this server could read differently ("request smuggling"), and lengths that
+// are not lengths: each is refused with 400 and the connection closed, so whatever follows is never
+// taken as a request. On main two Content-Length values, or one with chunked, were accepted and the
+// smuggled request answered; Content-Length: -1 answered 500.
+TEST(HostSurface, AmbiguousFramingIsRefusedAndTheConnectionClosed) {
+    HostProcess host;
+    const std::string smuggled = "GET /alive HTTP/1.1\r\nHost: x\r\n\r\n";
+    const std::string shapes[] = {
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 37\r\n\r\n{}" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length: 2, 37\r\n\r\n{}" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length: 1e3\r\n\r\n" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length : 2\r\n\r\n{}" + smuggled,
+        "POST /list_files HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n" + smuggled,
+    };
+    for (const auto &shape : shapes) {
+        SCOPED_TRACE(shape.substr(0, shape.find("\r\n\r\n")));
+        RawExchange r = raw_exchange(host.port(), shape);
+        EXPECT_EQ(status_line(r.text), "HTTP/1.1 400 Bad Request") << r.text;
+        EXPECT_TRUE(r.closed) << "the connection stayed open after a refused framing";
+        EXPECT_EQ(count_responses(r.text), 1u) << "the smuggled request was answered:\n" << r.text;
+    }
+    // The host still answers, and an honest chunked body works.
+    RawExchange ok = raw_exchange(host.port(), "POST /list_files HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                                               "Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+    EXPECT_EQ(status_line(ok.text), "HTTP/1.1 200 OK") << ok.text;
+}
+
+// 10b. Status lines say what their code means (on main every error line said "OK").
+TEST(HostSurface, StatusLinesCarryTheirReasonPhrase) {
+    HostOptions o;
+    o.api_key = "reason-key";
+    HostProcess host(o);
+    struct Case {
+        std::string request, line;
+    } cases[] = {
+        {"GET /list_files HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 403 Forbidden"},
+        {"GET /nowhere HTTP/1.1\r\nHost: x\r\nX-Session-API-Key: reason-key\r\n\r\n", "HTTP/1.1 404 Not Found"},
+        {"DELETE /alive HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"},
+        {"POST /execute_action HTTP/1.1\r\nHost: x\r\nX-Session-API-Key: reason-key\r\nContent-Length: 3\r\n\r\n{x}",
+         "HTTP/1.1 422 Unprocessable Entity"},
+        {"GET /alive HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200 OK"},
+    };
+    for (const auto &c : cases) EXPECT_EQ(status_line(raw_exchange(host.port(), c.request).text), c.line) << c.request;
+}
+
+// 11. Connections that are only open — which anyone who reaches the port may make, key or not — must
+// not starve the server. On main ~530 idle connections left no thread for /alive.
+TEST(HostSurface, TwoThousandIdleConnectionsLeaveAliveFast) {
+    rlimit files{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+    if (files.rlim_max < 2200) GTEST_SKIP() << "this machine allows " << files.rlim_max << " open files";
+    files.rlim_cur = files.rlim_max;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+    HostProcess host;
+    std::vector<int> idle;
+    for (int i = 0; i < 2000; ++i) {
+        const int fd = connect_to(host.port());
+        ASSERT_GE(fd, 0) << "connection " << i << " refused";
+        idle.push_back(fd);
+        // Half of them begin a request header and never finish it (slowloris).
+        if (i % 2 == 1) (void)!::send(fd, "GET /alive HTTP/1.1\r\nHost:", 26, MSG_NOSIGNAL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the server take them all in
+    std::vector<double> ms;
+    for (int i = 0; i < 20; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RawExchange r = raw_exchange(host.port(), "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
+    }
+    std::sort(ms.begin(), ms.end());
+    EXPECT_LT(ms.back(), 100.0) << "slowest /alive with 2000 idle connections: " << ms.back() << " ms";
+    for (int fd : idle) ::close(fd);
+    // Requests on a kept-alive connection still work afterwards.
+    Http http("127.0.0.1", host.port());
+    EXPECT_EQ(http.get("/alive").status, 200);
+    EXPECT_EQ(http.get("/alive").status, 200);
+}
+
+// 11b. A connection opened and left silent is closed by the server after its idle time, and a header
+// begun and never finished after the header time: neither holds anything for long.
+TEST(HostSurface, SilentConnectionsAreClosed) {
+    HostProcess host;
+    const int silent = connect_to(host.port());
+    ASSERT_GE(silent, 0);
+    pollfd p{silent, POLLIN, 0};
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(::poll(&p, 1, 20000), 1) << "the server kept a silent connection for 20 s";
+    char c;
+    EXPECT_EQ(::recv(silent, &c, 1, 0), 0);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
+    ::close(silent);
+}
