@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -22,12 +23,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Runs an administration command (useradd): found on PATH, else in /usr/sbin or /sbin, which a host
+// started with a user's PATH (or a container's minimal one) may not list.
 int run(std::vector<std::string> argv) {
     std::vector<char *> c;
     for (auto &a : argv) c.push_back(a.data());
     c.push_back(nullptr);
     pid_t pid;
-    if (posix_spawnp(&pid, c[0], nullptr, nullptr, c.data(), environ) != 0) return -1;
+    int rc = posix_spawnp(&pid, c[0], nullptr, nullptr, c.data(), environ);
+    for (const char *dir : {"/usr/sbin/", "/sbin/"}) {
+        if (rc != ENOENT) break;
+        rc = posix_spawn(&pid, (dir + argv[0]).c_str(), nullptr, nullptr, c.data(), environ);
+    }
+    if (rc != 0) return -1;
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
