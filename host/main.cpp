@@ -12,12 +12,8 @@
 #include <iostream>
 #include <thread>
 
-#include "actions/router.hpp"
 #include "cli/options.hpp"
-#include "files/file_roots.hpp"
-#include "http/api.hpp"
-#include "http/body.hpp"
-#include "http/stream_hub.hpp"
+#include "core/host_core.hpp"
 #include "modules/registry.hpp"
 #include "sys/orphan_reaper.hpp"
 #include "sys/user_init.hpp"
@@ -64,14 +60,6 @@ std::string install_dir_of_self() {
     return exe.parent_path().parent_path().string();
 }
 
-size_t size_setting(HostEnvironment &env, const char *key, size_t def) {
-    const char *v = env.config_get(key);
-    if (v == nullptr || *v == '\0') return def;
-    char *end = nullptr;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    return (end && *end == '\0' && n > 0) ? static_cast<size_t>(n) : def;
-}
-
 // OpenHands' file viewer, started before the API serves; ACTIONHOST_FILE_VIEWER=0 turns it off,
 // ACTIONHOST_FILE_VIEWER_URL_FILE moves /tmp/oh-server-url (tests keep theirs private). The URL file is the
 // session user's alone: it holds the viewer's capability.
@@ -92,21 +80,6 @@ std::unique_ptr<FileViewerServer> start_file_viewer(HostEnvironment &env, int po
     return std::make_unique<FileViewerServer>(settings);
 }
 
-// bash first, then the plugins named on the command line. The start-up commands OpenHands runs in its
-// first shell (the git no-pager alias, `cd WD`) are in the bash plugin's rcfile, so they hold before its
-// first prompt and cost no round trip here.
-std::string load_plugins(Router &router, const ModuleRegistry &registry, HostEnvironment &env,
-                         const std::vector<std::string> &plugins) {
-    if (registry.find("bash") != nullptr) {
-        if (std::string err = router.load("bash"); !err.empty()) return err;
-    } else {
-        env.log(AH_LOG_ERROR, "host", "the bash plugin is not installed: `run` actions will fail");
-    }
-    for (const auto &name : plugins)
-        if (std::string err = router.load(name); !err.empty()) return err;
-    return "";
-}
-
 int fail(const std::string &msg, int code = 1) {
     std::cerr << "actionhost: error: " << msg << "\n";
     return code;
@@ -122,8 +95,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     Options opt = *parsed.options;
-    if (opt.help) {
-        std::cout << usage_text();
+    const std::string install_dir = install_dir_of_self();
+    if (opt.help || opt.list_plugins) {
+        ModuleRegistry registry;
+        registry.scan(module_search_path(install_dir, "plugins", opt.plugin_dirs), ModuleKind::Plugin);
+        std::vector<const Manifest *> modules;
+        for (const auto &m : registry.modules()) modules.push_back(&m);
+        std::cout << (opt.help ? usage_text(modules) : registry.to_json().dump(2) + "\n");
         return 0;
     }
     if (opt.version) {
@@ -131,60 +109,35 @@ int main(int argc, char **argv) {
                   << AH_ABI_VERSION_MINOR << "." << AH_ABI_VERSION_PATCH << ")\n";
         return 0;
     }
-    const std::string install_dir = install_dir_of_self();
-    ModuleRegistry registry;
-    registry.scan(module_search_path(install_dir, "plugins", opt.plugin_dirs), ModuleKind::Plugin);
-    if (opt.list_plugins) {
-        std::cout << registry.to_json().dump(2) << "\n";
-        return 0;
-    }
-    for (const auto &i : registry.invalid()) std::cerr << "actionhost: ignoring " << i.path << ": " << i.error << "\n";
-    for (const auto &name : opt.plugins) {
-        if (registry.find(name) == nullptr) {
-            std::string known;
-            for (const auto &n : registry.names()) known += (known.empty() ? "" : ", ") + n;
-            return fail("unknown plugin '" + name + "'; known plugins: " + known, 2);
-        }
-    }
     if (opt.working_dir.empty()) opt.working_dir = std::filesystem::current_path().string();
-
+    std::unique_ptr<HostCore> core;
+    try {
+        // Manifests and options first: a bad command line must fail before any user is created.
+        core = std::make_unique<HostCore>(HostCoreSettings{opt, install_dir, opt.user_id, {}, {}});
+    } catch (const std::invalid_argument &e) {
+        return fail(e.what(), 2);
+    }
     UserInitResult user = init_user_and_working_dir(opt.username, opt.user_id, opt.working_dir);
     if (!user.error.empty()) return fail(user.error);
+    HostEnvironment &env = core->env();
+    env.set_user_id(user.user_id);  // an existing user's uid wins, as in OpenHands
 
     install_signal_handlers();
     OrphanReaper reaper;  // PID 1 (a container without an init) or ACTIONHOST_CHILD_SUBREAPER=1
-    HostEnvironment env({opt.working_dir, opt.username, install_dir, ACTIONHOST_VERSION, opt.browsergym_eval_env,
-                         user.user_id, opt.enable_browser},
-                        opt.settings);
     if (!user.note.empty()) env.log(AH_LOG_INFO, "host", user.note);
     const char *subreaper = env.config_get("ACTIONHOST_CHILD_SUBREAPER");
     if (reaper.start(subreaper != nullptr && std::string(subreaper) == "1"))
         env.log(AH_LOG_INFO, "host", "reaping orphaned processes (pid " + std::to_string(::getpid()) + ")");
-    std::string plugin_list = "bash";
-    for (const auto &p : opt.plugins)
-        if (p != "bash") plugin_list += " " + p;
-    env.set("actionhost.plugins", plugin_list);
 
-    StreamHub streams;
-    env.streams = &streams;
-    Router router(env, registry, streams);
-    configure_file_roots(env.config_get("ACTIONHOST_EDITOR_ROOTS") ? env.config_get("ACTIONHOST_EDITOR_ROOTS") : "");
-    // Plugins start while the listeners are set up: the bash session (spawn, rcfile, first prompt) is
-    // most of a host's start, and nothing is served until both are done.
+    // Plugins start while the listeners are set up: the first shell's start (spawn, rcfile, first prompt)
+    // is most of a host's start, and nothing is served until both are done.
     std::string load_error;
-    std::thread loader([&] { load_error = load_plugins(router, registry, env, opt.plugins); });
-    const char *key = env.config_get("SESSION_API_KEY");
-    const std::string session_key = key ? key : "";
+    std::thread loader([&] { load_error = core->load_start_plugins(); });
+    const std::string &session_key = core->session_api_key();
     if (session_key.empty())
         env.log(AH_LOG_WARNING, "host",
                 "WARNING: no SESSION_API_KEY is set: anyone who can reach " + opt.bind_host + ":" + std::to_string(opt.port) +
                     " can run commands as this host's user. Set SESSION_API_KEY to a random secret.");
-    ApiContext api{router, env, streams, ApiKeyCheck(session_key),
-                   {}, std::chrono::steady_clock::now(),
-                   std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
-                   size_setting(env, "ACTIONHOST_MAX_BODY_BYTES", kDefaultMaxBodyBytes),
-                   size_setting(env, "ACTIONHOST_MAX_UPLOAD_BYTES", size_t{8} << 30)};
-    api.max_unzip_bytes = size_setting(env, "ACTIONHOST_MAX_UNZIP_BYTES", api.max_unzip_bytes);
     std::unique_ptr<actionhost::common::http::Server> server;
     std::unique_ptr<FileViewerServer> viewer;
     int port = 0;
@@ -195,7 +148,7 @@ int main(int argc, char **argv) {
         settings.log = [&env](const std::string &m) { env.log(AH_LOG_WARNING, "http", m); };
         server = std::make_unique<actionhost::common::http::Server>(
             opt.bind_host, static_cast<uint16_t>(opt.port),
-            [&api](actionhost::common::http::Request &req, actionhost::common::http::Response &resp) { handle_api_request(api, req, resp); },
+            [c = core.get()](actionhost::common::http::Request &req, actionhost::common::http::Response &resp) { c->handle(req, resp); },
             settings);
         port = server->port();
         viewer = start_file_viewer(env, port, session_key, user.user_id);
@@ -205,11 +158,13 @@ int main(int argc, char **argv) {
     loader.join();
     if (!load_error.empty() || !listen_error.empty()) {
         viewer.reset();
-        router.shutdown();
+        core->shutdown();
         return fail(load_error.empty() ? listen_error : load_error);
     }
     server->start();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::string plugin_list;
+    for (const auto &p : core->start_plugins()) plugin_list += (plugin_list.empty() ? "" : " ") + p;
     env.log(AH_LOG_INFO, "host", "actionhost " ACTIONHOST_VERSION " serving on " + opt.bind_host + ":" + std::to_string(port) +
                                      " (plugins: " + plugin_list + "; ready in " + std::to_string(static_cast<int>(ms)) + " ms)");
     if (!opt.port_file.empty()) {
@@ -224,8 +179,12 @@ int main(int argc, char **argv) {
     env.log(AH_LOG_INFO, "host", "stopping on signal " + std::to_string(static_cast<int>(sig)));
     server->stop_accepting();
     viewer.reset();
-    streams.close_all();
-    router.shutdown();
+    if (const size_t abandoned = core->shutdown(); abandoned > 0) {
+        // A plugin call that never returned holds a worker thread inside the plugin: destroying anything
+        // now (the plugin, the server that would join that thread, static objects) could crash under it.
+        env.log(AH_LOG_WARNING, "host", "exiting with " + std::to_string(abandoned) + " plugin call(s) still running");
+        ::_exit(0);
+    }
     server->stop();
     return 0;
 }

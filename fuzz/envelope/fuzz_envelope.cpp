@@ -1,11 +1,28 @@
 // The /execute_action body as the host reads it: JSON with the depth limit, the envelope checks of
-// api.cpp, then parse_envelope's normalisation and the normalised form plugins receive.
+// api.cpp, parse_envelope's normalisation, then the checks of a declaration (the host's own `read`, and
+// one declaring every argument type) and the normalised form plugins receive.
 #include <actionhost/common/json_io.hpp>
 
 #include <cstdint>
 #include <string_view>
 
 #include "actions/envelope.hpp"
+#include "actions/file_actions.hpp"
+
+namespace {
+const std::vector<actionhost::host::ActionSpec> &specs() {
+    static const auto s = [] {
+        std::string error;
+        auto all = *actionhost::host::parse_action_specs(nlohmann::ordered_json::parse(R"({"typed":{"args":{
+            "s":{"type":"string","required":true},"b":{"type":"boolean","default":false},"i":{"type":"integer","default":0},
+            "n":{"type":"number","default":1.5},"o":{"type":["object","null"],"default":null},"a":{"type":"array","default":[]},
+            "any":{}}}})"), error);
+        for (const auto &h : actionhost::host::host_action_specs()) all.push_back(h);
+        return all;
+    }();
+    return s;
+}
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     using namespace actionhost;
@@ -14,10 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const nlohmann::json &j = *parsed.value;
     (void)common::dump_json(j);
     if (!j.is_object() || !j.contains("action") || !j.at("action").is_object()) return 0;
-    auto r = host::parse_envelope(
-        j.at("action"), [](const std::string &a, void *) { return a == "custom_action"; }, nullptr);
-    if (r.envelope) (void)common::dump_json(r.envelope->normalised());
-    if (const auto &type = j.at("action").find("action"); type != j.at("action").end() && type->is_string())
-        (void)host::is_core_action(type->get<std::string>());
+    auto r = host::parse_envelope(j.at("action"));
+    if (!r.envelope) return 0;
+    for (const auto &spec : specs()) {
+        if (!spec.matches(r.envelope->args)) continue;
+        nlohmann::json args = r.envelope->args;
+        if (spec.validate(args, host::shared_action_args()).empty()) (void)common::dump_json(args);
+    }
+    (void)common::dump_json(r.envelope->normalised());
+    (void)host::is_client_only_action(r.envelope->action);
     return 0;
 }

@@ -1,15 +1,19 @@
-// The OpenHands action envelope (spec §2.1): parsing, the normalisation rules, argument defaults.
+// The OpenHands action envelope: parsing and the wire's normalisation rules, the same for every action.
+// Arguments are checked afterwards against the declaration of the action's provider (action_schema.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "modules/action_schema.hpp"
 
 namespace actionhost::host {
 
 struct Envelope {
-    std::string action;          // "run", "edit", ...
-    nlohmann::json args;         // every argument, defaults filled for the known actions
+    std::string action;             // "run", "edit", ...
+    nlohmann::json args;            // normalised; defaults filled once validated
     std::optional<double> timeout;  // hard timeout in seconds, when set
     nlohmann::json normalised() const;  // {"action","args"[,"timeout"]} as handed to plugins
 };
@@ -19,13 +23,16 @@ struct EnvelopeResult {
     std::string error;  // why the action is malformed
 };
 
-// True for the action types of OpenHands' event model (spec §2.2) that carry an argument schema.
-bool is_core_action(const std::string &action);
+// Parses `action` (the value of the request's "action" key) and applies OpenHands' normalisation rules
+// (openhands/events/serialization/action.py): dropped fields, renamed ones, an invalid security_risk.
+EnvelopeResult parse_envelope(const nlohmann::json &action);
 
-// Normalises `action` (the value of the request's "action" key, already known to be an object).
-// `extra_actions` are types provided by loaded or installed plugins beyond the core ones: their args
-// pass through unchecked for the plugin to validate.
-EnvelopeResult parse_envelope(const nlohmann::json &action, bool (*is_extra_action)(const std::string &, void *),
-                              void *ctx);
+// The arguments every action of OpenHands' event model carries (the Action base class): `thought` and
+// `security_risk` with their defaults, `image_urls` and `impl_source` accepted on any action.
+const std::vector<ArgSpec> &shared_action_args();
+
+// Action types of the event model that the agent's side handles (message, finish, think, ...): valid
+// envelopes, but no runtime executes them.
+bool is_client_only_action(const std::string &action);
 
 }  // namespace actionhost::host

@@ -12,12 +12,37 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "files/atomic_write.hpp"
 #include "files/binary_check.hpp"
 #include "files/file_roots.hpp"
 
 namespace actionhost::host {
+
+const std::vector<ActionSpec> &host_action_specs() {
+    // OpenHands' FileReadAction and FileWriteAction fields and defaults.
+    static const std::vector<ActionSpec> specs = [] {
+        std::string error;
+        auto parsed = parse_action_specs(nlohmann::ordered_json::parse(R"({
+          "read": {"description": "Reads a file (lines start..end), or an image/PDF as a data URL.",
+                   "args": {"path": {"type": "string", "required": true},
+                            "start": {"type": "integer", "default": 0},
+                            "end": {"type": "integer", "default": -1},
+                            "impl_source": {"type": "string", "default": "default"},
+                            "view_range": {"default": null}}},
+          "write": {"description": "Writes content into a file, replacing lines start..end.",
+                    "args": {"path": {"type": "string", "required": true},
+                             "content": {"type": "string", "required": true},
+                             "start": {"type": "integer", "default": 0},
+                             "end": {"type": "integer", "default": -1}}}})"),
+                                         error);
+        if (!parsed) throw std::logic_error("the host's own action declarations: " + error);
+        return std::move(*parsed);
+    }();
+    return specs;
+}
+
 namespace {
 
 std::string resolve(const std::string &path, const std::string &cwd) {

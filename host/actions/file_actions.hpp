@@ -1,8 +1,13 @@
-// The `read` and `write` actions, served by the host core (spec §2.4).
+// The `read` and `write` actions, served by the host core (OpenHands' FileReadAction and
+// FileWriteAction), and their declarations (a plugin may take `read` for some arguments: a declaration
+// with "when", as the editor does for impl_source "oh_aci").
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "modules/action_schema.hpp"
 
 namespace actionhost::host {
 
@@ -10,6 +15,9 @@ struct FileActionContext {
     std::string cwd;  // the session shell's current directory: relative paths resolve against it
     int user_id = 1000;  // owner of new files when the host runs as root
 };
+
+// The declarations of the host's own actions, in the form a manifest uses.
+const std::vector<ActionSpec> &host_action_specs();
 
 // `args` are the normalised arguments of the action. Returns the observation.
 nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &ctx);

@@ -19,7 +19,11 @@ double now_s() {
 
 RouteResult http_error(int status, const std::string &detail) { return {status, {{"detail", detail}}}; }
 
-const char *kBrowserDisabled = "Browser functionality is not supported or disabled.";
+const ActionSpec *host_action(const std::string &name) {
+    for (const auto &spec : host_action_specs())
+        if (spec.name == name) return &spec;
+    return nullptr;
+}
 
 // 0-64 characters of [A-Za-z0-9_.-] (a std::regex here cost more than the rest of the routing).
 bool valid_session_name(const std::string &name) {
@@ -86,24 +90,32 @@ std::shared_ptr<Router::Session> Router::session(const std::string &name) {
     return s;
 }
 
-PluginModule *Router::provider(const std::string &action, std::string &why) {
+PluginModule *Router::loaded(const std::string &name, std::string &why) {
     std::lock_guard lock(modules_mu_);
-    for (auto &[_, m] : modules_) {
-        const auto &p = m->manifest().provides;
-        if (std::find(p.begin(), p.end(), action) != p.end()) return m.get();
-    }
+    if (auto it = modules_.find(name); it != modules_.end()) return it->second.get();
     // Installed but not named on the command line: load it now, on the first action that needs it.
-    const Manifest *man = registry_.provider_of(action);
-    if (man == nullptr) {
-        why = "no installed plugin provides the action '" + action + "'";
-        return nullptr;
-    }
     std::vector<std::string> chain;
-    why = load_locked(man->name, chain);
-    return why.empty() ? modules_[man->name].get() : nullptr;
+    why = load_locked(name, chain);
+    return why.empty() ? modules_[name].get() : nullptr;
+}
+
+bool Router::disabled(const Manifest &m) {
+    if (m.disabled_when.empty()) return false;
+    for (const auto &[key, value] : m.disabled_when) {
+        const char *v = env_.config_get(key);
+        if (v == nullptr || value != v) return false;
+    }
+    return true;
+}
+
+RouteResult Router::unavailable(const Manifest &m, const std::string &why) {
+    if (m.unavailable_error.empty()) return http_error(500, "Internal server error: " + why);
+    env_.log(AH_LOG_WARNING, "host", m.name + " unavailable: " + why);
+    return {200, common::error_observation(m.unavailable_error)};
 }
 
 RouteLease::~RouteLease() {
+    if (module_ != nullptr) module_->leave();
     if (router_ != nullptr) router_->end_lease();
 }
 
@@ -163,12 +175,23 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
         }
     } guard{this};
 
-    auto is_extra = [](const std::string &a, void *ctx) {
-        return static_cast<Router *>(ctx)->registry_.provider_of(a) != nullptr;
-    };
-    EnvelopeResult parsed = parse_envelope(action, is_extra, this);
+    EnvelopeResult parsed = parse_envelope(action);
     if (!parsed.envelope) return http_error(500, "Internal server error: " + parsed.error);
-    const Envelope &e = *parsed.envelope;
+    Envelope &e = *parsed.envelope;
+    // Who takes the action: a plugin whose declaration's "when" these arguments match, else the host's own
+    // action of that name, else a plugin declaring it without "when". The arguments are then checked
+    // against that declaration, defaults filled, before anyone sees them.
+    const auto declared = registry_.declaration_of(e.action, e.args);
+    const ActionSpec *own = host_action(e.action);
+    const bool to_plugin = declared && (!declared->spec->when.empty() || own == nullptr);
+    const ActionSpec *spec = to_plugin ? declared->spec : own;
+    if (spec == nullptr) {
+        if (is_client_only_action(e.action))
+            return http_error(500, "Internal server error: the action '" + e.action + "' is not executed by the runtime");
+        return http_error(500, "Internal server error: '" + e.action + "' is not a valid action type");
+    }
+    if (std::string why = spec->validate(e.args, shared_action_args()); !why.empty())
+        return http_error(500, "Internal server error: " + why);
 
     auto s = session(session_name);
     std::lock_guard run_lock(s->run_mu);
@@ -178,26 +201,15 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
         std::lock_guard lock(s->cwd_mu);
         cwd = s->cwd;
     }
-
-    if (e.action == "write") return {200, write_action(e.args, {cwd, env_.facts().user_id})};
-    if (e.action == "read" && e.args.value("impl_source", "default") != "oh_aci")
-        return {200, read_action(e.args, {cwd, env_.facts().user_id})};
-
-    // A read through the editor goes to whoever provides `edit`, still named "read".
-    const std::string routed = e.action == "read" ? "edit" : e.action;
-    const bool browser = routed == "browse" || routed == "browse_interactive";
-    if (browser && !env_.facts().browser_enabled) return {200, common::error_observation(kBrowserDisabled)};
-    if (!is_core_action(routed) && registry_.provider_of(routed) == nullptr)
-        return http_error(500, "Internal server error: the action '" + e.action + "' is not executed by the runtime");
-    std::string why;
-    PluginModule *m = provider(routed, why);
-    if (m == nullptr) {
-        if (browser) {
-            env_.log(AH_LOG_WARNING, "host", "browser unavailable: " + why);
-            return {200, common::error_observation(kBrowserDisabled)};
-        }
-        return http_error(500, "Internal server error: " + why);
+    if (!to_plugin) {
+        const FileActionContext ctx{cwd, env_.facts().user_id};
+        return {200, e.action == "write" ? write_action(e.args, ctx) : read_action(e.args, ctx)};
     }
+    const Manifest &provider = *declared->module;
+    if (disabled(provider)) return unavailable(provider, "the plugin " + provider.name + " is disabled by its options");
+    std::string why;
+    PluginModule *m = loaded(provider.name, why);
+    if (m == nullptr) return unavailable(provider, why);
     return run_plugin(*m, e.action, e.normalised(), session_name, *s, request_id);
 }
 
@@ -229,6 +241,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     ah_status_t st;
     {
         LiveCallGuard live(&call);
+        PluginModule::Busy busy(module);
         st = module.execute(c);
     }
     nlohmann::json obs;
@@ -252,14 +265,14 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
             obs = std::move(*parsed.value);
         }
     }
-    if (obs.value("observation", "") == "run") {
-        const auto &extras = obs.contains("extras") && obs["extras"].is_object() ? obs["extras"] : nlohmann::json();
-        if (extras.contains("metadata") && extras["metadata"].is_object()) {
-            const auto &wd = extras["metadata"].value("working_dir", nlohmann::json());
-            if (wd.is_string() && !wd.get<std::string>().empty()) {
-                std::lock_guard lock(s.cwd_mu);
-                s.cwd = wd.get<std::string>();
-            }
+    // The session's directory follows what any observation reports in extras.metadata.working_dir (the
+    // shell's, in OpenHands' command observations): read/write/edit resolve relative paths against it.
+    if (obs.contains("extras") && obs["extras"].is_object() && obs["extras"].contains("metadata") &&
+        obs["extras"]["metadata"].is_object()) {
+        const auto &wd = obs["extras"]["metadata"].value("working_dir", nlohmann::json());
+        if (wd.is_string() && !wd.get<std::string>().empty()) {
+            std::lock_guard lock(s.cwd_mu);
+            s.cwd = wd.get<std::string>();
         }
     }
     if (streams_.has_followers(session_name))
@@ -267,10 +280,10 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     return {200, std::move(obs)};
 }
 
-void Router::shutdown() {
+size_t Router::shutdown(std::chrono::milliseconds grace) {
     {
         std::lock_guard lock(inflight_mu_);
-        if (stopping_ && modules_.empty()) return;
+        if (stopping_ && modules_.empty()) return 0;
         stopping_ = true;
     }
     std::vector<PluginModule *> mods;
@@ -281,11 +294,22 @@ void Router::shutdown() {
     for (auto *m : mods) m->shutdown();
     {
         std::unique_lock lock(inflight_mu_);
-        inflight_cv_.wait_for(lock, std::chrono::seconds(30), [&] { return inflight_ == 0; });
+        inflight_cv_.wait_for(lock, grace, [&] { return inflight_ == 0; });
     }
+    size_t abandoned = 0;
     std::lock_guard lock(modules_mu_);
+    for (auto &[name, m] : modules_) {
+        if (const int calls = m->calls_running(); calls > 0) {
+            env_.log(AH_LOG_PLUGIN_MISBEHAVING, name,
+                     std::to_string(calls) + " call(s) still running " + std::to_string(grace.count() / 1000) +
+                         " s after shutdown: the plugin is left loaded, never destroyed under a running call");
+            (void)m.release();  // leaked on purpose: destroying it now would pull the code from under the call
+            abandoned += static_cast<size_t>(calls);
+        }
+    }
     // Destroy in reverse load order is not tracked; plugins do not depend on each other's lifetime.
     modules_.clear();
+    return abandoned;
 }
 
 }  // namespace actionhost::host

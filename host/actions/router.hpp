@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <utility>
 #include <condition_variable>
 #include <map>
@@ -32,7 +33,7 @@ class Router;
 class RouteLease {
   public:
     RouteLease() = default;
-    RouteLease(Router *router, PluginModule *module) : router_(router), module_(module) {}
+    RouteLease(Router *router, PluginModule *module) : router_(router), module_(module) { module_->enter(); }
     RouteLease(RouteLease &&o) noexcept : router_(std::exchange(o.router_, nullptr)), module_(std::exchange(o.module_, nullptr)) {}
     RouteLease &operator=(RouteLease &&) = delete;
     ~RouteLease();
@@ -62,8 +63,14 @@ class Router {
     // does or the host is stopping.
     RouteLease route_owner(const std::string &path);
 
-    // Stops every plugin (running actions return promptly), waits for them, destroys the modules.
-    void shutdown();
+    // What the host answers on `path` while the plugin declaring it is not loaded, or nullptr.
+    const nlohmann::json *route_fallback(const std::string &path) const { return registry_.route_fallback(path); }
+
+    // Stops every plugin (running actions should return promptly), waits up to `grace` for running calls,
+    // then destroys the modules that have none. A module with a call still running is never destroyed:
+    // it is left loaded and alive, logged, and counted in the result (the process should then end
+    // without running destructors, see main.cpp). Idempotent.
+    size_t shutdown(std::chrono::milliseconds grace = std::chrono::seconds(30));
 
     // The time the last action started (for /server_info idle_time), seconds since the epoch.
     double last_action_start() const { return last_action_start_.load(); }
@@ -78,7 +85,9 @@ class Router {
         std::string cwd;
     };
     std::shared_ptr<Session> session(const std::string &name);
-    PluginModule *provider(const std::string &action, std::string &why);
+    PluginModule *loaded(const std::string &name, std::string &why);  // loading it when needed
+    bool disabled(const Manifest &m);
+    RouteResult unavailable(const Manifest &m, const std::string &why);
     RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
                            const std::string &session_name, Session &session, const std::string &request_id);
     std::string load_locked(const std::string &name, std::vector<std::string> &chain);

@@ -1,104 +1,134 @@
 #include "cli/options.hpp"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 
 namespace actionhost::host {
 namespace {
 
-bool parse_int(const std::string &s, int &out) {
-    const char *end = s.data() + s.size();
-    auto [p, ec] = std::from_chars(s.data(), end, out);
-    return ec == std::errc() && p == end;
-}
+constexpr const char *kSynopsis =
+    "usage: actionhost PORT [--working-dir DIR] [--plugins NAME [NAME ...]] [--username U] [--user-id N]\n"
+    "                  [--host ADDR] [--port-file FILE] [--plugin-dir DIR]... [--set KEY=VALUE]...\n"
+    "                  [plugin options]\n"
+    "       actionhost --list-plugins [--plugin-dir DIR]...\n"
+    "       actionhost --help | --version\n"
+    "\n"
+    "Serves the OpenHands action-execution protocol on PORT (0 picks a free port).\n"
+    "  --working-dir DIR        initial directory of shells and kernels; the editor root\n"
+    "  --plugins NAME...        plugins to load at start (those marked \"load\": \"always\" load anyway)\n"
+    "  --username U             user actions run as (created when missing and running as root)\n"
+    "  --user-id N              uid for that user and owner of new files (default 1000)\n"
+    "  --host ADDR              address to listen on (default 0.0.0.0)\n"
+    "  --port-file FILE         write the bound port to FILE once serving\n"
+    "  --plugin-dir DIR         also look for plugin manifests in DIR\n"
+    "  --set KEY=VALUE          configuration value for plugins (overrides the environment)\n"
+    "  --list-plugins           print the plugin registry (ALL_PLUGINS) as JSON and exit\n";
 
-bool is_flag(const std::string &s) { return s.size() > 1 && s[0] == '-' && s[1] == '-'; }
+// CLI11's first error line, with our option names (it says "--user-id: Value -3 not in range ...").
+std::string message_of(const CLI::ParseError &e) {
+    std::string m = e.what();
+    if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
+    return m;
+}
 
 }  // namespace
 
-std::string usage_text() {
-    return "usage: actionhost PORT [--working-dir DIR] [--plugins NAME [NAME ...]] [--username U]\n"
-           "                  [--user-id N] [--enable-browser | --no-enable-browser]\n"
-           "                  [--browsergym-eval-env ENV] [--host ADDR] [--port-file FILE]\n"
-           "                  [--plugin-dir DIR]... [--set KEY=VALUE]...\n"
-           "       actionhost --list-plugins [--plugin-dir DIR]...\n"
-           "       actionhost --help | --version\n"
-           "\n"
-           "Serves the OpenHands action-execution protocol on PORT (0 picks a free port).\n"
-           "  --working-dir DIR        initial directory of shells and kernels; the editor root\n"
-           "  --plugins NAME...        plugins to load at start (bash is always loaded)\n"
-           "  --username U             user actions run as (created when missing and running as root)\n"
-           "  --user-id N              uid for that user and owner of new files (default 1000)\n"
-           "  --no-enable-browser      refuse browse actions\n"
-           "  --browsergym-eval-env E  BrowserGym evaluation environment\n"
-           "  --host ADDR              address to listen on (default 0.0.0.0)\n"
-           "  --port-file FILE         write the bound port to FILE once serving\n"
-           "  --plugin-dir DIR         also look for plugin manifests in DIR\n"
-           "  --set KEY=VALUE          configuration value for plugins (overrides the environment)\n"
-           "  --list-plugins           print the plugin registry (ALL_PLUGINS) as JSON and exit\n";
+std::string usage_text(const std::vector<const Manifest *> &modules) {
+    std::string out = kSynopsis;
+    for (const Manifest *m : modules) {
+        for (const auto &o : m->options) {
+            std::string flag = o.flag + (o.value_of.empty() ? "" : " VALUE");
+            if (flag.size() < 23) flag.resize(23, ' ');
+            out += "  " + flag + "  " + o.description + " (" + m->name + ")\n";
+        }
+    }
+    return out;
 }
 
 ParseResult parse_options(const std::vector<std::string> &args) {
     Options o;
     ParseResult r;
-    auto fail = [&](std::string msg) {
-        r.error = std::move(msg);
+    CLI::App app("actionhost");
+    app.set_help_flag();  // --help is ours, answered with usage_text
+    app.allow_extras();   // plugin options, resolved once the manifests are read
+    app.add_flag("-h,--help", o.help);
+    app.add_flag("--version", o.version);
+    app.add_flag("--list-plugins", o.list_plugins);
+    std::string port_text;
+    auto *port = app.add_option("PORT", port_text, "port");
+    app.add_option("--working-dir", o.working_dir);
+    app.add_option("--plugins", o.plugins)->expected(1, -1)->allow_extra_args();
+    app.add_option("--username", o.username);
+    app.add_option("--user-id", o.user_id)->check(CLI::NonNegativeNumber);
+    app.add_option("--host", o.bind_host);
+    app.add_option("--port-file", o.port_file);
+    app.add_option("--plugin-dir", o.plugin_dirs)->allow_extra_args(false);
+    std::vector<std::string> sets;
+    app.add_option("--set", sets, "KEY=VALUE")->allow_extra_args(false)->check([](const std::string &v) {
+        return v.find('=') == std::string::npos || v.front() == '=' ? std::string("--set needs KEY=VALUE") : std::string();
+    });
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError &e) {
+        r.error = message_of(e);
         return r;
-    };
-    bool have_port = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        auto value = [&](std::string &out) -> bool {
-            if (i + 1 >= args.size() || is_flag(args[i + 1])) return false;
-            out = args[++i];
-            return true;
-        };
-        std::string v;
-        if (a == "--help" || a == "-h") {
-            o.help = true;
-        } else if (a == "--version") {
-            o.version = true;
-        } else if (a == "--list-plugins") {
-            o.list_plugins = true;
-        } else if (a == "--working-dir") {
-            if (!value(o.working_dir)) return fail("--working-dir needs a directory");
-        } else if (a == "--plugins") {
-            size_t before = o.plugins.size();
-            while (i + 1 < args.size() && !is_flag(args[i + 1])) o.plugins.push_back(args[++i]);
-            if (o.plugins.size() == before) return fail("--plugins needs at least one name");
-        } else if (a == "--username") {
-            if (!value(o.username)) return fail("--username needs a name");
-        } else if (a == "--user-id") {
-            if (!value(v) || !parse_int(v, o.user_id) || o.user_id < 0) return fail("--user-id needs a non-negative integer");
-        } else if (a == "--enable-browser") {
-            o.enable_browser = true;
-        } else if (a == "--no-enable-browser") {
-            o.enable_browser = false;
-        } else if (a == "--browsergym-eval-env") {
-            if (!value(o.browsergym_eval_env)) return fail("--browsergym-eval-env needs a value");
-        } else if (a == "--host") {
-            if (!value(o.bind_host)) return fail("--host needs an address");
-        } else if (a == "--port-file") {
-            if (!value(o.port_file)) return fail("--port-file needs a path");
-        } else if (a == "--plugin-dir") {
-            if (!value(v)) return fail("--plugin-dir needs a directory");
-            o.plugin_dirs.push_back(v);
-        } else if (a == "--set") {
-            if (!value(v) || v.find('=') == std::string::npos || v.front() == '=') return fail("--set needs KEY=VALUE");
-            o.settings[v.substr(0, v.find('='))] = v.substr(v.find('=') + 1);
-        } else if (is_flag(a) || (a.size() > 1 && a[0] == '-' && !have_port)) {
-            return fail("unknown option " + a);
-        } else if (!have_port) {
-            if (!parse_int(a, o.port) || o.port < 0 || o.port > 65535) return fail("PORT must be an integer from 0 to 65535, got '" + a + "'");
-            have_port = true;
-        } else {
-            return fail("unexpected argument '" + a + "'");
+    }
+    for (const auto &s : sets) o.settings[s.substr(0, s.find('='))] = s.substr(s.find('=') + 1);
+    if (port->count() > 0) {
+        size_t used = 0;
+        try {
+            o.port = std::stoi(port_text, &used);
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (used != port_text.size() || o.port < 0 || o.port > 65535) {
+            r.error = "PORT must be an integer from 0 to 65535, got '" + port_text + "'";
+            return r;
         }
     }
-    if (!o.help && !o.version && !o.list_plugins && !have_port) return fail("PORT is required");
-    if (!o.browsergym_eval_env.empty() && !o.enable_browser)
-        return fail("--browsergym-eval-env needs the browser; it cannot be combined with --no-enable-browser");
+    o.plugin_flags = app.remaining();
+    // A token that is no flag where a PORT was expected: say what PORT must be.
+    if (!o.plugin_flags.empty() && port->count() == 0 && o.plugin_flags.front().rfind("-", 0) != 0)
+        r.error = "PORT must be an integer from 0 to 65535, got '" + o.plugin_flags.front() + "'";
+    else if (!o.help && !o.version && !o.list_plugins && port->count() == 0)
+        r.error = "PORT is required";
+    if (!r.error.empty()) return r;
     r.options = std::move(o);
     return r;
+}
+
+std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const Manifest *> &modules,
+                                   std::map<std::string, std::string> &declared, std::vector<std::string> &ignored) {
+    CLI::App app("actionhost plugin options");
+    app.set_help_flag();
+    app.allow_extras();  // what no manifest declares is reported below, in our words
+    std::map<std::string, std::string> values;  // flag → the value given
+    std::map<std::string, const OptionSpec *> specs;
+    for (const Manifest *m : modules) {
+        for (const auto &o : m->options) {
+            if (specs.count(o.flag)) continue;  // the first module on the search path declares it
+            specs[o.flag] = &o;
+            if (o.value_of.empty()) app.add_flag_callback(o.flag, [&declared, &o] {
+                for (const auto &[k, v] : o.sets) declared[k] = v;
+            });
+            else app.add_option(o.flag, values[o.flag])->allow_extra_args(false);
+        }
+    }
+    std::vector<std::string> reversed(flags.rbegin(), flags.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError &e) {
+        return message_of(e);
+    }
+    for (const auto &word : app.remaining()) {
+        if (word.rfind("-", 0) == 0 || ignored.empty()) ignored.push_back(word);
+        else ignored.back() += " " + word;  // the value of the undeclared flag before it
+    }
+    for (const auto &[flag, spec] : specs)
+        if (!spec->value_of.empty() && app.count(flag) > 0) declared[spec->value_of] = values[flag];
+    return "";
 }
 
 }  // namespace actionhost::host

@@ -65,7 +65,12 @@ class ApiHandler {
             if (route("/download_files", "GET")) return download_files(resp, query_param(query, "path"));
             if (route("/stream", "GET")) return stream(resp, query);
             if (RouteLease owner = ctx_.router.route_owner(path)) return serve_plugin_route(ctx_, *owner, req, resp, path, query);
-            if (route("/vscode/connection_token", "GET")) return send_json(resp, 200, {{"token", nullptr}});
+            // A route of a plugin that is not loaded: what its manifest says the host answers meanwhile
+            // (OpenHands answers some of its plugins' routes even without them).
+            if (const nlohmann::json *fallback = ctx_.router.route_fallback(path)) {
+                if (method != "GET" && method != "HEAD") throw MethodNotAllowed();
+                return send_json(resp, fallback->at("status").get<int>(), fallback->at("body"));
+            }
         } catch (const MethodNotAllowed &) {
             return send_detail(resp, 405, "Method Not Allowed");
         }

@@ -9,9 +9,14 @@
 namespace actionhost::host {
 namespace {
 
+// The route's handle failed or answered nothing: its set_error text (set_error(host, NULL, ...) during
+// handle) goes into the log line and the 500's detail.
 void report_no_reply(ApiContext &ctx, PluginModule &owner, Response &resp, const std::string &path) {
-    ctx.env.log(AH_LOG_PLUGIN_MISBEHAVING, owner.manifest().name, "http route " + path + " failed to reply");
-    if (!resp.sent()) send_detail(resp, 500, "The " + owner.manifest().name + " plugin failed to answer " + path);
+    const std::string why = owner.take_error();
+    ctx.env.log(AH_LOG_PLUGIN_MISBEHAVING, owner.manifest().name,
+                "http route " + path + " failed to reply" + (why.empty() ? "" : ": " + why));
+    if (!resp.sent())
+        send_detail(resp, 500, "The " + owner.manifest().name + " plugin failed to answer " + path + (why.empty() ? "" : ": " + why));
 }
 
 void serve_buffered(ApiContext &ctx, PluginModule &owner, Request &req, Response &resp, const std::string &path,

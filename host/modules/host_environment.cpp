@@ -19,8 +19,6 @@ HostEnvironment::HostEnvironment(Facts facts, std::map<std::string, std::string>
     info_.host_is_root = geteuid() == 0 ? 1 : 0;
     info_.install_dir = facts_.install_dir.c_str();
     info_.host_version = facts_.version.c_str();
-    info_.browser_enabled = facts_.browser_enabled ? 1 : 0;
-    info_.browsergym_eval_env = facts_.browsergym_eval_env.c_str();
     const char *lj = std::getenv("LOG_JSON");
     log_json_ = lj && (std::string(lj) == "1" || std::string(lj) == "true" || std::string(lj) == "True");
 }
@@ -32,6 +30,11 @@ const char *HostEnvironment::config_get(const std::string &key) {
     const char *v = std::getenv(key.c_str());
     if (v == nullptr) return nullptr;
     return env_cache_.emplace(key, v).first->second.c_str();
+}
+
+void HostEnvironment::set_user_id(int user_id) {
+    facts_.user_id = user_id;
+    info_.user_id = user_id;
 }
 
 void HostEnvironment::set(const std::string &key, const std::string &value) {

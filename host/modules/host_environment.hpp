@@ -15,17 +15,18 @@ class StreamHub;
 class HostEnvironment {
   public:
     struct Facts {
-        std::string working_dir, username, install_dir, version, browsergym_eval_env;
+        std::string working_dir, username, install_dir, version;
         int user_id = 1000;
-        bool browser_enabled = true;
     };
     HostEnvironment(Facts facts, std::map<std::string, std::string> settings);
 
     const ah_host_info_t *info() const { return &info_; }
     const Facts &facts() const { return facts_; }
-    // `--set` first, then the environment; the returned pointer lives as long as this object.
+    // `settings` (options manifests declare, then `--set`), then the environment; the returned pointer
+    // lives as long as this object.
     const char *config_get(const std::string &key);
     void set(const std::string &key, const std::string &value);  // before plugins load
+    void set_user_id(int user_id);  // before plugins load (the user set-up may find another uid)
 
     void log(ah_log_level_t level, const std::string &who, const std::string &msg) const;
 

@@ -2,6 +2,7 @@
 
 #include <actionhost/common/json_io.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <regex>
 
@@ -51,8 +52,9 @@ bool valid_route(const std::string &p) {
 }
 
 // "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all), a runtime
-// "runtimes"; any other key is refused, so a typo cannot silently provide nothing.
-bool parse_provides(const nlohmann::json &provides, Manifest &m, std::string &error) {
+// "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
+// from `ordered` (the same object, its keys in the file's order: the order of the checks).
+bool parse_provides(const nlohmann::json &provides, const nlohmann::ordered_json &ordered, Manifest &m, std::string &error) {
     const bool plugin = m.kind == ModuleKind::Plugin;
     for (const auto &[key, _] : provides.items()) {
         const bool known = plugin ? (key == "actions" || key == "http_routes") : key == "runtimes";
@@ -62,7 +64,13 @@ bool parse_provides(const nlohmann::json &provides, Manifest &m, std::string &er
             return false;
         }
     }
-    if (!string_list(provides, plugin ? "actions" : "runtimes", m.provides, error, "provides")) return false;
+    if (plugin && ordered.contains("actions")) {
+        auto specs = parse_action_specs(ordered.at("actions"), error);
+        if (!specs) return false;
+        m.actions = std::move(*specs);
+        for (const auto &a : m.actions) m.provides.push_back(a.name);
+    }
+    if (!plugin && !string_list(provides, "runtimes", m.provides, error, "provides")) return false;
     if (plugin && !string_list(provides, "http_routes", m.http_routes, error, "provides")) return false;
     for (const auto &route : m.http_routes) {
         if (!valid_route(route)) {
@@ -74,6 +82,123 @@ bool parse_provides(const nlohmann::json &provides, Manifest &m, std::string &er
         error = plugin ? "\"provides\" must list at least one name in \"actions\" or \"http_routes\""
                        : "\"provides.runtimes\" must list at least one name";
         return false;
+    }
+    return true;
+}
+
+bool string_map(const nlohmann::json &v, const std::string &where, std::map<std::string, std::string> &out, std::string &error) {
+    if (!v.is_object()) {
+        error = where + " must be an object of strings";
+        return false;
+    }
+    for (const auto &[k, val] : v.items()) {
+        if (!val.is_string() || k.empty()) {
+            error = where + " must be an object of strings";
+            return false;
+        }
+        out[k] = val.get<std::string>();
+    }
+    return true;
+}
+
+// The fields by which a plugin tells the host what it needs from it without the host knowing the plugin:
+// load, options, disabled_when, unavailable_error, route_fallbacks, python.
+bool parse_plugin_fields(const nlohmann::json &j, Manifest &m, std::string &error) {
+    static const char *const kPluginOnly[] = {"load", "options", "disabled_when", "unavailable_error", "route_fallbacks", "python"};
+    if (m.kind != ModuleKind::Plugin) {
+        for (const char *key : kPluginOnly)
+            if (j.contains(key)) {
+                error = std::string("\"") + key + "\" is a field of plugin manifests only";
+                return false;
+            }
+        return true;
+    }
+    if (j.contains("load")) {
+        if (!j.at("load").is_string() || (j.at("load") != "always" && j.at("load") != "on_demand")) {
+            error = "\"load\" must be \"always\" or \"on_demand\"";
+            return false;
+        }
+        m.autoload = j.at("load") == "always";
+    }
+    if (j.contains("options")) {
+        if (!j.at("options").is_object()) {
+            error = "\"options\" must be an object of flags";
+            return false;
+        }
+        static const std::regex flag_re("^--[a-z0-9][a-z0-9-]{0,63}$");
+        for (const auto &[flag, spec] : j.at("options").items()) {
+            const std::string where = "\"options." + flag + "\"";
+            if (!std::regex_match(flag, flag_re) || !spec.is_object()) {
+                error = where + " must be a --lower-case-flag with an object";
+                return false;
+            }
+            OptionSpec o;
+            o.flag = flag;
+            for (const auto &[key, value] : spec.items()) {
+                if (key == "sets") {
+                    if (!string_map(value, where + ".sets", o.sets, error)) return false;
+                } else if (key == "value_of") {
+                    if (!value.is_string() || value.get<std::string>().empty()) {
+                        error = where + ".value_of must be a configuration key";
+                        return false;
+                    }
+                    o.value_of = value.get<std::string>();
+                } else if (key == "description" && value.is_string()) {
+                    o.description = value.get<std::string>();
+                } else {
+                    error = where + " has the unknown field \"" + key + "\" (sets, value_of, description)";
+                    return false;
+                }
+            }
+            if (o.sets.empty() == o.value_of.empty()) {
+                error = where + " needs exactly one of \"sets\" and \"value_of\"";
+                return false;
+            }
+            m.options.push_back(std::move(o));
+        }
+    }
+    if (j.contains("disabled_when") && !string_map(j.at("disabled_when"), "\"disabled_when\"", m.disabled_when, error)) return false;
+    if (j.contains("unavailable_error")) {
+        if (!j.at("unavailable_error").is_string()) {
+            error = "\"unavailable_error\" must be a string";
+            return false;
+        }
+        m.unavailable_error = j.at("unavailable_error").get<std::string>();
+    }
+    if (j.contains("route_fallbacks")) {
+        if (!j.at("route_fallbacks").is_object()) {
+            error = "\"route_fallbacks\" must be an object of routes";
+            return false;
+        }
+        for (const auto &[path, reply] : j.at("route_fallbacks").items()) {
+            if (std::find(m.http_routes.begin(), m.http_routes.end(), path) == m.http_routes.end() || !reply.is_object() ||
+                !reply.contains("status") || !reply.at("status").is_number_integer() || !reply.contains("body")) {
+                error = "\"route_fallbacks." + path + "\" must be one of provides.http_routes with {\"status\": int, \"body\": ...}";
+                return false;
+            }
+            m.route_fallbacks[path] = reply;
+        }
+    }
+    if (j.contains("python")) {
+        const auto &py = j.at("python");
+        if (!py.is_object()) {
+            error = "\"python\" must be an object";
+            return false;
+        }
+        if (!string_list(py, "path", m.python_path, error, "python") ||
+            !string_list(py, "startup_imports", m.python_startup_imports, error, "python"))
+            return false;
+        for (const auto &dir : m.python_path)
+            if (dir.empty() || dir.front() == '/' || dir.find("..") != std::string::npos) {
+                error = "\"python.path\" entries must be directories inside the plugin's, got \"" + dir + "\"";
+                return false;
+            }
+        static const std::regex module_re("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$");
+        for (const auto &mod : m.python_startup_imports)
+            if (!std::regex_match(mod, module_re)) {
+                error = "\"python.startup_imports\" entries must be Python module names, got \"" + mod + "\"";
+                return false;
+            }
     }
     return true;
 }
@@ -146,7 +271,8 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
         r.error = "\"provides\" must be an object";
         return r;
     }
-    if (!parse_provides(j.at("provides"), m, r.error)) return r;
+    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(json_text);
+    if (!parse_provides(j.at("provides"), ordered.at("provides"), m, r.error)) return r;
     if (j.contains("load_on_route")) {
         if (!j.at("load_on_route").is_boolean()) {
             r.error = "\"load_on_route\" must be a boolean";
@@ -158,6 +284,7 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
             return r;
         }
     }
+    if (!parse_plugin_fields(j, m, r.error)) return r;
     if (j.contains("requires")) {
         if (!j.at("requires").is_object()) {
             r.error = "\"requires\" must be an object";

@@ -3,14 +3,30 @@
 
 #include <actionhost/abi.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "modules/action_schema.hpp"
+
 namespace actionhost::host {
 
 enum class ModuleKind { Plugin, Runtime };
+
+// A command-line option of the host that a plugin declares ("options" in its manifest), so the host
+// accepts OpenHands' flags for a plugin without knowing the plugin:
+//   "--no-enable-browser":   {"sets": {"KEY": "0"}, "description": "..."}   a flag that sets values
+//   "--browsergym-eval-env": {"value_of": "KEY", "description": "..."}    a flag that takes one value
+// What a flag sets is read with config_get (before --set and the environment).
+struct OptionSpec {
+    std::string flag;
+    std::map<std::string, std::string> sets;
+    std::string value_of;  // the key the flag's argument goes to ("" for a plain flag)
+    std::string description;
+};
 
 struct Manifest {
     std::string name;
@@ -20,11 +36,26 @@ struct Manifest {
     std::string library;  // file name inside the manifest's directory
     std::string description;
     std::vector<std::string> provides;  // actions (plugins) or runtime names (runtimes)
+    std::vector<ActionSpec> actions;    // the declarations of the actions (plugins; names in `provides`)
     std::vector<std::string> http_routes;  // exact HTTP paths a plugin answers (provides.http_routes)
     bool load_on_route = false;            // load the plugin on the first request to one of its routes
     std::vector<std::string> requires_executables;
     std::vector<std::string> requires_plugins;
     bool never_unload = false;
+    bool autoload = false;  // "load": "always" — loaded at every host start, named or not
+    std::vector<OptionSpec> options;
+    // The plugin is off while every key of `disabled_when` has its value (from an option, --set or the
+    // environment); its actions then answer an error observation with `unavailable_error`, which they
+    // also answer when the plugin cannot be loaded (when set; else a 500 says why).
+    std::map<std::string, std::string> disabled_when;
+    std::string unavailable_error;
+    // What the host answers on a route of the plugin while it is not loaded: path → {"status", "body"}.
+    std::map<std::string, nlohmann::json> route_fallbacks;
+    // Python the plugin offers other plugins' interpreters: directories (relative to the manifest's)
+    // for their module path, and modules to import into every kernel (host keys actionhost.python_path,
+    // actionhost.python_startup_imports).
+    std::vector<std::string> python_path;
+    std::vector<std::string> python_startup_imports;
     std::string dir;  // directory that holds manifest.json and the library
     std::string library_path() const { return dir + "/" + library; }
 };

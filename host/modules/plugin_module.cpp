@@ -24,7 +24,7 @@ void svc_set_error(const ah_host_t *h, ah_call_t *call, const char *msg) {
     std::string text = msg ? msg : "(null)";
     if (call == nullptr) {
         std::lock_guard lock(ctx->mu);
-        ctx->last_error = text;
+        ctx->last_error[std::this_thread::get_id()] = text;
         return;
     }
     if (!LiveCalls::with(call, [&](ah_call *c) {
@@ -86,14 +86,17 @@ bool on_path(const std::string &exe) {
 
 std::string PluginHostContext::take_error() {
     std::lock_guard lock(mu);
-    std::string e = std::move(last_error);
-    last_error.clear();
+    auto it = last_error.find(std::this_thread::get_id());
+    if (it == last_error.end()) return "";
+    std::string e = std::move(it->second);
+    last_error.erase(it);
     return e;
 }
 
 void init_host_services(PluginHostContext &ctx) {
     ctx.c.struct_size = sizeof(ah_host_t);
     ctx.c.abi_version = AH_ABI_VERSION_INIT;
+    ctx.c.host_data = &ctx;
     ctx.c.info = ctx.env->info();
     ctx.c.log = &svc_log;
     ctx.c.set_error = &svc_set_error;

@@ -7,8 +7,11 @@
 #include <actionhost/plugin.h>
 
 #include <boost/dll/shared_library.hpp>
+#include <atomic>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <thread>
 #include <string>
 
 #include "modules/host_environment.hpp"
@@ -16,18 +19,18 @@
 
 namespace actionhost::host {
 
-// The ah_host_t a plugin receives; `c` first so the C pointer converts back to this.
+// The ah_host_t a plugin receives, and what its services need; c.host_data points back here.
 struct PluginHostContext {
     ah_host_t c;
     HostEnvironment *env = nullptr;
     std::string plugin_name;
     std::mutex mu;
-    std::string last_error;  // set_error outside a call
+    // set_error(host, NULL, ...): per thread, as each failing call (create, init, a route's handle) reads
+    // its own after it returns, while others may run at once.
+    std::map<std::thread::id, std::string> last_error;
 
-    static PluginHostContext *from(const ah_host_t *h) {
-        return reinterpret_cast<PluginHostContext *>(const_cast<ah_host_t *>(h));
-    }
-    std::string take_error();
+    static PluginHostContext *from(const ah_host_t *h) { return static_cast<PluginHostContext *>(h->host_data); }
+    std::string take_error();  // the calling thread's, cleared
 };
 
 class PluginModule {
@@ -55,6 +58,19 @@ class PluginModule {
     void shutdown();
     std::string take_error() { return ctx_->take_error(); }
 
+    // Calls into the module that are running (execute, an HTTP route's handle): the host never destroys a
+    // module while one runs. Busy counts one for its life.
+    void enter() { ++calls_; }
+    void leave() { --calls_; }
+    int calls_running() const { return calls_.load(); }
+    struct Busy {
+        explicit Busy(PluginModule &m) : m_(m) { m_.enter(); }
+        ~Busy() { m_.leave(); }
+        Busy(const Busy &) = delete;
+        Busy &operator=(const Busy &) = delete;
+        PluginModule &m_;
+    };
+
   private:
     PluginModule() = default;
     Manifest manifest_;
@@ -64,6 +80,7 @@ class PluginModule {
     const ah_ext_http_routes_t *routes_ = nullptr;
     const ah_ext_http_stream_routes_t *stream_routes_ = nullptr;
     std::once_flag shutdown_once_;
+    std::atomic<int> calls_{0};
 };
 
 // Fills `ctx->c` with the host services implementation.

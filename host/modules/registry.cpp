@@ -58,6 +58,25 @@ const Manifest *ModuleRegistry::route_loader_of(const std::string &path) const {
     return nullptr;
 }
 
+const nlohmann::json *ModuleRegistry::route_fallback(const std::string &path) const {
+    for (const auto &m : modules_)
+        if (auto it = m.route_fallbacks.find(path); it != m.route_fallbacks.end()) return &it->second;
+    return nullptr;
+}
+
+std::optional<ModuleRegistry::DeclaredAction> ModuleRegistry::declaration_of(const std::string &action,
+                                                                            const nlohmann::json &args) const {
+    std::optional<DeclaredAction> unconditional;
+    for (const auto &m : modules_) {
+        for (const auto &spec : m.actions) {
+            if (spec.name != action || !spec.matches(args)) continue;
+            if (!spec.when.empty()) return DeclaredAction{&m, &spec};
+            if (!unconditional) unconditional = DeclaredAction{&m, &spec};
+        }
+    }
+    return unconditional;
+}
+
 std::vector<std::string> ModuleRegistry::names() const {
     std::vector<std::string> out;
     for (const auto &m : modules_) out.push_back(m.name);
@@ -74,6 +93,15 @@ nlohmann::json ModuleRegistry::to_json() const {
                        {"library", m.library_path()},
                        {"description", m.description},
                        {"provides", m.provides},
+                       {"actions", [&] {
+                            nlohmann::json a = nlohmann::json::object();
+                            for (const auto &spec : m.actions) {
+                                a[spec.name] = spec.json_schema();
+                                if (!spec.when.empty()) a[spec.name]["x-when"] = spec.when;
+                            }
+                            return a;
+                        }()},
+                       {"load", m.autoload ? "always" : "on_demand"},
                        {"http_routes", m.http_routes},
                        {"load_on_route", m.load_on_route},
                        {"requires", {{"executables", m.requires_executables}, {"plugins", m.requires_plugins}}},

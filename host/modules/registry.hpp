@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,16 @@ class ModuleRegistry {
     const Manifest *provider_of(const std::string &what) const;
     // The module that declares HTTP route `path` with "load_on_route", or nullptr.
     const Manifest *route_loader_of(const std::string &path) const;
+    // What a module declares the host answers on `path` while the module is not loaded, or nullptr.
+    const nlohmann::json *route_fallback(const std::string &path) const;
+
+    // The module declaration that takes `action` with these (normalised) arguments: one whose "when"
+    // they match first, else one without "when"; nullopt when no module declares the action.
+    struct DeclaredAction {
+        const Manifest *module;
+        const ActionSpec *spec;
+    };
+    std::optional<DeclaredAction> declaration_of(const std::string &action, const nlohmann::json &args) const;
     const std::vector<Manifest> &modules() const { return modules_; }
     const std::vector<InvalidManifest> &invalid() const { return invalid_; }
     std::vector<std::string> names() const;

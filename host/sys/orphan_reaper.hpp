@@ -2,7 +2,7 @@
 // orphaned process of the sandbox — chromium's helpers, a `cmd &` whose shell exited — is re-parented
 // to it, and the kernel keeps it a zombie until PID 1 waits for it. Nobody else will: this reaps them.
 //
-// It must not steal the exit status of a child a plugin started and waits for itself (bash, the
+// It must not steal the exit status of a child a plugin started and waits for itself (a shell, the
 // kernel, chromium). So it never calls waitpid(-1): it reaps only a zombie that has stayed unreaped for
 // a grace period, which a plugin waiting for its own child never lets happen. A plugin that waits later
 // still gets ECHILD and treats it as "already exited".

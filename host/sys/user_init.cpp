@@ -77,7 +77,8 @@ UserInitResult init_user_and_working_dir(const std::string &username, int user_i
                 std::ofstream sudoers("/etc/sudoers", std::ios::app);
                 sudoers << "%sudo ALL=(ALL) NOPASSWD:ALL\n";
             }
-            std::vector<std::string> cmd = {"useradd", "-rm", "-d", "/home/" + username, "-s", "/bin/bash", "-g", "root"};
+            // The login shell is useradd's default for the image (OpenHands names one; docs/compat.md).
+            std::vector<std::string> cmd = {"useradd", "-rm", "-d", "/home/" + username, "-g", "root"};
             if (have_sudo_group) cmd.insert(cmd.end(), {"-G", "sudo"});
             cmd.insert(cmd.end(), {"-u", std::to_string(user_id), username});
             const int rc = run(cmd);

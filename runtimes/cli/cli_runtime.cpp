@@ -1,8 +1,8 @@
 // `cli`: no server. The host's core (module registry, router, plugin loading, file actions and its HTTP
 // API handlers) runs inside the client's own process, and the client library hands it every request
 // through the in-process extension (sdk/include/actionhost/ext/runtime_in_process.h) instead of a
-// socket: OpenHands' CLIRuntime (spec §6.4), useful where nothing can listen on a port. The bash
-// plugin runs in its CLI mode (spec §3.5: a fresh `bash -c` per command, no interactive input).
+// socket: OpenHands' CLIRuntime, useful where nothing can listen on a port. The shell plugin runs in its
+// CLI mode (as OpenHands' CLIRuntime: a fresh `bash -c` per command, no interactive input).
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,39 +16,15 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "actions/router.hpp"
-#include "http/api.hpp"
-#include "http/body.hpp"
-#include "http/stream_hub.hpp"
-#include "in_process_exchange.hpp"
-#include "modules/host_environment.hpp"
-#include "modules/registry.hpp"
+#include "core/host_core.hpp"
+#include <actionhost/common/http/memory_exchange.hpp>
 
-#ifndef ACTIONHOST_VERSION
-#define ACTIONHOST_VERSION "0.0.0"
-#endif
 
 namespace {
 
 using namespace actionhost::runtime_support;
 namespace host = actionhost::host;
 namespace fs = std::filesystem;
-
-// The values of a flag that takes several (`--plugins a b c`): everything up to the next `--flag`.
-std::vector<std::string> flag_values(const std::vector<std::string> &args, const std::string &flag) {
-    std::vector<std::string> out;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] != flag) continue;
-        for (size_t j = i + 1; j < args.size() && args[j].rfind("--", 0) != 0; ++j) out.push_back(args[j]);
-    }
-    return out;
-}
-
-bool has_flag(const std::vector<std::string> &args, const std::string &flag) {
-    for (const auto &a : args)
-        if (a == flag) return true;
-    return false;
-}
 
 // A handled SIGPIPE, as the host process has: a plugin writing to a child that went away gets EPIPE
 // instead of ending the client. Only when the client left the default (it may have its own).
@@ -60,21 +36,6 @@ void tolerate_sigpipe() {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGPIPE, &sa, nullptr);
 }
-
-// The host core, alive from connect to close.
-struct InProcessHost {
-    std::unique_ptr<host::HostEnvironment> env;
-    host::ModuleRegistry registry;
-    host::StreamHub streams;
-    std::unique_ptr<host::Router> router;
-    std::unique_ptr<host::ApiContext> api;
-    actionhost::common::http::Handler handler;
-
-    ~InProcessHost() {
-        streams.close_all();
-        if (router) router->shutdown();
-    }
-};
 
 class CliRuntime : public Backend {
   public:
@@ -109,7 +70,7 @@ class CliRuntime : public Backend {
     void close() override { stop(); }
 
     const void *extension(const std::string &id) const override {
-        return id == AH_RUNTIME_EXT_IN_PROCESS ? &ext_ : nullptr;
+        return id == AH_EXT_RUNTIME_IN_PROCESS ? &ext_ : nullptr;
     }
 
   private:
@@ -130,35 +91,25 @@ class CliRuntime : public Backend {
             if (k != "SESSION_API_KEY") setenv(k.c_str(), v.c_str(), 1);
         tolerate_sigpipe();
 
-        const std::vector<std::string> args = host_args();
-        const std::string install_dir = info().install_dir ? info().install_dir : "";
-        auto core = std::make_unique<InProcessHost>();
-        core->env = std::make_unique<host::HostEnvironment>(
-            host::HostEnvironment::Facts{workspace, user_name(getuid()), install_dir, ACTIONHOST_VERSION,
-                                         flag_value(args, "--browsergym-eval-env").value_or(""),
-                                         static_cast<int>(getuid()), !has_flag(args, "--no-enable-browser")},
-            std::map<std::string, std::string>{{"ACTIONHOST_BASH_MODE", "cli"}});
+        // The same command line a host process gets, parsed and assembled as main.cpp does (HostCore):
+        // the same plugins, options, limits and path policy, served in this process.
+        std::vector<std::string> args = {"0"};
+        for (const auto &a : host_args()) args.push_back(a);
+        host::ParseResult parsed = host::parse_options(args);
+        if (!parsed.options) throw std::runtime_error("the host's arguments: " + parsed.error);
+        host::Options o = *parsed.options;
+        o.working_dir = workspace;
+        o.username = user_name(getuid());  // no user switch: the client's own user runs the actions
+        o.user_id = static_cast<int>(getuid());
         const ah_runtime_host_t *h = host();
-        core->env->log_sink = [h](ah_log_level_t level, const std::string &line) { h->log(h, level, line.c_str()); };
-        core->env->streams = &core->streams;
-        core->registry.scan(host::module_search_path(install_dir, "plugins", {}), host::ModuleKind::Plugin);
-        for (const auto &i : core->registry.invalid()) log(AH_LOG_WARNING, "ignoring " + i.path + ": " + i.error);
-        std::vector<std::string> plugins = flag_values(args, "--plugins");
-        std::string plugin_list = "bash";
-        for (const auto &p : plugins)
-            if (p != "bash") plugin_list += " " + p;
-        core->env->set("actionhost.plugins", plugin_list);
-        core->router = std::make_unique<host::Router>(*core->env, core->registry, core->streams);
-        if (std::string err = core->router->load("bash"); !err.empty()) throw std::runtime_error(err);
-        for (const auto &p : plugins)
-            if (std::string err = core->router->load(p); !err.empty()) throw std::runtime_error(err);
-        core->api.reset(new host::ApiContext{
-            *core->router, *core->env, core->streams, host::ApiKeyCheck(""), {}, std::chrono::steady_clock::now(),
-            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
-            host::kDefaultMaxBodyBytes, uint64_t{8} << 30});
-        core->handler = [api = core->api.get()](actionhost::common::http::Request &req, actionhost::common::http::Response &resp) {
-            host::handle_api_request(*api, req, resp);
-        };
+        auto core = std::make_unique<host::HostCore>(host::HostCoreSettings{
+            o, info().install_dir ? info().install_dir : "", o.user_id,
+            // A fresh `bash -c` per command; no key guards a socket there is none of.
+            {{"ACTIONHOST_BASH_MODE", "cli"}, {"SESSION_API_KEY", ""}},
+            [h](ah_log_level_t level, const std::string &line) { h->log(h, level, line.c_str()); }});
+        if (std::string err = core->load_start_plugins(); !err.empty()) throw std::runtime_error(err);
+        std::string plugin_list;
+        for (const auto &p : core->start_plugins()) plugin_list += (plugin_list.empty() ? "" : " ") + p;
         core_ = std::move(core);
         log(AH_LOG_INFO, "cli runtime: plugins " + plugin_list + " loaded in process " + std::to_string(getpid()) +
                              ", workspace " + workspace);
@@ -175,7 +126,7 @@ class CliRuntime : public Backend {
         std::string body;
     };
 
-    static ah_status_t c_handle(const ah_runtime_in_process_t *ext, const ah_http_call_t *call, ah_http_result_t *result) {
+    static ah_status_t c_handle(const ah_ext_runtime_in_process_t *ext, const ah_http_call_t *call, ah_http_result_t *result) {
         if (!ext || !call || !result) return AH_ERR_INVALID_ARGUMENT;
         auto *self = static_cast<CliRuntime *>(ext->ext_data);
         result->struct_size = sizeof(*result);
@@ -188,13 +139,17 @@ class CliRuntime : public Backend {
             return AH_ERR_IO;
         }
         try {
-            actionhost::cli_runtime::ExchangeRequest req;
+            actionhost::common::http::ExchangeRequest req;
             req.method = call->method ? call->method : "GET";
             req.uri = call->url ? call->url : "/";
             for (auto p = call->headers; p && *p; ++p)
                 if (auto h = actionhost::runtime_support::split_header_line(*p)) req.headers.push_back(std::move(*h));
             if (call->body.ptr && call->body.len) req.body.assign(call->body.ptr, call->body.len);
-            auto answer = actionhost::cli_runtime::exchange(self->core_->handler, req);
+            auto answer = actionhost::common::http::exchange(
+                [core = self->core_.get()](actionhost::common::http::Request &r, actionhost::common::http::Response &resp) {
+                    core->handle(r, resp);
+                },
+                req);
             auto *data = new ResultData{std::move(answer.body)};
             result->status = answer.status;
             result->result_data = data;
@@ -206,15 +161,15 @@ class CliRuntime : public Backend {
         }
     }
 
-    static void c_result_free(const ah_runtime_in_process_t *, ah_http_result_t *result) {
+    static void c_result_free(const ah_ext_runtime_in_process_t *, ah_http_result_t *result) {
         if (!result) return;
         delete static_cast<ResultData *>(result->result_data);
         result->result_data = nullptr;
         result->body = {"", 0};
     }
 
-    ah_runtime_in_process_t ext_{};
-    std::unique_ptr<InProcessHost> core_;
+    ah_ext_runtime_in_process_t ext_{};
+    std::unique_ptr<host::HostCore> core_;
     std::string temp_workspace_;
 };
 

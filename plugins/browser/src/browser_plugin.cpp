@@ -11,9 +11,11 @@ class BrowserPlugin : public sdk::Plugin {
         ServiceOptions o;
         const auto &info = host.info();
         o.working_dir = info.working_dir != nullptr ? info.working_dir : ".";
-        o.browser_enabled = info.browser_enabled != 0;
+        // Both set by the options this plugin's manifest declares (OpenHands' --no-enable-browser and
+        // --browsergym-eval-env), or by --set / the environment.
+        if (auto e = host.config("ACTIONHOST_BROWSER_ENABLED")) o.browser_enabled = *e != "0" && *e != "false";
         if (auto p = host.config("browser.chromium")) o.chromium_path = *p;
-        if (info.browsergym_eval_env != nullptr) o.eval_env = info.browsergym_eval_env;
+        if (auto env = host.config("ACTIONHOST_BROWSERGYM_EVAL_ENV")) o.eval_env = *env;
         if (auto u = host.config("MINIWOB_URL")) o.miniwob_url = *u;
         if (auto t = host.config("browser.step_timeout")) {
             try {

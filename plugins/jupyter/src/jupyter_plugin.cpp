@@ -49,7 +49,7 @@ class JupyterPlugin final : public sdk::Plugin {
         std::vector<std::string> problems;
         config_ = read_plugin_config([this](const char *key) { return host().config(key); }, problems);
         for (const auto &p : problems) host().log(AH_LOG_WARNING, "jupyter: " + p);
-        skills_cell_ = agent_skills_cell();
+        skills_cell_ = startup_cell();
         if (config_.eager_start) {
             std::shared_ptr<SessionSlot> slot = slot_for("");
             warmup_ = std::thread([this, slot] {
@@ -210,20 +210,22 @@ class JupyterPlugin final : public sdk::Plugin {
         return k;
     }
 
-    // With agent_skills loaded, its Python helpers are star-imported into every kernel (spec §1.2 3d).
-    std::string agent_skills_cell() const {
-        if (!config_.agent_skills) return "";
-        const char *install = host().info().install_dir;
-        const std::string dir = std::string(install ? install : "") + "/lib/actionhost/plugins/agent_skills/python";
-        std::error_code ec;
-        if (!std::filesystem::exists(dir + "/actionhost_skills", ec) && !std::filesystem::exists(dir + "/actionhost_skills.py", ec)) {
-            host().log(AH_LOG_WARNING, "jupyter: agent_skills is loaded but " + dir +
-                                           "/actionhost_skills is missing; kernels start without the skills");
-            return "";
+    // What other plugins offer every kernel (OpenHands star-imports its agent skills into each one): their
+    // directories on sys.path, then a star import of each module. A directory that is missing is logged
+    // and skipped, the kernel starts anyway.
+    std::string startup_cell() const {
+        std::string cell;
+        for (const auto &dir : config_.python_path) {
+            std::error_code ec;
+            if (!std::filesystem::is_directory(dir, ec)) {
+                host().log(AH_LOG_WARNING, "jupyter: the Python directory " + dir + " a plugin offers is missing");
+                continue;
+            }
+            const std::string quoted = nlohmann::json(dir).dump();  // a JSON string is a valid Python literal
+            cell += "import sys\nif " + quoted + " not in sys.path: sys.path.insert(0, " + quoted + ")\n";
         }
-        const std::string quoted = nlohmann::json(dir).dump();
-        return "import sys\nif " + quoted + " not in sys.path: sys.path.insert(0, " + quoted +
-               ")\nfrom actionhost_skills import *";
+        for (const auto &module : config_.python_startup_imports) cell += "from " + module + " import *\n";
+        return cell;
     }
 
     void sync_cwd(KernelSession &kernel, const std::string &cwd) {

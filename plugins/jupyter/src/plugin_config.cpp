@@ -39,16 +39,19 @@ PluginConfig read_plugin_config(const ConfigLookup &get, std::vector<std::string
     number("ACTIONHOST_JUPYTER_MAX_SESSIONS", max_sessions);
     c.max_sessions = static_cast<size_t>(max_sessions) > 0 ? static_cast<size_t>(max_sessions) : 1;
     if (auto v = get("ACTIONHOST_JUPYTER_EAGER"); v && (*v == "0" || *v == "false")) c.eager_start = false;
-    if (auto v = get("actionhost.plugins")) {
-        const std::string &s = *v;
-        size_t i = 0;
-        while (i < s.size()) {
-            size_t j = s.find_first_of(" ,", i);
-            if (j == std::string::npos) j = s.size();
-            if (s.compare(i, j - i, "agent_skills") == 0) c.agent_skills = true;
+    // What the plugins loaded at start offer every kernel (their manifests' "python"), computed by the host.
+    auto words = [](const std::string &text, const char *seps) {
+        std::vector<std::string> out;
+        for (size_t i = 0; i < text.size();) {
+            size_t j = text.find_first_of(seps, i);
+            if (j == std::string::npos) j = text.size();
+            if (j > i) out.push_back(text.substr(i, j - i));
             i = j + 1;
         }
-    }
+        return out;
+    };
+    if (auto v = get("actionhost.python_path")) c.python_path = words(*v, ":");
+    if (auto v = get("actionhost.python_startup_imports")) c.python_startup_imports = words(*v, " ");
     return c;
 }
 

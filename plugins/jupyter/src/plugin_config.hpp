@@ -25,7 +25,10 @@ struct PluginConfig {
     double start_timeout_s = 60.0;
     bool eager_start = true;
     size_t max_sessions = 16;
-    bool agent_skills = false;  // "agent_skills" is among the plugins loaded at start
+    // Module directories and modules to import into every kernel, offered by the plugins loaded at start
+    // (the host's actionhost.python_path and actionhost.python_startup_imports).
+    std::vector<std::string> python_path;
+    std::vector<std::string> python_startup_imports;
 };
 
 using ConfigLookup = std::function<std::optional<std::string>(const char *key)>;

@@ -79,10 +79,9 @@ class McpPlugin : public sdk::Plugin {
   private:
     static ah_status_t handle_route(ah_plugin_t *plugin, const ah_http_stream_request_t *request,
                                     ah_http_stream_reply_t *reply) {
-        auto *adapter = sdk::detail::Adapter<McpPlugin>::self(plugin);
-        return sdk::barrier(adapter->host, nullptr, [&] {
+        return sdk::with_plugin<McpPlugin>(plugin, [&](McpPlugin &self) {
             Exchange ex(request, reply);
-            adapter->impl->answer(ex);
+            self.answer(ex);
             return AH_OK;
         });
     }

@@ -55,8 +55,7 @@ class VscodePlugin : public sdk::Plugin {
 
   private:
     static ah_status_t handle_route(ah_plugin_t *plugin, const ah_http_request_t *request, ah_http_reply_t *reply) {
-        auto *adapter = sdk::detail::Adapter<VscodePlugin>::self(plugin);
-        return sdk::barrier(adapter->host, nullptr, [&] { return adapter->impl->answer(request, reply); });
+        return sdk::with_plugin<VscodePlugin>(plugin, [&](VscodePlugin &self) { return self.answer(request, reply); });
     }
 
     ah_status_t answer(const ah_http_request_t *request, ah_http_reply_t *reply) {

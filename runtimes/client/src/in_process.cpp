@@ -10,7 +10,7 @@ namespace actionhost::client {
 namespace {
 
 std::mutex g_mu;
-std::map<std::string, const ah_runtime_in_process_t *> g_attached;
+std::map<std::string, const ah_ext_runtime_in_process_t *> g_attached;
 
 std::string name_of(const std::string &url) {
     const std::string scheme = AH_IN_PROCESS_URL_SCHEME;
@@ -23,8 +23,8 @@ std::string name_of(const std::string &url) {
 
 }  // namespace
 
-void attach_in_process(const std::string &url, const ah_runtime_in_process_t *ext) {
-    if (!ext || ext->struct_size < sizeof(ah_runtime_in_process_t) || !ext->handle || !ext->result_free)
+void attach_in_process(const std::string &url, const ah_ext_runtime_in_process_t *ext) {
+    if (!ext || ext->struct_size < sizeof(ah_ext_runtime_in_process_t) || !ext->handle || !ext->result_free)
         throw std::invalid_argument("the runtime's in-process extension is incomplete");
     std::lock_guard lock(g_mu);
     if (!g_attached.emplace(name_of(url), ext).second) throw std::invalid_argument("already attached: " + url);
@@ -39,7 +39,7 @@ void detach_in_process(const std::string &url) {
 }
 
 HttpResponse send_in_process(const std::string &name, const std::string &path, const HttpRequest &request) {
-    const ah_runtime_in_process_t *ext = nullptr;
+    const ah_ext_runtime_in_process_t *ext = nullptr;
     {
         std::lock_guard lock(g_mu);
         auto it = g_attached.find(name);

@@ -79,12 +79,7 @@ std::pair<std::string, int> sandbox_user(const Config &config, const Environment
 }  // namespace
 
 struct Runtime::Impl {
-    // The C view handed to the backend, in a standard-layout box so a host pointer finds its Impl.
-    struct Box {
-        ah_runtime_host_t host;
-        Impl *self;
-    } box{};
-    ah_runtime_host_t &host = box.host;
+    ah_runtime_host_t host{};  // the C view handed to the backend; host_data leads back here
     ah_runtime_info_t info{};
     RuntimeOptions options;
     Environment env;
@@ -99,7 +94,7 @@ struct Runtime::Impl {
     std::unique_ptr<WireClient> wire;
     bool connected = false, closed = false;
 
-    static Impl *of(const ah_runtime_host_t *h) { return reinterpret_cast<const Box *>(h)->self; }
+    static Impl *of(const ah_runtime_host_t *h) { return static_cast<Impl *>(h->host_data); }
 
     void status(const std::string &s, const std::string &detail) {
         last_status = s;
@@ -218,6 +213,7 @@ struct Runtime::Impl {
         info.env_json = env_json.c_str();
         host.struct_size = sizeof(host);
         host.abi_version = AH_ABI_VERSION_INIT;
+        host.host_data = this;
         host.info = &info;
         host.log = svc_log;
         host.set_error = svc_set_error;
@@ -332,7 +328,6 @@ Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     auto impl = std::make_unique<Impl>();
-    impl->box.self = impl.get();
     impl->env = current_environment();
     impl->options = std::move(options);
     Impl &s = *impl;
@@ -392,8 +387,8 @@ void Runtime::connect() {
     s.runtime_id = ep.runtime_id ? ep.runtime_id : "";
     try {
         if (s.url.rfind(AH_IN_PROCESS_URL_SCHEME, 0) == 0) {  // the `cli` runtime: no socket
-            attach_in_process(s.url, static_cast<const ah_runtime_in_process_t *>(
-                                         s.runtime->get_extension(s.runtime, AH_RUNTIME_EXT_IN_PROCESS)));
+            attach_in_process(s.url, static_cast<const ah_ext_runtime_in_process_t *>(
+                                         s.runtime->get_extension(s.runtime, AH_EXT_RUNTIME_IN_PROCESS)));
             s.in_process_url = s.url;
         }
         s.wire = std::make_unique<WireClient>(s.url, s.endpoint_key, s.options.wire_policy);

@@ -1,13 +1,19 @@
 /*
  * actionhost SDK — ABI basics shared by every module.
  *
- * Rules every header of this SDK follows (see DESIGN.md §2):
- *  - Only C crosses: fixed-width integers, enums carried as int32_t, no exceptions, no C++ types.
+ * Rules every header of this SDK follows (docs/design.md, "The C ABI", says why):
+ *  - Only C crosses: fixed-width integers, enums carried as int32_t, no exceptions, no C++ types. The
+ *    headers compile as C99 and C11 (the build checks both).
  *  - Every struct that crosses starts with `struct_size` (or an ah_version_t then `struct_size` for the
- *    entry structs). A receiver reads only the fields that size covers. Structs are append-only.
+ *    entry structs). A receiver reads only the fields that size covers. Within a major version structs
+ *    are append-only; a new major may reorder (the host refuses modules of another major).
+ *  - Every function states its thread, whether it blocks, and who owns what it takes and returns.
  *  - Strings are UTF-8, NUL-terminated unless passed as {ptr, len}. Borrowed pointers are valid only
  *    for the duration of the call they were passed to, unless the function's comment says otherwise.
  *  - Function pointers in a published struct are never NULL.
+ *  - Optional capabilities are extensions, found by id with get_extension. Ids are
+ *    "actionhost.<name>/<version>" (name in snake_case, version an integer bumped on any change to the
+ *    table); their macros are AH_EXT_<NAME>; their tables are ah_ext_<name>_t (ext/ holds them).
  */
 #ifndef ACTIONHOST_ABI_H
 #define ACTIONHOST_ABI_H
@@ -24,9 +30,12 @@
 /* Marks the single symbol a module exports. Build modules with -fvisibility=hidden. */
 #define AH_EXPORT AH_EXTERN_C __attribute__((visibility("default")))
 
-/* The ABI this header describes. A host refuses a module built for another major, or for a minor newer
- * than its own; older minors load (their structs are shorter, which struct_size tells). */
-#define AH_ABI_VERSION_MAJOR 1
+/* The ABI this header describes — the one place it is written (sdk/CMakeLists.txt reads it from here).
+ * A host refuses a module built for another major, or for a minor newer than its own; older minors load
+ * (their structs are shorter, which struct_size tells).
+ * 2.0: ah_host_t and ah_runtime_host_t carry host_data; ah_host_info_t no longer names any plugin's
+ *      settings (they are configuration keys a plugin's manifest declares); one extension id scheme. */
+#define AH_ABI_VERSION_MAJOR 2
 #define AH_ABI_VERSION_MINOR 0
 #define AH_ABI_VERSION_PATCH 0
 
@@ -61,7 +70,8 @@ enum {
     AH_LOG_PLUGIN_MISBEHAVING = 4
 };
 
-/* A borrowed byte range. Never owns what it points to. */
+/* A view of bytes. The view never owns them: who does, and for how long, is said where the view is
+ * passed or returned (most often: borrowed for the duration of the call). */
 typedef struct ah_bytes {
     const char *ptr;
     size_t len;

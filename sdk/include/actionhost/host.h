@@ -17,7 +17,9 @@ extern "C" {
  * returns. Passing it to a service after that is a contract violation the host logs and ignores. */
 typedef struct ah_call ah_call_t;
 
-/* Facts about the sandbox the host serves. Owned by the host, immutable, valid for the host's life. */
+/* Facts about the sandbox the host serves. Owned by the host, immutable, valid for the host's life.
+ * Settings of one plugin (a browser's evaluation environment, say) are not facts of the host: a plugin
+ * declares them in its manifest ("options") and reads them with config_get. */
 typedef struct ah_host_info {
     uint32_t struct_size;
     const char *working_dir;  /* --working-dir: initial cwd of shells and kernels; editor root */
@@ -26,27 +28,29 @@ typedef struct ah_host_info {
     int32_t host_is_root;     /* 1 when the host process runs as uid 0 (can switch user) */
     const char *install_dir;  /* the install prefix the host runs from (holds bin/, lib/actionhost/) */
     const char *host_version; /* the host's own version string, e.g. "0.1.0" */
-    int32_t browser_enabled;  /* 0 with --no-enable-browser */
-    const char *browsergym_eval_env; /* --browsergym-eval-env or "" */
 } ah_host_info_t;
 
+/* Every service below: Thread: any, unless it says otherwise. Blocking: none of them waits for another
+ * thread or for I/O beyond writing a log line; each returns promptly. */
 typedef struct ah_host {
     uint32_t struct_size;
     ah_version_t abi_version; /* the ABI the host implements */
+    void *host_data;          /* the host's own; a plugin never touches it */
     const ah_host_info_t *info;
 
-    /* Writes one line to the host log. Thread: any. `msg` is borrowed. */
+    /* Writes one line to the host log. `msg` is borrowed. */
     void (*log)(const struct ah_host *host, ah_log_level_t level, const char *msg);
 
-    /* Records why the last call into the plugin failed; the host puts it in the error observation or
-     * the refusal it logs. `call` may be NULL outside `execute`. Thread: the thread of the failing
-     * call. `msg` is copied. */
+    /* Records why the call into the plugin that is failing failed; copied. With `call` (during
+     * `execute`): the text of that call's error observation. With NULL, outside `execute` (in create,
+     * init, an HTTP route's handle): the host reads it when that call returns a failure — in the
+     * refusal it logs, or the error answer of the route. Thread: the thread of the failing call. */
     void (*set_error)(const struct ah_host *host, ah_call_t *call, const char *msg);
 
     /* Sets the observation of `call`: one JSON object in the OpenHands observation shape
      * ({"observation":..., "content":..., "extras":{...}}). Copied; a second call replaces the first.
      * Invalid JSON is not an error here: the host turns it into an `error` observation and logs the
-     * plugin as misbehaving. Thread: any, while `execute` of this call runs. */
+     * plugin as misbehaving. Thread: any, while `execute` of this call runs; afterwards AH_ERR_STATE. */
     ah_status_t (*set_observation)(const struct ah_host *host, ah_call_t *call, ah_bytes_t json);
 
     /* Emits a chunk of partial output of a still-running call (raw text as produced, e.g. terminal
@@ -54,13 +58,14 @@ typedef struct ah_host {
      * Thread: any, while `execute` of this call runs; chunks are delivered in call order. */
     ah_status_t (*emit_partial)(const struct ah_host *host, ah_call_t *call, ah_bytes_t chunk);
 
-    /* Looks up a configuration value: first `--set KEY=VALUE` on the host command line, then the
-     * host's environment. Returns NULL when unset. The string is owned by the host and valid until the
-     * plugin is destroyed. Thread: any. */
+    /* Looks up a configuration value: first a command-line option a manifest declares for the key, then
+     * `--set KEY=VALUE` on the host command line, then the host's environment; keys the host computes
+     * start with "actionhost." (docs/configuration.md lists every key). Returns NULL when unset. The
+     * string is owned by the host and valid until the plugin is destroyed. */
     const char *(*config_get)(const struct ah_host *host, const char *key);
 
-    /* Returns the host's optional service `id` (e.g. "actionhost.something/1") or NULL when the host
-     * does not offer it. The pointer is valid for the host's life. Thread: any. */
+    /* Returns the host's optional service `id` ("actionhost.<name>/<version>", see abi.h) or NULL when
+     * the host does not offer it. The pointer is valid for the host's life. */
     const void *(*get_extension)(const struct ah_host *host, const char *id);
 } ah_host_t;
 

@@ -3,8 +3,10 @@
  *
  * A plugin is a shared object that exports exactly one symbol, `actionhost_plugin_entry`, a function
  * returning a pointer to a constant `ah_plugin_entry_t`. Beside the .so ships its manifest
- * (manifest.json: name, kind, version, abi_version, library, provides.actions, requires.*), which the
- * host reads without running any code of the module.
+ * (manifest.json: name, kind, version, abi_version, library, provides.actions with each action's
+ * argument schema, provides.http_routes, options, requires.*; docs/plugin-guide.md), which the host
+ * reads without running any code of the module: it validates every action against the schema its
+ * provider declares before `execute` sees it, and routes by those declarations.
  *
  * Lifecycle (each step at most once, in this order; function pointers are never NULL):
  *   entry->create(host) -> plugin->init -> plugin->execute* -> plugin->shutdown -> plugin->destroy
@@ -12,6 +14,11 @@
  * Threads: create, init, shutdown and destroy run on the host's main thread. `execute` runs on host
  * worker threads: calls for *different* sessions may run concurrently; calls for the same session never
  * overlap (the host serialises them, as OpenHands serialises all actions).
+ *
+ * The host's promise: `destroy` is never called while an `execute` (or an extension's `handle`) of the
+ * plugin runs. If such a call has not returned a while after `shutdown` (ACTIONHOST_SHUTDOWN_GRACE_SECONDS,
+ * 30 by default), the host logs it and leaves the plugin alive and its library loaded — it never
+ * destroys under a running call — and ends without calling `destroy`.
  */
 #ifndef ACTIONHOST_PLUGIN_H
 #define ACTIONHOST_PLUGIN_H
@@ -42,22 +49,25 @@ typedef struct ah_plugin {
 
     /* Starts whatever the plugin drives (a shell, a kernel, a browser) or defers that to first use.
      * Returns AH_OK, or an error with details through host->set_error(host, NULL, msg): the host then
-     * refuses the plugin and, for a plugin named on its command line, fails to start. Thread: main. */
+     * refuses the plugin and, for a plugin named on its command line, fails to start. Thread: main (or
+     * the worker of the first action needing a plugin loaded on demand). May block for its start. */
     ah_status_t (*init)(struct ah_plugin *plugin);
 
-    /* Executes one action. The plugin reports its result with host->set_observation before returning
-     * AH_OK. Operational failures (a command that fails, a file that is missing) are observations, not
-     * error statuses. A non-AH_OK status (details via host->set_error) becomes an `error` observation.
-     * Must not throw. Thread: a host worker thread (see the contract at the top of this file). */
+    /* Executes one action: `call->action_json` already passed the host's validation against the schema
+     * this plugin's manifest declares (defaults filled). The plugin reports its result with
+     * host->set_observation before returning AH_OK. Operational failures (a command that fails, a file
+     * that is missing) are observations, not error statuses. A non-AH_OK status (details via
+     * host->set_error) becomes an `error` observation. Must not throw. Blocks for as long as the action
+     * runs. Thread: a host worker thread (see the contract at the top of this file). */
     ah_status_t (*execute)(struct ah_plugin *plugin, const ah_action_call_t *call);
 
     /* Asks the plugin to stop: running `execute` calls must return promptly, child processes must be
      * stopped. Called once, on the main thread, possibly while `execute` calls are still in flight; the
-     * host waits for them to return before calling `destroy`. */
+     * host waits for them to return before calling `destroy` (see the promise above). */
     void (*shutdown)(struct ah_plugin *plugin);
 
-    /* Frees the plugin. Called once, on the main thread, after `shutdown` and after every `execute` has
-     * returned. `plugin` is invalid afterwards. */
+    /* Frees the plugin. Called at most once, on the main thread, after `shutdown` and after every
+     * `execute` and extension call has returned. `plugin` is invalid afterwards. */
     void (*destroy)(struct ah_plugin *plugin);
 
     /* Returns the plugin's optional capability `id` or NULL. The pointer stays valid until `destroy`.

@@ -5,6 +5,10 @@
  * ACTIONHOST_PLUGIN(MyPlugin, "name", "version") defines the one exported entry symbol. Every entry
  * point runs behind a catch-all barrier: an exception becomes AH_ERR_INTERNAL with its what() text
  * reported through host->set_error, never unwinding into the host.
+ *
+ * Extensions (a C table of function pointers, e.g. ext/http_routes.h): return the table from
+ * Plugin::extension(id); its static functions receive the ah_plugin_t and reach the C++ plugin with
+ * sdk::with_plugin<MyPlugin>(plugin, [&](MyPlugin &self) { ... }), which runs behind the same barrier.
  */
 #ifndef ACTIONHOST_PLUGIN_HPP
 #define ACTIONHOST_PLUGIN_HPP
@@ -152,6 +156,17 @@ struct Adapter {
 };
 
 }  // namespace detail
+
+/* For the static functions of an extension table: runs `f(self)` on the C++ plugin behind `plugin`
+ * (an instance made by ACTIONHOST_PLUGIN(T, ...)) behind the barrier, so an exception becomes
+ * AH_ERR_INTERNAL with its text in host->set_error(host, NULL, ...). Thread and lifetime: those of the
+ * extension function calling it. */
+template <class T, class F>
+ah_status_t with_plugin(const ah_plugin_t *plugin, F &&f) noexcept {
+    auto *a = detail::Adapter<T>::self(plugin);
+    return barrier(a->host, nullptr, [&] { return f(*a->impl); });
+}
+
 }  // namespace actionhost::sdk
 
 /* Defines the module's one exported symbol for plugin class `CLASS` (constructible from sdk::Host). */

@@ -12,7 +12,9 @@
  * Lifecycle (function pointers are never NULL):
  *   entry->create(host, name) -> connect -> (endpoint | pause | resume)* -> close -> destroy
  * Threads: all calls on one runtime come from one client thread at a time (never concurrently);
- * different runtime instances may be driven from different threads.
+ * different runtime instances may be driven from different threads at once, so a backend keeps no
+ * unguarded state shared between its instances. The client library's services (ah_runtime_host_t)
+ * may be called from any thread of the backend, for any instance, concurrently.
  */
 #ifndef ACTIONHOST_RUNTIME_H
 #define ACTIONHOST_RUNTIME_H
@@ -44,8 +46,8 @@ typedef struct ah_http_call {
     double timeout_s;         /* <= 0: the library default */
 } ah_http_call_t;
 
-/* The answer to an ah_http_call. The body is owned by the client library: free it with
- * host->http_result_free (it is valid until then). */
+/* The answer to an ah_http_call. `body` views bytes the client library owns (an exception to "borrowed
+ * for the call"): they stay valid until host->http_result_free, which the backend must call once. */
 typedef struct ah_http_result {
     uint32_t struct_size;
     int32_t status;  /* HTTP status, or 0 when no response arrived (then see `error`) */
@@ -65,34 +67,44 @@ typedef struct ah_runtime_info {
     const char *env_json;      /* JSON object: environment to give the host (initial env, API key) */
 } ah_runtime_info_t;
 
-/* Services the client side gives a backend. Valid from create until destroy returns. */
+/* Services the client side gives a backend. Valid from create until destroy returns. Every service:
+ * Thread: any (see the top of this file). */
 typedef struct ah_runtime_host {
     uint32_t struct_size;
     ah_version_t abi_version;
+    void *host_data; /* the client library's own; a backend never touches it */
     const ah_runtime_info_t *info;
 
-    /* Writes one log line. Thread: any. `msg` borrowed. */
+    /* Writes one log line. `msg` borrowed. Blocking: no. */
     void (*log)(const struct ah_runtime_host *host, ah_log_level_t level, const char *msg);
-    /* Records why the failing call failed; shown to the user. Copied. Thread: the calling thread. */
+    /* Records why the failing call (of this runtime, on this thread) failed; shown to the user. Copied.
+     * Blocking: no. Thread: the thread of the failing call. */
     void (*set_error)(const struct ah_runtime_host *host, const char *msg);
-    /* Reports progress as an AH_STATUS_* string plus free text (may be ""). Copied. */
+    /* Reports progress as an AH_STATUS_* string plus free text (may be ""). Copied. Blocking: no more
+     * than the client's progress display (a line on a terminal). */
     void (*set_status)(const struct ah_runtime_host *host, const char *runtime_status, const char *detail);
 
     /* Reads configuration: "core.<key>", "sandbox.<key>", "<section>.<key>" from config.toml after env
-     * overrides, rendered as text (TOML arrays/tables as JSON). NULL when unset. Valid until destroy. */
+     * overrides, rendered as text (TOML arrays/tables as JSON). NULL when unset. The string is owned by
+     * the client library and valid until destroy. Blocking: no. */
     const char *(*config_get)(const struct ah_runtime_host *host, const char *key);
 
-    /* Makes one HTTP request. Returns AH_OK when a response arrived (any status), else AH_ERR_IO or
-     * AH_ERR_TIMEOUT with result->error set. The caller frees the result with http_result_free. */
+    /* Makes one HTTP request and waits for its answer: Blocking: yes, up to call->timeout_s (the
+     * library's default when <= 0) per attempt. Returns AH_OK when a response arrived (any status), else
+     * AH_ERR_IO or AH_ERR_TIMEOUT with result->error set. `call` is borrowed; `result` is filled and
+     * must be freed with http_result_free (also after an error). */
     ah_status_t (*http_request)(const struct ah_runtime_host *host, const ah_http_call_t *call,
                                 ah_http_result_t *result);
+    /* Frees what http_request put in `result`. Blocking: no. */
     void (*http_result_free)(const struct ah_runtime_host *host, ah_http_result_t *result);
 
-    /* Polls GET <url>/alive until it answers 200 or `timeout_s` passes (AH_ERR_TIMEOUT). */
+    /* Polls GET <url>/alive until it answers 200 or `timeout_s` passes (AH_ERR_TIMEOUT). Blocking: yes,
+     * up to timeout_s. Strings borrowed. */
     ah_status_t (*wait_alive)(const struct ah_runtime_host *host, const char *url, const char *session_api_key,
                               double timeout_s);
 
-    /* Optional client services by id; NULL when absent. Thread: any. */
+    /* Optional client services by id ("actionhost.<name>/<version>"); NULL when absent. The pointer is
+     * valid until destroy. Blocking: no. */
     const void *(*get_extension)(const struct ah_runtime_host *host, const char *id);
 } ah_runtime_host_t;
 
@@ -109,18 +121,21 @@ typedef struct ah_runtime {
     void *runtime_data; /* the backend's */
 
     /* Provisions the sandbox (or attaches to an existing one), starts the host and waits until it is
-     * alive, reporting progress with host->set_status. */
+     * alive, reporting progress with host->set_status. Blocking: yes, for the whole start (seconds to
+     * minutes for a cloud provider). Errors: a status and host->set_error. */
     ah_status_t (*connect)(struct ah_runtime *runtime);
-    /* Fills `out` with where the host is reached. Valid after a successful connect. */
+    /* Fills `out` with where the host is reached. Valid after a successful connect. Blocking: no. */
     ah_status_t (*endpoint)(struct ah_runtime *runtime, ah_runtime_endpoint_t *out);
-    /* Suspends / restarts the sandbox, keeping its workspace. AH_ERR_UNSUPPORTED when impossible. */
+    /* Suspends / restarts the sandbox, keeping its workspace. AH_ERR_UNSUPPORTED when impossible.
+     * Blocking: yes, until the provider has done it. */
     ah_status_t (*pause)(struct ah_runtime *runtime);
     ah_status_t (*resume)(struct ah_runtime *runtime);
     /* Ends the session: stops and removes the sandbox, or keeps/pauses it when the configuration says
-     * keep_runtime_alive. */
+     * keep_runtime_alive. Blocking: yes, until done. */
     ah_status_t (*close)(struct ah_runtime *runtime);
-    /* Frees the runtime; `runtime` is invalid afterwards. */
+    /* Frees the runtime; `runtime` is invalid afterwards. Blocking: no (close did the work). */
     void (*destroy)(struct ah_runtime *runtime);
+    /* The backend's optional capability `id` or NULL; valid until destroy. Blocking: no. */
     const void *(*get_extension)(const struct ah_runtime *runtime, const char *id);
 } ah_runtime_t;
 

@@ -15,7 +15,7 @@ test -f "$work/sdk/lib/cmake/ActionHostSDK/ActionHostSDKConfig.cmake"
 cmake -S "$source_dir/tests/abi/out_of_tree/hello_plugin" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/sdk" > "$work/configure.log"
 cmake --build "$work/build" > "$work/build.log"
 mkdir -p "$work/plugins" && cp -r "$work/build/hello" "$work/plugins/hello"
-# Exactly one exported symbol (DESIGN.md §2 rule 1).
+# Exactly one exported symbol (docs/design.md, "The C ABI").
 exported=$(nm -D --defined-only "$work/plugins/hello/libhello.so" | awk '$2 ~ /^[TDBRV]$/ {print $3}')
 [ "$exported" = "actionhost_plugin_entry" ] || { echo "exports: $exported"; exit 1; }
 
@@ -30,5 +30,16 @@ out=$(curl -s -X POST "http://127.0.0.1:$port/execute_action" \
 echo "$out"
 echo "$out" | grep -q '"content":"Hello, Ada!"'
 echo "$out" | grep -q '"session":"greeter"'
+# The host validates the action against the manifest's declaration, with OpenHands' texts, and fills
+# the defaults: the plugin never sees a malformed one.
+post() { curl -s -w ' HTTP%{http_code}' -X POST "http://127.0.0.1:$port/execute_action" -d "$1"; }
+out=$(post '{"action":{"action":"hello","args":{"name":3}}}'); echo "$out"
+echo "$out" | grep -q "argument 'name' of action 'hello' must be a string, got 3\"} HTTP500"
+out=$(post '{"action":{"action":"hello","args":{}}}'); echo "$out"
+echo "$out" | grep -q "missing required argument 'name' for action 'hello'\"} HTTP500"
+out=$(post '{"action":{"action":"hello","args":{"name":"Bo","shout":1}}}'); echo "$out"
+echo "$out" | grep -q "unknown argument 'shout' for action 'hello'"
+out=$(post '{"action":{"action":"hello","args":{"name":"Bo","loud":"true"}}}'); echo "$out"
+echo "$out" | grep -q '"content":"Hello, Bo (LOUDLY)!"'
 grep -q "loaded plugin hello 1.2.0" "$work/host.log"
 echo "out-of-tree plugin built against the installed SDK was loaded and answered"

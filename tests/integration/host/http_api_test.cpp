@@ -1,6 +1,8 @@
 // The host's HTTP API against the real binary: status codes and bodies of spec §1.3–1.5, bad input.
 #include <gtest/gtest.h>
 
+#include <actionhost/abi.h>
+
 #include "support/host_process.hpp"
 #include "support/run_process.hpp"
 #include "support/temp_dir.hpp"
@@ -105,7 +107,8 @@ TEST(HostHttp, BrowserDisabledGivesTheExactError) {
 TEST(HostCli, VersionHelpAndUnknownPlugin) {
     auto v = run_process({build_path("bin/actionhost"), "--version"}, 10);
     EXPECT_EQ(v.exit_code, 0);
-    EXPECT_NE(v.output.find("actionhost 0.1.0 (C ABI 1.0.0)"), std::string::npos) << v.output;
+    EXPECT_NE(v.output.find("actionhost 0.1.0 (C ABI " + std::to_string(AH_ABI_VERSION_MAJOR) + "." + std::to_string(AH_ABI_VERSION_MINOR) +
+                            "." + std::to_string(AH_ABI_VERSION_PATCH) + ")"), std::string::npos) << v.output;
     auto h = run_process({build_path("bin/actionhost"), "--help"}, 10);
     EXPECT_EQ(h.exit_code, 0);
     EXPECT_NE(h.output.find("usage: actionhost PORT"), std::string::npos);

@@ -1,30 +1,70 @@
+// The wire's normalisation (envelope.cpp) and the checks a declaration makes (action_schema.cpp), with the
+// declarations the plugins of this repository really ship.
 #include "actions/envelope.hpp"
 
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "actions/file_actions.hpp"
+#include "modules/manifest.hpp"
 
 using namespace actionhost::host;
 using nlohmann::json;
 
 namespace {
-EnvelopeResult parse(const json &j) {
-    return parse_envelope(j, [](const std::string &a, void *) { return a == "custom_action"; }, nullptr);
+
+const ActionSpec &declared(const std::string &plugin, const std::string &action) {
+    if (plugin == "host")
+        for (const auto &a : host_action_specs())
+            if (a.name == action) return a;
+    static std::map<std::string, Manifest> cache;
+    if (!cache.count(plugin)) {
+        std::ifstream in(std::string(AH_SOURCE_DIR) + "/plugins/" + plugin + "/manifest.json");
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string t = text.str();
+        t.replace(t.find("@AH_ABI_VERSION@"), 16, "2.0.0");
+        auto parsed = parse_manifest(t, "/x");
+        EXPECT_TRUE(parsed.manifest) << parsed.error;
+        cache[plugin] = *parsed.manifest;
+    }
+    for (const auto &a : cache[plugin].actions)
+        if (a.name == action) return a;
+    throw std::runtime_error(plugin + " declares no " + action);
 }
+
+// Parses and validates as the router does; the error of either step.
+struct Checked {
+    std::optional<json> args;
+    std::string error;
+};
+Checked check(const json &in, const ActionSpec &spec) {
+    auto r = parse_envelope(in);
+    if (!r.envelope) return {std::nullopt, r.error};
+    std::string why = spec.validate(r.envelope->args, shared_action_args());
+    if (!why.empty()) return {std::nullopt, why};
+    return {r.envelope->args, ""};
+}
+
 }  // namespace
 
 TEST(Envelope, FillsEveryDefaultOfRun) {
-    auto r = parse(json::parse(R"({"action":"run","args":{"command":"ls"}})"));
-    ASSERT_TRUE(r.envelope) << r.error;
-    EXPECT_EQ(r.envelope->normalised(), json::parse(R"({"action":"run","args":{"command":"ls","is_input":false,
+    auto r = check(json::parse(R"({"action":"run","args":{"command":"ls"}})"), declared("bash", "run"));
+    ASSERT_TRUE(r.args) << r.error;
+    EXPECT_EQ(*r.args, json::parse(R"({"command":"ls","is_input":false,
       "thought":"","blocking":false,"is_static":false,"cwd":null,"hidden":false,"confirmation_state":"confirmed",
-      "security_risk":-1}})"));
+      "security_risk":-1})"));
 }
 
 TEST(Envelope, AppliesTheOpenHandsNormalisationRules) {
-    auto r = parse(json::parse(R"({"id":3,"timestamp":"t","source":"agent","message":"m","cause":2,"action":"run",
+    auto r = parse_envelope(json::parse(R"({"id":3,"timestamp":"t","source":"agent","message":"m","cause":2,"action":"run",
       "args":{"command":"ls","timestamp":"x","is_confirmed":"rejected","keep_prompt":true,"security_risk":7,
       "images_urls":["a"]},"timeout":2.5})"));
     ASSERT_TRUE(r.envelope) << r.error;
-    const json &a = r.envelope->args;
+    json a = r.envelope->args;
+    EXPECT_EQ(declared("bash", "run").validate(a, shared_action_args()), "");
     EXPECT_FALSE(a.contains("timestamp"));
     EXPECT_FALSE(a.contains("keep_prompt"));
     EXPECT_FALSE(a.contains("is_confirmed"));
@@ -36,44 +76,69 @@ TEST(Envelope, AppliesTheOpenHandsNormalisationRules) {
 }
 
 TEST(Envelope, CoercesTheStringBooleansOfLlmTools) {
-    auto r = parse(json::parse(R"({"action":"run","args":{"command":"x","is_input":"true"}})"));
-    ASSERT_TRUE(r.envelope) << r.error;
-    EXPECT_EQ(r.envelope->args["is_input"], true);
+    auto r = check(json::parse(R"({"action":"run","args":{"command":"x","is_input":"true"}})"), declared("bash", "run"));
+    ASSERT_TRUE(r.args) << r.error;
+    EXPECT_EQ((*r.args)["is_input"], true);
 }
 
 TEST(Envelope, RefusesMalformedActions) {
-    EXPECT_NE(parse(json::parse(R"({"args":{}})")).error.find("'action' key is not found"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":5})")).error.find("'action' must be a string"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":"explode"})")).error.find("'explode' is not a valid action type"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":"run","args":{"command":"x","bogus":1}})")).error.find("unknown argument 'bogus'"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":"run","args":{}})")).error.find("missing required argument 'command'"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":"run","args":{"command":3}})")).error.find("must be a string"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":"run","args":[]})")).error.find("'args' must be a JSON object"), std::string::npos);
-    EXPECT_NE(parse(json::parse(R"({"action":"run","args":{"command":"x"},"timeout":-1})")).error.find("positive"), std::string::npos);
+    const ActionSpec &run = declared("bash", "run");
+    EXPECT_NE(parse_envelope(json::parse(R"({"args":{}})")).error.find("'action' key is not found"), std::string::npos);
+    EXPECT_NE(parse_envelope(json::parse(R"({"action":5})")).error.find("'action' must be a string"), std::string::npos);
+    EXPECT_NE(check(json::parse(R"({"action":"run","args":{"command":"x","bogus":1}})"), run).error.find("unknown argument 'bogus'"), std::string::npos);
+    EXPECT_EQ(check(json::parse(R"({"action":"run","args":{}})"), run).error, "missing required argument 'command' for action 'run'");
+    EXPECT_EQ(check(json::parse(R"({"action":"run","args":{"command":3}})"), run).error,
+              "argument 'command' of action 'run' must be a string, got 3");
+    EXPECT_EQ(check(json::parse(R"({"action":"run","args":{"command":"x","cwd":1}})"), run).error,
+              "argument 'cwd' of action 'run' must be a string or null, got 1");
+    EXPECT_NE(parse_envelope(json::parse(R"({"action":"run","args":[]})")).error.find("'args' must be a JSON object"), std::string::npos);
+    EXPECT_NE(parse_envelope(json::parse(R"({"action":"run","args":{"command":"x"},"timeout":-1})")).error.find("positive"), std::string::npos);
 }
 
-TEST(Envelope, PluginActionsPassTheirArgsThrough) {
-    auto r = parse(json::parse(R"({"action":"custom_action","args":{"anything":[1,2]}})"));
-    ASSERT_TRUE(r.envelope) << r.error;
-    EXPECT_EQ(r.envelope->args["anything"], json::array({1, 2}));
+TEST(Envelope, UndeclaredArgumentsPassThrough) {
+    auto r = check(json::parse(R"({"action":"agent_skill","args":{"anything":[1,2]}})"), declared("agent_skills", "agent_skill"));
+    ASSERT_TRUE(r.args) << r.error;
+    EXPECT_EQ((*r.args)["anything"], json::array({1, 2}));
 }
 
 TEST(Envelope, EditDefaultsMatchOpenHands) {
-    auto r = parse(json::parse(R"({"action":"edit","args":{"path":"/a","command":"view"}})"));
-    ASSERT_TRUE(r.envelope) << r.error;
-    EXPECT_EQ(r.envelope->args["impl_source"], "oh_aci");
-    EXPECT_EQ(r.envelope->args["start"], 1);
-    EXPECT_TRUE(r.envelope->args["insert_line"].is_null());
+    auto r = check(json::parse(R"({"action":"edit","args":{"path":"/a","command":"view"}})"), declared("agent_skills", "edit"));
+    ASSERT_TRUE(r.args) << r.error;
+    EXPECT_EQ((*r.args)["impl_source"], "oh_aci");
+    EXPECT_EQ((*r.args)["start"], 1);
+    EXPECT_TRUE((*r.args)["insert_line"].is_null());
+}
+
+// A read with impl_source oh_aci goes to the editor's declaration; without it, to the host's own.
+TEST(Envelope, TheEditorTakesReadsOnlyWhenAsked) {
+    const ActionSpec &editor_read = declared("agent_skills", "read");
+    EXPECT_TRUE(editor_read.matches(json::parse(R"({"path":"/a","impl_source":"oh_aci"})")));
+    EXPECT_FALSE(editor_read.matches(json::parse(R"({"path":"/a"})")));
+    EXPECT_FALSE(editor_read.matches(json::parse(R"({"path":"/a","impl_source":"default"})")));
 }
 
 // Found by fuzz/envelope: a float too large for long long was converted (undefined behaviour).
 TEST(Envelope, IntArgumentsOutOfRangeAreTypeErrorsNotConversions) {
+    const ActionSpec &read = declared("host", "read");
     for (const char *end : {"-2.2e137", "9.3e18", "1e300"}) {
-        auto r = parse(json::parse(std::string(R"({"action":"read","args":{"path":"/x","end":)") + end + "}}"));
-        EXPECT_FALSE(r.envelope) << end;
+        auto r = check(json::parse(std::string(R"({"action":"read","args":{"path":"/x","end":)") + end + "}}"), read);
+        EXPECT_FALSE(r.args) << end;
         EXPECT_FALSE(r.error.empty()) << end;
     }
-    auto whole = parse(json::parse(R"({"action":"read","args":{"path":"/x","end":3.0}})"));
-    ASSERT_TRUE(whole.envelope) << whole.error;
-    EXPECT_EQ(whole.envelope->args["end"], 3);
+    auto whole = check(json::parse(R"({"action":"read","args":{"path":"/x","end":3.0}})"), read);
+    ASSERT_TRUE(whole.args) << whole.error;
+    EXPECT_EQ((*whole.args)["end"], 3);
+}
+
+TEST(ActionSchema, BadDeclarationsAreRefusedWithTheirField) {
+    std::string error;
+    EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"args":{"x":{"type":"strnig"}}}})"), error));
+    EXPECT_NE(error.find("provides.actions.a.args.x"), std::string::npos) << error;
+    EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"args":{"x":{"required":true,"default":1}}}})"), error));
+    EXPECT_NE(error.find("both required and defaulted"), std::string::npos) << error;
+    EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"args":{"x":{"type":"integer","default":"no"}}}})"), error));
+    EXPECT_NE(error.find(".default must be an integer"), std::string::npos) << error;
+    EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"argz":{}}})"), error));
+    EXPECT_NE(error.find("unknown field \"argz\""), std::string::npos) << error;
+    EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"when":{}}})"), error));
 }

@@ -44,7 +44,7 @@ TEST(Manifest, RefusesWhatIsMalformed) {
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"load_on_route":true})", "needs \"provides.http_routes\""},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"http_routes":["/a"]},"load_on_route":1})", "\"load_on_route\" must be a boolean"},
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"runtimes":["r"],"http_routes":["/a"]}})", "not a field of a runtime manifest"},
-        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":[1]}})", "array of strings"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":[1]}})", "array of names or an object of declarations"},
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]}})", "\"provides.actions\" is not a field of a runtime manifest"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"never_unload":"yes"})", "boolean"},
     };

@@ -2,7 +2,22 @@
 
 #include <gtest/gtest.h>
 
-using actionhost::host::parse_options;
+using namespace actionhost::host;
+
+namespace {
+
+// A plugin's manifest declaring OpenHands' browser flags, as plugins/browser/manifest.json does.
+Manifest with_browser_options() {
+    auto parsed = parse_manifest(R"({"name":"b","kind":"plugin","version":"1","abi_version":"2.0.0","library":"x.so",
+      "provides":{"actions":["browse"]},
+      "options":{"--no-enable-browser":{"sets":{"B_ON":"0"}},"--enable-browser":{"sets":{"B_ON":"1"}},
+                 "--browsergym-eval-env":{"value_of":"B_ENV"}}})",
+                                 "/x");
+    EXPECT_TRUE(parsed.manifest) << parsed.error;
+    return *parsed.manifest;
+}
+
+}  // namespace
 
 TEST(Options, ParsesTheOpenHandsCommandLine) {
     auto r = parse_options({"30000", "--working-dir", "/workspace", "--plugins", "agent_skills", "jupyter", "vscode",
@@ -13,7 +28,7 @@ TEST(Options, ParsesTheOpenHandsCommandLine) {
     EXPECT_EQ(r.options->plugins, (std::vector<std::string>{"agent_skills", "jupyter", "vscode"}));
     EXPECT_EQ(r.options->username, "openhands");
     EXPECT_EQ(r.options->user_id, 1000);
-    EXPECT_FALSE(r.options->enable_browser);
+    EXPECT_EQ(r.options->plugin_flags, std::vector<std::string>{"--no-enable-browser"});
 }
 
 TEST(Options, DefaultsAreOpenHands) {
@@ -21,17 +36,18 @@ TEST(Options, DefaultsAreOpenHands) {
     ASSERT_TRUE(r.options);
     EXPECT_EQ(r.options->username, "openhands");
     EXPECT_EQ(r.options->user_id, 1000);
-    EXPECT_TRUE(r.options->enable_browser);
+    EXPECT_TRUE(r.options->plugin_flags.empty());
     EXPECT_EQ(r.options->bind_host, "0.0.0.0");
 }
 
 TEST(Options, RejectsBadInputWithAReason) {
     EXPECT_EQ(parse_options({}).error, "PORT is required");
     EXPECT_NE(parse_options({"abc"}).error.find("PORT must be an integer"), std::string::npos);
-    EXPECT_NE(parse_options({"1", "--bogus"}).error.find("unknown option --bogus"), std::string::npos);
-    EXPECT_NE(parse_options({"1", "--plugins"}).error.find("--plugins needs"), std::string::npos);
+    EXPECT_NE(parse_options({"70000"}).error.find("PORT"), std::string::npos);
+    EXPECT_NE(parse_options({"1", "--plugins"}).error.find("--plugins"), std::string::npos);
     EXPECT_NE(parse_options({"1", "--user-id", "-3"}).error.find("--user-id"), std::string::npos);
-    EXPECT_NE(parse_options({"1", "--no-enable-browser", "--browsergym-eval-env", "x"}).error.find("browser"), std::string::npos);
+    EXPECT_NE(parse_options({"1", "--user-id", "x"}).error.find("--user-id"), std::string::npos);
+    EXPECT_NE(parse_options({"1", "--set", "novalue"}).error.find("KEY=VALUE"), std::string::npos);
 }
 
 TEST(Options, SettingsAndOurExtensions) {
@@ -41,4 +57,28 @@ TEST(Options, SettingsAndOurExtensions) {
     EXPECT_EQ(r.options->plugin_dirs, std::vector<std::string>{"/x"});
     EXPECT_TRUE(parse_options({"--list-plugins"}).options->list_plugins);
     EXPECT_TRUE(parse_options({"--help"}).options->help);
+}
+
+// Flags of a plugin are what its manifest declares: values set, an argument taken, anything else refused.
+TEST(Options, PluginFlagsAreTheManifestsDeclarations) {
+    const Manifest m = with_browser_options();
+    auto r = parse_options({"1", "--no-enable-browser", "--browsergym-eval-env", "miniwob", "--plugins", "x"});
+    ASSERT_TRUE(r.options) << r.error;
+    std::map<std::string, std::string> set;
+    std::vector<std::string> ignored;
+    EXPECT_EQ(apply_declared_options(r.options->plugin_flags, {&m}, set, ignored), "");
+    EXPECT_TRUE(ignored.empty());
+    EXPECT_EQ(set.at("B_ON"), "0");
+    EXPECT_EQ(set.at("B_ENV"), "miniwob");
+    EXPECT_EQ(r.options->plugins, std::vector<std::string>{"x"});
+
+    // A flag no installed plugin declares is ignored, with its value, and listed (OpenHands' clients pass
+    // --no-enable-browser to images without a browser); a declared one missing its value is an error.
+    set.clear();
+    EXPECT_EQ(apply_declared_options({"--bogus", "v", "--no-enable-browser", "--other"}, {&m}, set, ignored), "");
+    EXPECT_EQ(ignored, (std::vector<std::string>{"--bogus v", "--other"}));
+    EXPECT_EQ(set.at("B_ON"), "0");
+    ignored.clear();
+    EXPECT_NE(apply_declared_options({"--browsergym-eval-env"}, {&m}, set, ignored).find("--browsergym-eval-env"), std::string::npos);
+    EXPECT_NE(usage_text({&m}).find("--browsergym-eval-env VALUE"), std::string::npos);
 }

@@ -35,7 +35,7 @@ typedef struct ah_http_stream_request {
     ah_bytes_t body;         /* the whole request body (the host's body limit applies) */
     const ah_http_header_t *headers;
     size_t header_count;
-    const char *remote_address; /* the client's "host:port" */
+    const char *remote_address; /* the client's IP address ("127.0.0.1", "::1"), or "" */
 } ah_http_stream_request_t;
 
 /* Host-owned reply handle; valid during `handle` and only on the thread running it. Exactly one of

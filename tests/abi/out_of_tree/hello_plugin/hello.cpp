@@ -1,6 +1,8 @@
 // The smallest complete actionhost plugin: provides the action "hello" and answers with a greeting.
 // Request:  {"action": {"action": "hello", "args": {"name": "Ada"}}}
 // Answer:   {"observation": "hello", "content": "Hello, Ada!", "message": "Greeted Ada.", "extras": {...}}
+// Its manifest declares the action's arguments (name: a string, required; loud: a boolean, false by
+// default), so the host refuses `{"name": 3}` or a missing name before execute runs, and fills `loud`.
 #include <actionhost/plugin.hpp>
 
 #include <string>
@@ -28,8 +30,8 @@ class HelloPlugin : public actionhost::sdk::Plugin {
     }
 
     ah_status_t execute(actionhost::sdk::Call &call) override {
-        std::string name = string_arg(call.action_json(), "name");
-        if (name.empty()) name = "world";
+        std::string name = string_arg(call.action_json(), "name");  // present and a string: the host checked
+        if (call.action_json().find("\"loud\":true") != std::string_view::npos) name += " (LOUDLY)";
         call.emit_partial("greeting " + name + "...");
         call.reply("{\"observation\":\"hello\",\"content\":\"Hello, " + name + "!\",\"message\":\"Greeted " + name +
                    ".\",\"extras\":{\"session\":\"" + std::string(call.session()) + "\"}}");

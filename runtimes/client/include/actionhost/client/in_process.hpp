@@ -14,7 +14,7 @@ namespace actionhost::client {
 
 // Makes `url` ("inproc://<name>") reach `ext` until detach_in_process(url). Throws std::invalid_argument
 // for another scheme or a name already attached.
-void attach_in_process(const std::string &url, const ah_runtime_in_process_t *ext);
+void attach_in_process(const std::string &url, const ah_ext_runtime_in_process_t *ext);
 void detach_in_process(const std::string &url);
 
 // Serves `request` through the extension attached as `name`. Throws TransportError (Refused) when none

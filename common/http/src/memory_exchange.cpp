@@ -1,18 +1,18 @@
-#include "in_process_exchange.hpp"
+#include "actionhost/common/http/memory_exchange.hpp"
 
 #include <boost/beast/core/string.hpp>
+#include <stdexcept>
 
 #include <fstream>
 #include <optional>
 #include <sstream>
 
-namespace actionhost::cli_runtime {
+namespace actionhost::common::http {
 
 namespace {
 
-using common::http::HeaderList;
 
-class MemoryRequest : public common::http::Request {
+class MemoryRequest : public Request {
   public:
     explicit MemoryRequest(const ExchangeRequest &r) : r_(r), body_(r.body) {}
 
@@ -34,9 +34,13 @@ class MemoryRequest : public common::http::Request {
     const std::string address_ = "127.0.0.1";
 };
 
-class MemoryResponse : public common::http::Response {
+class MemoryResponse : public Response {
   public:
-    bool set_header(std::string_view, std::string_view) override { return !sent_; }
+    bool set_header(std::string_view name, std::string_view value) override {
+        if (sent_) return false;
+        headers_.emplace_back(std::string(name), std::string(value));
+        return true;
+    }
     void close_connection() override {}
     void send(int status, std::string_view content_type, std::string_view body) override {
         if (sent_) return;
@@ -59,6 +63,7 @@ class MemoryResponse : public common::http::Response {
     int status() const { return status_; }
     const std::string &content_type() const { return content_type_; }
     std::string body() const { return body_.str(); }
+    const HeaderList &headers() const { return headers_; }
 
   private:
     void begin(int status, std::string_view content_type) {
@@ -70,13 +75,14 @@ class MemoryResponse : public common::http::Response {
     int status_ = 500;
     std::string content_type_;
     std::ostringstream body_;
+    HeaderList headers_;
 };
 
 const char kGenericError[] = R"({"detail":"An unexpected error occurred. Please try again later."})";
 
 }  // namespace
 
-ExchangeResponse exchange(const common::http::Handler &handler, const ExchangeRequest &request) {
+ExchangeResponse exchange(const Handler &handler, const ExchangeRequest &request) {
     ExchangeResponse out;
     out.body = kGenericError;
     try {
@@ -87,6 +93,7 @@ ExchangeResponse exchange(const common::http::Handler &handler, const ExchangeRe
         out.status = response.status();
         out.content_type = response.content_type();
         out.body = response.body();
+        out.headers = response.headers();
     } catch (const std::exception &) {
         out.status = 500;
         out.body = kGenericError;
@@ -94,4 +101,4 @@ ExchangeResponse exchange(const common::http::Handler &handler, const ExchangeRe
     return out;
 }
 
-}  // namespace actionhost::cli_runtime
+}  // namespace actionhost::common::http

@@ -1,0 +1,98 @@
+#include "core/host_core.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "files/file_roots.hpp"
+#include "http/body.hpp"
+
+#ifndef ACTIONHOST_VERSION
+#define ACTIONHOST_VERSION "0.0.0"
+#endif
+
+namespace actionhost::host {
+namespace {
+
+size_t size_setting(HostEnvironment &env, const char *key, size_t def) {
+    const char *v = env.config_get(key);
+    if (v == nullptr || *v == '\0') return def;
+    char *end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    return (end && *end == '\0' && n > 0) ? static_cast<size_t>(n) : def;
+}
+
+std::string joined(const std::vector<std::string> &items, const char *sep) {
+    std::string out;
+    for (const auto &i : items) out += (out.empty() ? "" : sep) + i;
+    return out;
+}
+
+}  // namespace
+
+HostCore::HostCore(HostCoreSettings s) {
+    const Options &o = s.options;
+    registry_.scan(module_search_path(s.install_dir, "plugins", o.plugin_dirs), ModuleKind::Plugin);
+    std::vector<const Manifest *> modules;
+    for (const auto &m : registry_.modules()) modules.push_back(&m);
+    std::map<std::string, std::string> settings = o.settings;
+    for (const auto &[k, v] : s.extra_settings) settings[k] = v;
+    std::map<std::string, std::string> declared;
+    std::vector<std::string> ignored;
+    if (std::string err = apply_declared_options(o.plugin_flags, modules, declared, ignored); !err.empty())
+        throw std::invalid_argument(err);
+    for (const auto &[k, v] : declared) settings[k] = v;  // a declared flag beats --set and the environment
+
+    for (const auto &m : registry_.modules())
+        if (m.autoload) start_plugins_.push_back(m.name);
+    for (const auto &name : o.plugins) {
+        if (registry_.find(name) == nullptr)
+            throw std::invalid_argument("unknown plugin '" + name + "'; known plugins: " + joined(registry_.names(), ", "));
+        if (std::find(start_plugins_.begin(), start_plugins_.end(), name) == start_plugins_.end()) start_plugins_.push_back(name);
+    }
+    // What plugins offer each other's interpreters (the editor's skills inside every kernel, say).
+    std::vector<std::string> python_path, startup;
+    for (const auto &name : start_plugins_) {
+        const Manifest &m = *registry_.find(name);
+        for (const auto &dir : m.python_path) python_path.push_back((std::filesystem::path(m.dir) / dir).string());
+        startup.insert(startup.end(), m.python_startup_imports.begin(), m.python_startup_imports.end());
+    }
+    settings["actionhost.plugins"] = joined(start_plugins_, " ");
+    settings["actionhost.python_path"] = joined(python_path, ":");
+    settings["actionhost.python_startup_imports"] = joined(startup, " ");
+
+    env_ = std::make_unique<HostEnvironment>(HostEnvironment::Facts{o.working_dir, o.username, s.install_dir, ACTIONHOST_VERSION, s.user_id},
+                                             settings);
+    env_->log_sink = s.log_sink;
+    env_->streams = &streams_;
+    for (const auto &i : registry_.invalid()) env_->log(AH_LOG_WARNING, "host", "ignoring " + i.path + ": " + i.error);
+    for (const auto &flag : ignored)
+        env_->log(AH_LOG_WARNING, "host", "ignoring the option " + flag + ": no installed plugin declares it");
+    configure_file_roots(env_->config_get("ACTIONHOST_EDITOR_ROOTS") ? env_->config_get("ACTIONHOST_EDITOR_ROOTS") : "");
+    router_ = std::make_unique<Router>(*env_, registry_, streams_);
+    const char *key = env_->config_get("SESSION_API_KEY");
+    session_key_ = key ? key : "";
+    api_.reset(new ApiContext{*router_, *env_, streams_, ApiKeyCheck(session_key_), {}, std::chrono::steady_clock::now(),
+                              std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                              size_setting(*env_, "ACTIONHOST_MAX_BODY_BYTES", kDefaultMaxBodyBytes),
+                              size_setting(*env_, "ACTIONHOST_MAX_UPLOAD_BYTES", size_t{8} << 30)});
+    api_->max_unzip_bytes = size_setting(*env_, "ACTIONHOST_MAX_UNZIP_BYTES", api_->max_unzip_bytes);
+}
+
+HostCore::~HostCore() { shutdown(); }
+
+std::string HostCore::load_start_plugins() {
+    for (const auto &name : start_plugins_)
+        if (std::string err = router_->load(name); !err.empty()) return err;
+    return "";
+}
+
+size_t HostCore::shutdown() {
+    if (shut_down_) return 0;
+    shut_down_ = true;
+    streams_.close_all();
+    const size_t grace_s = size_setting(*env_, "ACTIONHOST_SHUTDOWN_GRACE_SECONDS", 30);
+    return router_->shutdown(std::chrono::seconds(grace_s));
+}
+
+}  // namespace actionhost::host

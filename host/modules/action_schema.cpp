@@ -1,0 +1,218 @@
+#include "modules/action_schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace actionhost::host {
+namespace {
+
+const std::vector<std::string> kTypeNames = {"string", "boolean", "integer", "number", "array", "object", "null"};
+
+std::string article(const std::string &type) {
+    if (type == "null") return "null";
+    if (type == "integer" || type == "array" || type == "object") return "an " + type;
+    return "a " + type;
+}
+
+std::string describe(const std::vector<std::string> &types) {
+    if (types.empty()) return "any value";
+    std::string out;
+    for (size_t i = 0; i < types.size(); ++i) out += (i == 0 ? "" : i + 1 == types.size() ? " or " : ", ") + article(types[i]);
+    return out;
+}
+
+bool has_type(const nlohmann::json &v, const std::string &type) {
+    if (type == "string") return v.is_string();
+    if (type == "boolean") return v.is_boolean();
+    if (type == "integer") return v.is_number_integer();
+    if (type == "number") return v.is_number();
+    if (type == "array") return v.is_array();
+    if (type == "object") return v.is_object();
+    return v.is_null();
+}
+
+// Checks one argument against its declared types, first coercing what OpenHands' LLM tool mapping sends
+// in other shapes: "true"/"false" for a boolean, a whole float for an integer.
+bool accept(const ArgSpec &a, nlohmann::json &v) {
+    if (a.types.empty()) return true;
+    const auto wants = [&](const char *t) { return std::find(a.types.begin(), a.types.end(), t) != a.types.end(); };
+    if (wants("boolean") && v.is_string() && (v == "true" || v == "false")) v = (v == "true");
+    // A float outside long long's range stays a float (and is refused): converting it would be undefined
+    // behaviour (found by fuzz/envelope).
+    if (wants("integer") && v.is_number_float()) {
+        const double d = v.get<double>();
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == std::trunc(d)) v = static_cast<long long>(d);
+    }
+    return std::any_of(a.types.begin(), a.types.end(), [&](const std::string &t) { return has_type(v, t); });
+}
+
+std::optional<ArgSpec> parse_arg(const std::string &action, const std::string &name, const nlohmann::ordered_json &j,
+                                 std::string &error) {
+    const std::string where = "\"provides.actions." + action + ".args." + name + "\"";
+    if (!j.is_object()) {
+        error = where + " must be an object";
+        return std::nullopt;
+    }
+    ArgSpec a;
+    a.name = name;
+    for (const auto &[key, _] : j.items()) {
+        if (key != "type" && key != "required" && key != "default" && key != "description" && key != "deprecated") {
+            error = where + " has the unknown field \"" + key + "\" (type, required, default, description, deprecated)";
+            return std::nullopt;
+        }
+    }
+    if (j.contains("type")) {
+        const nlohmann::ordered_json &t = j.at("type");
+        const nlohmann::ordered_json list = t.is_array() ? t : nlohmann::ordered_json::array({t});
+        for (const auto &item : list) {
+            if (!item.is_string() || std::find(kTypeNames.begin(), kTypeNames.end(), item.get<std::string>()) == kTypeNames.end()) {
+                error = where + ".type must be one of string, boolean, integer, number, array, object, null (or a list of them)";
+                return std::nullopt;
+            }
+            a.types.push_back(item.get<std::string>());
+        }
+    }
+    if (j.contains("required")) {
+        if (!j.at("required").is_boolean()) {
+            error = where + ".required must be a boolean";
+            return std::nullopt;
+        }
+        a.required = j.at("required").get<bool>();
+    }
+    if (j.contains("default")) {
+        if (a.required) {
+            error = where + " cannot be both required and defaulted";
+            return std::nullopt;
+        }
+        a.default_value = nlohmann::json::parse(j.at("default").dump());
+        nlohmann::json check = a.default_value;
+        if (!accept(a, check)) {
+            error = where + ".default must be " + describe(a.types);
+            return std::nullopt;
+        }
+    }
+    if (j.contains("description") && j.at("description").is_string()) a.description = j.at("description").get<std::string>();
+    if (j.contains("deprecated")) {
+        if (!j.at("deprecated").is_boolean() || (j.at("deprecated").get<bool>() && (a.required || !a.default_value.is_discarded()))) {
+            error = where + ".deprecated must be a boolean, on an argument neither required nor defaulted";
+            return std::nullopt;
+        }
+        a.deprecated = j.at("deprecated").get<bool>();
+    }
+    return a;
+}
+
+}  // namespace
+
+bool ActionSpec::matches(const nlohmann::json &raw_args) const {
+    for (const auto &[key, value] : when.items())
+        if (!raw_args.is_object() || !raw_args.contains(key) || raw_args.at(key) != value) return false;
+    return true;
+}
+
+std::string ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const {
+    if (!checked) return "";
+    auto find = [&](const std::string &key) -> const ArgSpec * {
+        for (const auto *list : {&shared, &this->args})
+            for (const auto &a : *list)
+                if (a.name == key) return &a;
+        return nullptr;
+    };
+    for (auto it = args.begin(); it != args.end(); ++it)
+        if (find(it.key()) == nullptr) return "unknown argument '" + it.key() + "' for action '" + name + "'";
+    for (const auto *list : {&shared, &this->args}) {
+        for (const auto &a : *list) {
+            if (a.deprecated) {
+                args.erase(a.name);
+                continue;
+            }
+            if (!args.contains(a.name)) {
+                if (a.required) return "missing required argument '" + a.name + "' for action '" + name + "'";
+                if (a.default_value.is_discarded()) continue;  // accepted, but filled by nobody
+                args[a.name] = a.default_value;
+                continue;
+            }
+            if (!accept(a, args[a.name]))
+                return "argument '" + a.name + "' of action '" + name + "' must be " + describe(a.types) + ", got " +
+                       args[a.name].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+    }
+    return "";
+}
+
+nlohmann::json ActionSpec::json_schema() const {
+    nlohmann::json props = nlohmann::json::object(), required = nlohmann::json::array();
+    for (const auto &a : args) {
+        nlohmann::json p = nlohmann::json::object();
+        if (a.types.size() == 1) p["type"] = a.types.front();
+        else if (!a.types.empty()) p["type"] = a.types;
+        if (!a.default_value.is_discarded()) p["default"] = a.default_value;
+        if (!a.description.empty()) p["description"] = a.description;
+        if (a.deprecated) p["deprecated"] = true;
+        props[a.name] = p;
+        if (a.required) required.push_back(a.name);
+    }
+    nlohmann::json s = {{"type", "object"}, {"properties", props}, {"additionalProperties", !checked}};
+    if (!required.empty()) s["required"] = required;
+    if (!description.empty()) s["description"] = description;
+    return s;
+}
+
+std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordered_json &actions, std::string &error) {
+    std::vector<ActionSpec> out;
+    if (actions.is_array()) {  // names only
+        for (const auto &n : actions) {
+            if (!n.is_string() || n.get<std::string>().empty()) {
+                error = "\"provides.actions\" must be an array of names or an object of declarations";
+                return std::nullopt;
+            }
+            ActionSpec s;
+            s.name = n.get<std::string>();
+            s.checked = false;
+            out.push_back(std::move(s));
+        }
+        return out;
+    }
+    if (!actions.is_object()) {
+        error = "\"provides.actions\" must be an array of names or an object of declarations";
+        return std::nullopt;
+    }
+    for (const auto &[name, decl] : actions.items()) {
+        const std::string where = "\"provides.actions." + name + "\"";
+        if (name.empty() || !decl.is_object()) {
+            error = where + " must be an object";
+            return std::nullopt;
+        }
+        ActionSpec s;
+        s.name = name;
+        s.checked = decl.contains("args");  // no "args": the plugin checks its arguments itself
+        for (const auto &[key, value] : decl.items()) {
+            if (key == "description" && value.is_string()) {
+                s.description = value.get<std::string>();
+            } else if (key == "when") {
+                if (!value.is_object() || value.empty()) {
+                    error = where + ".when must be an object of argument values";
+                    return std::nullopt;
+                }
+                s.when = nlohmann::json::parse(value.dump());
+            } else if (key == "args") {
+                if (!value.is_object()) {
+                    error = where + ".args must be an object";
+                    return std::nullopt;
+                }
+                for (const auto &[arg, spec] : value.items()) {
+                    auto a = parse_arg(name, arg, spec, error);
+                    if (!a) return std::nullopt;
+                    s.args.push_back(std::move(*a));
+                }
+            } else {
+                error = where + " has the unknown field \"" + key + "\" (description, when, args)";
+                return std::nullopt;
+            }
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace actionhost::host
