@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
 
 namespace actionhost::host {
 namespace {
@@ -27,7 +26,7 @@ bool parse_version(const std::string &text, ah_version_t &out) {
     return true;
 }
 
-bool string_list(const nlohmann::json &obj, const char *key, std::vector<std::string> &out, std::string &error,
+bool string_list(const nlohmann::ordered_json &obj, const char *key, std::vector<std::string> &out, std::string &error,
                  const std::string &where) {
     if (!obj.contains(key)) return true;
     const auto &v = obj.at(key);
@@ -45,16 +44,46 @@ bool string_list(const nlohmann::json &obj, const char *key, std::vector<std::st
     return true;
 }
 
+// Checks by character class, not std::regex: compiling one costs ~1 M instructions, and every host
+// start (so every sandbox start) reads every manifest.
+bool all_of(std::string_view s, bool (*ok)(char)) { return std::all_of(s.begin(), s.end(), ok); }
+bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
 // An HTTP route: an absolute path, no query or fragment, no whitespace or control characters.
 bool valid_route(const std::string &p) {
-    static const std::regex route_re("^/[\\x21-\\x7e]{0,255}$");
-    return std::regex_match(p, route_re) && p.find_first_of("?#") == std::string::npos;
+    return !p.empty() && p.size() <= 256 && p[0] == '/' && all_of(p, [](char c) { return c >= 0x21 && c <= 0x7e; }) &&
+           p.find_first_of("?#") == std::string::npos;
+}
+
+// "--lower-case-flag": what a manifest's option may be called.
+bool valid_flag(const std::string &f) {
+    return f.size() > 2 && f.size() <= 66 && f.rfind("--", 0) == 0 && f[2] != '-' &&
+           all_of(std::string_view(f).substr(2), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+// A dotted Python module name: identifiers joined by '.'.
+bool valid_module(const std::string &m) {
+    size_t start = 0;
+    for (;;) {
+        const size_t dot = m.find('.', start);
+        const std::string_view part = std::string_view(m).substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (part.empty() || (part[0] >= '0' && part[0] <= '9') || !all_of(part, [](char c) { return alnum(c) || c == '_'; }))
+            return false;
+        if (dot == std::string::npos) return true;
+        start = dot + 1;
+    }
+}
+
+// [A-Za-z0-9_][A-Za-z0-9_.-]{0,63}
+bool valid_name(const std::string &n) {
+    return !n.empty() && n.size() <= 64 && (alnum(n[0]) || n[0] == '_') &&
+           all_of(n, [](char c) { return alnum(c) || c == '_' || c == '.' || c == '-'; });
 }
 
 // "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all), a runtime
 // "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
-// from `ordered` (the same object, its keys in the file's order: the order of the checks).
-bool parse_provides(const nlohmann::json &provides, const nlohmann::ordered_json &ordered, Manifest &m, std::string &error) {
+// in the file's order (the order of the checks).
+bool parse_provides(const nlohmann::ordered_json &provides, Manifest &m, std::string &error) {
     const bool plugin = m.kind == ModuleKind::Plugin;
     for (const auto &[key, _] : provides.items()) {
         const bool known = plugin ? (key == "actions" || key == "http_routes") : key == "runtimes";
@@ -64,8 +93,8 @@ bool parse_provides(const nlohmann::json &provides, const nlohmann::ordered_json
             return false;
         }
     }
-    if (plugin && ordered.contains("actions")) {
-        auto specs = parse_action_specs(ordered.at("actions"), error);
+    if (plugin && provides.contains("actions")) {
+        auto specs = parse_action_specs(provides.at("actions"), error);
         if (!specs) return false;
         m.actions = std::move(*specs);
         for (const auto &a : m.actions) m.provides.push_back(a.name);
@@ -86,7 +115,7 @@ bool parse_provides(const nlohmann::json &provides, const nlohmann::ordered_json
     return true;
 }
 
-bool string_map(const nlohmann::json &v, const std::string &where, std::map<std::string, std::string> &out, std::string &error) {
+bool string_map(const nlohmann::ordered_json &v, const std::string &where, std::map<std::string, std::string> &out, std::string &error) {
     if (!v.is_object()) {
         error = where + " must be an object of strings";
         return false;
@@ -103,7 +132,7 @@ bool string_map(const nlohmann::json &v, const std::string &where, std::map<std:
 
 // The fields by which a plugin tells the host what it needs from it without the host knowing the plugin:
 // load, options, disabled_when, unavailable_error, route_fallbacks, python.
-bool parse_plugin_fields(const nlohmann::json &j, Manifest &m, std::string &error) {
+bool parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m, std::string &error) {
     static const char *const kPluginOnly[] = {"load", "options", "disabled_when", "unavailable_error", "route_fallbacks", "python"};
     if (m.kind != ModuleKind::Plugin) {
         for (const char *key : kPluginOnly)
@@ -125,10 +154,9 @@ bool parse_plugin_fields(const nlohmann::json &j, Manifest &m, std::string &erro
             error = "\"options\" must be an object of flags";
             return false;
         }
-        static const std::regex flag_re("^--[a-z0-9][a-z0-9-]{0,63}$");
         for (const auto &[flag, spec] : j.at("options").items()) {
             const std::string where = "\"options." + flag + "\"";
-            if (!std::regex_match(flag, flag_re) || !spec.is_object()) {
+            if (!valid_flag(flag) || !spec.is_object()) {
                 error = where + " must be a --lower-case-flag with an object";
                 return false;
             }
@@ -176,7 +204,7 @@ bool parse_plugin_fields(const nlohmann::json &j, Manifest &m, std::string &erro
                 error = "\"route_fallbacks." + path + "\" must be one of provides.http_routes with {\"status\": int, \"body\": ...}";
                 return false;
             }
-            m.route_fallbacks[path] = reply;
+            m.route_fallbacks[path] = nlohmann::json::parse(reply.dump());
         }
     }
     if (j.contains("python")) {
@@ -193,9 +221,8 @@ bool parse_plugin_fields(const nlohmann::json &j, Manifest &m, std::string &erro
                 error = "\"python.path\" entries must be directories inside the plugin's, got \"" + dir + "\"";
                 return false;
             }
-        static const std::regex module_re("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$");
         for (const auto &mod : m.python_startup_imports)
-            if (!std::regex_match(mod, module_re)) {
+            if (!valid_module(mod)) {
                 error = "\"python.startup_imports\" entries must be Python module names, got \"" + mod + "\"";
                 return false;
             }
@@ -213,12 +240,14 @@ std::string to_string(ModuleKind kind) { return kind == ModuleKind::Plugin ? "pl
 
 ManifestParse parse_manifest(std::string_view json_text, const std::string &dir) {
     ManifestParse r;
-    auto parsed = common::parse_json(json_text);
-    if (!parsed.value) {
-        r.error = "not valid JSON: " + parsed.error;
+    // Parsed once, keeping the file's key order (the order of an action's argument checks).
+    nlohmann::ordered_json j;
+    try {
+        j = nlohmann::ordered_json::parse(json_text);
+    } catch (const nlohmann::json::exception &e) {
+        r.error = std::string("not valid JSON: ") + e.what();
         return r;
     }
-    const nlohmann::json &j = *parsed.value;
     if (!j.is_object()) {
         r.error = "must be a JSON object";
         return r;
@@ -237,8 +266,7 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
     if (!req_string("name", m.name) || !req_string("kind", kind) || !req_string("version", m.version) ||
         !req_string("abi_version", abi) || !req_string("library", m.library))
         return r;
-    static const std::regex name_re("^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$");
-    if (!std::regex_match(m.name, name_re)) {
+    if (!valid_name(m.name)) {
         r.error = "\"name\" must match [A-Za-z0-9_][A-Za-z0-9_.-]*, got \"" + m.name + "\"";
         return r;
     }
@@ -271,8 +299,7 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
         r.error = "\"provides\" must be an object";
         return r;
     }
-    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(json_text);
-    if (!parse_provides(j.at("provides"), ordered.at("provides"), m, r.error)) return r;
+    if (!parse_provides(j.at("provides"), m, r.error)) return r;
     if (j.contains("load_on_route")) {
         if (!j.at("load_on_route").is_boolean()) {
             r.error = "\"load_on_route\" must be a boolean";
