@@ -36,6 +36,8 @@ bool valid_session_name(const std::string &name) {
 
 }  // namespace
 
+std::string RouteResult::serialised() const { return text.empty() ? common::dump_json(body) : text; }
+
 Router::Router(HostEnvironment &env, ModuleRegistry &registry, StreamHub &streams)
     : env_(env), registry_(registry), streams_(streams) {}
 
@@ -245,6 +247,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
         st = module.execute(c);
     }
     nlohmann::json obs;
+    std::string verbatim;  // the plugin's text, when it is the answer unchanged
     if (st != AH_OK) {
         const std::string err = call.error.empty() ? "status " + std::to_string(st) : call.error;
         obs = common::error_observation("The " + name + " plugin failed to execute the action: " + err);
@@ -263,6 +266,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
             obs = common::error_observation("The " + name + " plugin returned an invalid observation");
         } else {
             obs = std::move(*parsed.value);
+            verbatim = std::move(*call.observation);
         }
     }
     // The session's directory follows what any observation reports in extras.metadata.working_dir (the
@@ -277,7 +281,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     }
     if (streams_.has_followers(session_name))
         streams_.publish(session_name, "action_end", common::dump_json({{"observation", obs}}));
-    return {200, std::move(obs)};
+    return {200, std::move(obs), std::move(verbatim)};
 }
 
 size_t Router::shutdown(std::chrono::milliseconds grace) {

@@ -24,6 +24,10 @@ class StreamHub;
 struct RouteResult {
     int http_status = 200;
     nlohmann::json body;  // the observation, or {"detail": ...} for an HTTP error
+    // The plugin's observation text when it is the answer unchanged: sent as it came instead of being
+    // serialised again (an observation can be megabytes of command output).
+    std::string text;
+    std::string serialised() const;
 };
 
 class Router;

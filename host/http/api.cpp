@@ -107,7 +107,7 @@ class ApiHandler {
             return invalid_request(resp, "X-Request-ID is longer than 256 characters");
         auto run = ctx_.idempotency.run(request_id, std::hash<std::string>{}(*body), [&] {
             RouteResult r = ctx_.router.execute(j["action"], session, request_id);
-            return StoredReply{r.http_status, common::dump_json(r.body)};
+            return StoredReply{r.http_status, r.serialised()};
         });
         if (run.outcome == IdempotencyCache::Outcome::Conflict)
             return send_detail(resp, 409, "X-Request-ID " + request_id + " was already used for another request");
