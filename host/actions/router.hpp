@@ -67,6 +67,8 @@ class Router {
     // does or the host is stopping.
     RouteLease route_owner(const std::string &path);
 
+    const ModuleRegistry &registry() const { return registry_; }
+
     // What the host answers on `path` while the plugin declaring it is not loaded, or nullptr.
     const nlohmann::json *route_fallback(const std::string &path) const { return registry_.route_fallback(path); }
 

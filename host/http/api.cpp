@@ -8,6 +8,7 @@
 #include "http/body.hpp"
 #include "http/files_api.hpp"
 #include "http/idempotency.hpp"
+#include "http/openapi.hpp"
 #include "http/plugin_routes.hpp"
 #include "http/responses.hpp"
 
@@ -64,6 +65,9 @@ class ApiHandler {
             if (route("/upload_file", "POST")) return upload_file(req, resp, query);
             if (route("/download_files", "GET")) return download_files(resp, query_param(query, "path"));
             if (route("/stream", "GET")) return stream(resp, query);
+            if (route("/openapi.json", "GET")) return send_json(resp, 200, openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION));
+            if (route("/docs", "GET"))
+                return resp.send(200, "text/html; charset=utf-8", openapi_html(openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION)));
             if (RouteLease owner = ctx_.router.route_owner(path)) return serve_plugin_route(ctx_, *owner, req, resp, path, query);
             // A route of a plugin that is not loaded: what its manifest says the host answers meanwhile
             // (OpenHands answers some of its plugins' routes even without them).

@@ -1,0 +1,234 @@
+#include "http/openapi.hpp"
+
+#include <set>
+
+#include "actions/envelope.hpp"
+#include "actions/file_actions.hpp"
+
+namespace actionhost::host {
+namespace {
+
+using nlohmann::json;
+
+json schema_ref(const std::string &name) { return {{"$ref", "#/components/schemas/" + name}}; }
+
+json json_body(const json &schema) { return {{"content", {{"application/json", {{"schema", schema}}}}}}; }
+
+json response(const std::string &description, const json &schema = nullptr, const std::string &type = "application/json") {
+    json r = {{"description", description}};
+    if (!schema.is_null()) r["content"] = {{type, {{"schema", schema}}}};
+    return r;
+}
+
+json query(const std::string &name, const json &schema, bool required, const std::string &description) {
+    return {{"name", name}, {"in", "query"}, {"required", required}, {"schema", schema}, {"description", description}};
+}
+
+// The errors every keyed operation may answer.
+void add_common_errors(json &responses, bool keyed) {
+    if (keyed) responses["403"] = response("Wrong or missing X-Session-API-Key", schema_ref("Detail"));
+    responses["400"] = response("Malformed request framing (conflicting lengths, bad chunking); the connection is closed", schema_ref("Detail"));
+}
+
+// One action's request: {"action": NAME, "args": {...declared...}, "timeout": seconds}.
+json action_schema(const ActionSpec &spec, const std::string &provider) {
+    json args = spec.json_schema();
+    // Every action also carries the event model's shared fields.
+    for (const auto &a : shared_action_args()) {
+        json p = json::object();
+        if (!a.types.empty()) p["type"] = a.types.size() == 1 ? json(a.types.front()) : json(a.types);
+        if (!a.default_value.is_discarded()) p["default"] = a.default_value;
+        if (!args["properties"].contains(a.name)) args["properties"][a.name] = p;
+    }
+    json s = {{"type", "object"},
+              {"properties",
+               {{"action", {{"const", spec.name}}},
+                {"args", args},
+                {"timeout", {{"type", {"number", "null"}}, {"exclusiveMinimum", 0}, {"description", "hard timeout in seconds"}}}}},
+              {"required", json::array({"action"})},
+              {"x-provider", provider}};
+    if (!spec.description.empty()) s["description"] = spec.description;
+    if (!spec.when.empty()) {
+        s["x-when"] = spec.when;
+        // Taken only with these argument values: the schema says so too.
+        for (const auto &[arg, value] : spec.when.items()) {
+            s["properties"]["args"]["properties"][arg]["const"] = value;
+            s["properties"]["args"]["required"].push_back(arg);
+        }
+    }
+    return s;
+}
+
+std::string schema_name(const ActionSpec &spec, const std::string &provider) {
+    std::string name = "Action_" + spec.name;
+    if (!spec.when.empty()) name += "_" + provider;
+    return name;
+}
+
+}  // namespace
+
+json openapi_document(const ModuleRegistry &registry, const std::string &version) {
+    json schemas = {
+        {"Detail", {{"type", "object"}, {"properties", {{"detail", {{"type", "string"}}}}}, {"required", {"detail"}}}},
+        {"Observation",
+         {{"type", "object"},
+          {"description", "An OpenHands observation: its type, content and extras (e.g. exit code, working dir)"},
+          {"properties", {{"observation", {{"type", "string"}}}, {"content", {{"type", "string"}}}, {"extras", {{"type", "object"}}}}},
+          {"required", {"observation", "content"}}}},
+        {"InvalidRequest",
+         {{"type", "object"},
+          {"properties", {{"detail", {{"const", "Invalid request parameters"}}}, {"errors", {{"type", "string"}}}}},
+          {"required", {"detail"}}}},
+    };
+    json actions = json::array();
+    for (const auto &spec : host_action_specs()) {
+        schemas[schema_name(spec, "host")] = action_schema(spec, "host");
+        actions.push_back(schema_ref(schema_name(spec, "host")));
+    }
+    for (const auto &m : registry.modules()) {
+        for (const auto &spec : m.actions) {
+            const std::string name = schema_name(spec, m.name);
+            if (schemas.contains(name)) continue;  // the first module on the search path serves it
+            schemas[name] = action_schema(spec, m.name);
+            actions.push_back(schema_ref(name));
+        }
+    }
+    // anyOf, not oneOf: an action an editor takes under a condition also fits the host's own declaration.
+    schemas["Action"] = {{"anyOf", actions}, {"description", "Any action an installed provider declares"}};
+    schemas["ExecuteActionRequest"] = {
+        {"type", "object"},
+        {"properties",
+         {{"action", schema_ref("Action")},
+          {"session", {{"type", {"string", "null"}}, {"pattern", "^[A-Za-z0-9_.-]{0,64}$"}, {"description", "named session (additive)"}}}}},
+        {"required", {"action"}}};
+
+    json paths = json::object();
+    // An operation, its answers, and where it goes; every operation wants the key but /alive and
+    // /server_info.
+    auto op = [&](const std::string &path, const std::string &method, const std::string &summary, bool keyed = true) -> json & {
+        json &o = paths[path][method];
+        o["summary"] = summary;
+        o["responses"] = json::object();
+        add_common_errors(o["responses"], keyed);
+        if (!keyed) o["security"] = json::array();
+        return o;
+    };
+    auto object_with = [](std::initializer_list<const char *> required) {
+        json o = {{"type", "object"}, {"required", json::array()}};
+        for (const char *r : required) o["required"].push_back(r);
+        return o;
+    };
+    {
+        json &o = op("/alive", "get", "Liveness", false);
+        o["responses"]["200"] = response("Serving", {{"type", "object"}, {"properties", {{"status", {{"const", "ok"}}}}}});
+    }
+    {
+        json &o = op("/server_info", "get", "Uptime, idle time and resources", false);
+        o["responses"]["200"] = response("The host's figures", object_with({"uptime", "idle_time", "resources"}));
+    }
+    {
+        json &o = op("/execute_action", "post", "Runs one action and answers its observation");
+        o["parameters"] = json::array({{{"name", "X-Request-ID"}, {"in", "header"}, {"required", false},
+                                        {"schema", {{"type", "string"}, {"maxLength", 256}}},
+                                        {"description", "idempotency key: a retry replays the first answer"}}});
+        o["requestBody"] = json_body(schema_ref("ExecuteActionRequest"));
+        json &r = o["responses"];
+        r["200"] = response("The observation (operational failures included)", schema_ref("Observation"));
+        r["409"] = response("X-Request-ID reused for another request", schema_ref("Detail"));
+        r["413"] = response("Body over ACTIONHOST_MAX_BODY_BYTES", schema_ref("Detail"));
+        r["422"] = response("Not JSON, or no \"action\" object", schema_ref("InvalidRequest"));
+        r["500"] = response("An action no provider declares, or arguments its declaration refuses", schema_ref("Detail"));
+        r["503"] = response("The host is stopping", schema_ref("Detail"));
+    }
+    {
+        json &o = op("/list_files", "post", "Directory listing: directories first with '/', then files");
+        json body = {{"type", "object"}};
+        body["properties"]["path"]["type"] = {"string", "null"};
+        o["requestBody"] = json_body(body);
+        o["responses"]["200"] = response("Names", {{"type", "array"}, {"items", {{"type", "string"}}}});
+    }
+    {
+        json &o = op("/upload_file", "post", "Upload one file, or a zip unpacked with recursive=true");
+        o["parameters"] = json::array({query("destination", {{"type", "string"}}, true, "absolute directory"),
+                                       query("recursive", {{"type", "boolean"}, {"default", false}}, false, "unpack a zip")});
+        json form = object_with({"file"});
+        form["properties"]["file"] = {{"type", "string"}, {"contentMediaType", "application/octet-stream"}};
+        o["requestBody"]["content"]["multipart/form-data"]["schema"] = form;
+        o["responses"]["200"] = response("Placed", object_with({"filename", "destination", "recursive"}));
+        o["responses"]["413"] = response("Over ACTIONHOST_MAX_UPLOAD_BYTES", schema_ref("Detail"));
+    }
+    {
+        json &o = op("/download_files", "get", "A file or directory as a zip");
+        o["parameters"] = json::array({query("path", {{"type", "string"}}, true, "absolute path")});
+        o["responses"]["200"] = response("The zip", {{"type", "string"}, {"contentMediaType", "application/zip"}}, "application/zip");
+    }
+    {
+        json &o = op("/stream", "get", "Live output of a session's actions (Server-Sent Events; additive)");
+        o["parameters"] = json::array({query("session", {{"type", "string"}}, false, "named session"),
+                                       query("once", {{"type", "string"}, {"enum", {"0", "1"}}}, false, "end after the next action_end")});
+        o["responses"]["200"] = response("event: action_start | output | action_end | dropped", {{"type", "string"}}, "text/event-stream");
+    }
+    op("/openapi.json", "get", "This description")["responses"]["200"] = response("OpenAPI 3.1", {{"type", "object"}});
+    op("/docs", "get", "This description as a page")["responses"]["200"] = response("HTML", {{"type", "string"}}, "text/html");
+    for (const auto &m : registry.modules()) {
+        for (const auto &route : m.http_routes) {
+            if (paths.contains(route)) continue;
+            for (const char *method : {"get", "post"}) {
+                json &o = op(route, method, "Answered by the " + m.name + " plugin");
+                o["x-plugin"] = m.name;
+                o["responses"]["200"] = response(m.route_fallbacks.count(route) ? "The plugin's answer; while it is not loaded: " +
+                                                                                      m.route_fallbacks.at(route).at("body").dump()
+                                                                                : "The plugin's answer");
+            }
+        }
+    }
+    json doc = {{"openapi", "3.1.0"}};
+    doc["info"] = {{"title", "actionhost"}, {"version", version}, {"description", "The OpenHands action-execution protocol, served by actionhost"}};
+    doc["components"]["schemas"] = schemas;
+    doc["components"]["securitySchemes"]["SessionApiKey"] = {{"type", "apiKey"}, {"in", "header"}, {"name", "X-Session-API-Key"}};
+    doc["security"] = json::array({{{"SessionApiKey", json::array()}}});
+    doc["paths"] = paths;
+    return doc;
+}
+
+std::string openapi_html(const json &doc) {
+    auto esc = [](const std::string &s) {
+        std::string out;
+        for (char c : s) {
+            switch (c) {
+                case '&': out += "&amp;"; break;
+                case '<': out += "&lt;"; break;
+                case '>': out += "&gt;"; break;
+                case '"': out += "&quot;"; break;
+                default: out += c;
+            }
+        }
+        return out;
+    };
+    std::string h = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>actionhost API</title>"
+                    "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}code{background:#eee}"
+                    "td,th{border-bottom:1px solid #ddd;padding:.2em .6em;text-align:left}</style></head><body>"
+                    "<h1>actionhost API " + esc(doc["info"]["version"].get<std::string>()) + "</h1>"
+                    "<p>Machine-readable: <a href=\"openapi.json\">openapi.json</a> (OpenAPI 3.1).</p><h2>Operations</h2><table>";
+    for (const auto &[path, item] : doc["paths"].items())
+        for (const auto &[method, operation] : item.items())
+            h += "<tr><td><code>" + esc(method) + " " + esc(path) + "</code></td><td>" + esc(operation.value("summary", "")) + "</td></tr>";
+    h += "</table><h2>Actions</h2>";
+    for (const auto &[name, schema] : doc["components"]["schemas"].items()) {
+        if (name.rfind("Action_", 0) != 0) continue;
+        h += "<h3><code>" + esc(schema["properties"]["action"]["const"].get<std::string>()) + "</code> <small>(" +
+             esc(schema.value("x-provider", "")) + (schema.contains("x-when") ? ", when " + esc(schema["x-when"].dump()) : "") +
+             ")</small></h3><p>" + esc(schema.value("description", "")) + "</p><table><tr><th>argument</th><th>type</th><th>default</th></tr>";
+        const json &args = schema["properties"]["args"];
+        std::set<std::string> required;
+        if (args.contains("required"))
+            for (const auto &r : args["required"]) required.insert(r.get<std::string>());
+        for (const auto &[arg, spec] : args["properties"].items())
+            h += "<tr><td><code>" + esc(arg) + "</code></td><td>" + esc(spec.contains("type") ? spec["type"].dump() : "any") + "</td><td>" +
+                 (required.count(arg) ? "required" : esc(spec.contains("default") ? spec["default"].dump() : "")) + "</td></tr>";
+        h += "</table>";
+    }
+    return h + "</body></html>";
+}
+
+}  // namespace actionhost::host
