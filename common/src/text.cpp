@@ -89,4 +89,20 @@ std::string printable_for_terminal(std::string_view text) {
     return out;
 }
 
+std::string html_escape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#x27;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
 }  // namespace actionhost::common

@@ -1,5 +1,6 @@
 #include "http/openapi.hpp"
 
+#include <actionhost/common/text.hpp>
 #include <set>
 
 #include "actions/envelope.hpp"
@@ -192,19 +193,7 @@ json openapi_document(const ModuleRegistry &registry, const std::string &version
 }
 
 std::string openapi_html(const json &doc) {
-    auto esc = [](const std::string &s) {
-        std::string out;
-        for (char c : s) {
-            switch (c) {
-                case '&': out += "&amp;"; break;
-                case '<': out += "&lt;"; break;
-                case '>': out += "&gt;"; break;
-                case '"': out += "&quot;"; break;
-                default: out += c;
-            }
-        }
-        return out;
-    };
+    auto esc = [](const std::string &s) { return common::html_escape(s); };
     std::string h = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>actionhost API</title>"
                     "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}code{background:#eee}"
                     "td,th{border-bottom:1px solid #ddd;padding:.2em .6em;text-align:left}</style></head><body>"

@@ -14,6 +14,8 @@
 
 #include "files/file_roots.hpp"
 
+#include <actionhost/common/text.hpp>
+
 namespace actionhost::host {
 namespace {
 
@@ -21,21 +23,6 @@ constexpr std::array<const char *, 5> kSupported = {".pdf", ".png", ".jpg", ".jp
 // The page inlines the file as base64: past this a page would strain the host and the browser alike.
 constexpr off_t kMaxViewedBytes = 64 << 20;
 
-std::string html_escape(const std::string &s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#x27;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 // A JavaScript string literal's inside (OpenHands writes the raw path between double quotes); JSON's
 // escaping keeps an ordinary path byte-identical, and "</" is broken up so the text cannot end the script.
@@ -54,8 +41,8 @@ std::string mime_type_of(const std::string &ext) {
 }
 
 ViewerPage error_page(int status, const std::string &title, const std::string &path, const std::string &extra = "") {
-    std::string html = "<h1>" + title + "</h1><p>" + html_escape(path) + "</p>";
-    if (!extra.empty() || status == 500) html += "<p>" + html_escape(extra) + "</p>";
+    std::string html = "<h1>" + title + "</h1><p>" + common::html_escape(path) + "</p>";
+    if (!extra.empty() || status == 500) html += "<p>" + common::html_escape(extra) + "</p>";
     return {status, html};
 }
 
@@ -75,7 +62,7 @@ std::string viewer_html(const std::string &path, const std::string &ext, const s
     <meta charset="UTF-8">
     <meta name="viewport" content="width=device-width, initial-scale=1.0">
     <title>File Viewer - )";
-    h += html_escape(base_name(path));
+    h += common::html_escape(base_name(path));
     h += R"(</title>
     <script src="https://cdnjs.cloudflare.com/ajax/libs/pdf.js/3.11.174/pdf.min.js"></script>
     <style>

@@ -15,6 +15,12 @@ extern char **environ;
 
 namespace actionhost::testing {
 
+std::string sh_word(const std::string &text) {
+    std::string q = "'";
+    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
 ProcessResult run_process(const std::vector<std::string> &argv, double timeout_s, const std::vector<std::string> &extra_env) {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");

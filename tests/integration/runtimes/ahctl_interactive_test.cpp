@@ -27,11 +27,7 @@ struct Result {
     std::string out, err;
 };
 
-std::string quote(const std::string &s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+std::string quote(const std::string &s) { return actionhost::testing::sh_word(s); }
 
 // Runs `ahctl <args>` (shell words) with `input` on stdin (a pipe), a private HOME and state dir.
 Result ahctl(const TempDir &dir, const std::string &args, const std::string &input = "") {

@@ -26,11 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quote(const std::string &s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+std::string quote(const std::string &s) { return actionhost::testing::sh_word(s); }
 
 // ahctl with `args` (shell words, already quoted), run from `cwd`, with a private HOME and state dir.
 ProcessResult ahctl(const TempDir &home, const std::string &cwd, const std::string &args, double timeout_s = 120) {

@@ -23,11 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quote(const std::string &s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+std::string quote(const std::string &s) { return actionhost::testing::sh_word(s); }
 
 struct Owner {
     uid_t uid;

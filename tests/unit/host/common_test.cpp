@@ -50,6 +50,11 @@ TEST(Text, PrintableForTerminalLeavesNoControlToTheTerminal) {
     EXPECT_EQ(common::printable_for_terminal("lines\nand\ttabs \xc3\xa9t\xc3\xa9"), "lines\nand\ttabs \xc3\xa9t\xc3\xa9");
 }
 
+TEST(Text, HtmlEscapeLeavesNoMarkup) {
+    EXPECT_EQ(common::html_escape("<a href=\"x\">it's & more</a>"), "&lt;a href=&quot;x&quot;&gt;it&#x27;s &amp; more&lt;/a&gt;");
+    EXPECT_EQ(common::html_escape("/plain/path.png"), "/plain/path.png");
+}
+
 TEST(Auth, AcceptsOnlyTheKey) {
     actionhost::host::ApiKeyCheck check("s3cret");
     EXPECT_TRUE(check.accepts("s3cret"));

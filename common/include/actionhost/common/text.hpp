@@ -20,4 +20,7 @@ std::string rstrip(std::string_view text);
 // sequence cannot retitle, recolour or type into the terminal that prints it.
 std::string printable_for_terminal(std::string_view text);
 
+// Text made safe inside HTML elements and attribute values (& < > " ').
+std::string html_escape(std::string_view text);
+
 }  // namespace actionhost::common
