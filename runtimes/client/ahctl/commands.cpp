@@ -60,6 +60,11 @@ json parse_set_value(const std::string &text) {
 
 Config load_config(const Options &o, const Environment &env) {
     Config config = Config::load(o.config_path, env);
+    if (!o.quiet && !config.ignored_keys().empty()) {
+        std::string keys;
+        for (const auto &k : config.ignored_keys()) keys += (keys.empty() ? "" : ", ") + k;
+        std::cerr << "ahctl: ignoring OpenHands settings actionhost does not use: " << keys << "\n";
+    }
     if (o.runtime) config.set("core.runtime", *o.runtime);
     if (o.workspace) {
         config.set("core.workspace_base", *o.workspace);

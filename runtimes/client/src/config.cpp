@@ -37,7 +37,43 @@ namespace {
 const std::vector<Field> *fields_of(const std::string &section) {
     if (section == "core") return &detail::core_fields();
     if (section == "sandbox") return &detail::sandbox_fields();
+    if (section == "kubernetes") return &detail::kubernetes_fields();
     return nullptr;
+}
+
+// The checked sections, and the prefix of their environment overrides (OpenHands' names).
+const std::pair<const char *, const char *> kCheckedSections[] = {{"core", ""}, {"sandbox", "SANDBOX_"}, {"kubernetes", "KUBERNETES_"}};
+
+// Edits (insert, delete, replace) from a to b: how close a misspelling is to a key.
+size_t edit_distance(const std::string &a, const std::string &b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The key of `section` that `key` misspells, or "": at most two edits away (one for short keys), and
+// only a key that is used — a near miss of an ignored key is just another ignored key.
+std::string misspelling_of(const std::string &section, const std::string &key) {
+    std::string best;
+    size_t best_distance = key.size() <= 5 ? 1 : 2;
+    for (const auto &f : *fields_of(section)) {
+        if (!f.used) continue;
+        const size_t d = edit_distance(key, f.name);
+        if (d <= best_distance) {
+            best = f.name;
+            best_distance = d;
+        }
+    }
+    return best;
 }
 
 const Field *find_field(const std::string &section, const std::string &key) {
@@ -173,7 +209,7 @@ std::string upper(std::string s) {
 
 Config::Config() {
     sections_ = json::object();
-    for (const char *section : {"core", "sandbox"}) {
+    for (const auto &[section, prefix] : kCheckedSections) {
         json &s = sections_[section] = json::object();
         for (const auto &f : *fields_of(section)) s[f.name] = f.default_value;
     }
@@ -184,8 +220,19 @@ void Config::set_checked(const std::string &section, const std::string &key, con
     explicit_keys_.insert(section + "." + key);
     if (fields_of(section)) {
         const Field *f = find_field(section, key);
-        if (!f)
-            throw ConfigError(origin + ": unknown key '" + key + "' in [" + section + "] (extra keys are not allowed)");
+        if (!f) {
+            // As OpenHands: [core] takes keys it does not know (they are listed as ignored), [sandbox] and
+            // [kubernetes] refuse them. A near miss of a key we use is refused everywhere.
+            const std::string suggestion = misspelling_of(section, key);
+            if (!suggestion.empty())
+                throw ConfigError(origin + ": unknown key '" + key + "' in [" + section + "]; did you mean '" + suggestion + "'?");
+            if (section != "core")
+                throw ConfigError(origin + ": unknown key '" + key + "' in [" + section + "] (OpenHands allows no extra keys here)");
+            ignored_keys_.push_back(section + "." + key);
+            sections_[section][key] = value;
+            return;
+        }
+        if (!f->used) ignored_keys_.push_back(section + "." + key);
         if (value.is_null() ? !f->nullable : !type_ok(f->type, value))
             throw ConfigError(origin + ": [" + section + "] " + key + " must be " + detail::type_name(f->type));
         // Integers given for a float field stay numbers; store as float for a uniform rendering.
@@ -265,8 +312,7 @@ std::optional<std::string> Config::implicit_config_refusal(const std::string &fi
 }
 
 void Config::apply_env(const Environment &env) {
-    for (const char *section : {"core", "sandbox"}) {
-        std::string prefix = std::string(section) == "sandbox" ? "SANDBOX_" : "";
+    for (const auto &[section, prefix] : kCheckedSections) {
         for (const auto &f : *fields_of(section)) {
             std::string name = prefix + upper(f.name);
             auto it = env.find(name);

@@ -22,7 +22,7 @@ const char *type_name(FieldType t) {
 
 const std::vector<Field> &core_fields() {
     static const std::vector<Field> fields = {
-        // OpenHands' OpenHandsConfig fields that matter to a runtime (spec §7).
+        // OpenHands' OpenHandsConfig fields that matter to a runtime.
         {"runtime", T::Str, "docker", false},
         {"workspace_base", T::Str, nullptr},
         {"workspace_mount_path_in_sandbox", T::Str, "/workspace", false},
@@ -33,20 +33,29 @@ const std::vector<Field> &core_fields() {
         {"debug", T::Bool, false, false},
         {"git_user_name", T::Str, "openhands", false},
         {"git_user_email", T::Str, "openhands@all-hands.dev", false},
-        // The rest of OpenHandsConfig: accepted (a real OpenHands config.toml loads), unused here.
-        {"default_agent", T::Any, nullptr}, {"file_store", T::Any, nullptr}, {"file_store_path", T::Any, nullptr},
-        {"file_store_web_hook_url", T::Any, nullptr}, {"file_store_web_hook_headers", T::Any, nullptr},
-        {"file_store_web_hook_batch", T::Any, nullptr}, {"save_trajectory_path", T::Any, nullptr},
-        {"save_screenshots_in_trajectory", T::Any, nullptr}, {"replay_trajectory_path", T::Any, nullptr},
-        {"search_api_key", T::Any, nullptr}, {"cache_dir", T::Any, nullptr}, {"max_iterations", T::Any, nullptr},
-        {"max_budget_per_task", T::Any, nullptr}, {"disable_color", T::Any, nullptr}, {"jwt_secret", T::Any, nullptr},
-        {"file_uploads_max_file_size_mb", T::Any, nullptr}, {"file_uploads_restrict_file_types", T::Any, nullptr},
-        {"file_uploads_allowed_extensions", T::Any, nullptr}, {"runloop_api_key", T::Any, nullptr},
-        {"daytona_api_key", T::Any, nullptr}, {"daytona_api_url", T::Any, nullptr}, {"daytona_target", T::Any, nullptr},
-        {"cli_multiline_input", T::Any, nullptr}, {"conversation_max_age_seconds", T::Any, nullptr},
-        {"enable_default_condenser", T::Any, nullptr}, {"max_concurrent_conversations", T::Any, nullptr},
-        {"mcp_host", T::Any, nullptr}, {"enable_mcp", T::Any, nullptr}, {"input_token_threshold", T::Any, nullptr},
-        {"init_git_in_empty_workspace", T::Any, nullptr}, {"vscode_port", T::Any, nullptr},
+        // The rest of OpenHandsConfig: accepted (an OpenHands config.toml loads), listed as ignored.
+        {"default_agent", T::Any, nullptr, true, false}, {"file_store", T::Any, nullptr, true, false},
+        {"file_store_path", T::Any, nullptr, true, false}, {"file_store_web_hook_url", T::Any, nullptr, true, false},
+        {"file_store_web_hook_headers", T::Any, nullptr, true, false},
+        {"file_store_web_hook_batch", T::Any, nullptr, true, false},
+        {"save_trajectory_path", T::Any, nullptr, true, false},
+        {"save_screenshots_in_trajectory", T::Any, nullptr, true, false},
+        {"replay_trajectory_path", T::Any, nullptr, true, false}, {"search_api_key", T::Any, nullptr, true, false},
+        {"cache_dir", T::Any, nullptr, true, false}, {"max_iterations", T::Any, nullptr, true, false},
+        {"max_budget_per_task", T::Any, nullptr, true, false}, {"disable_color", T::Any, nullptr, true, false},
+        {"jwt_secret", T::Any, nullptr, true, false}, {"file_uploads_max_file_size_mb", T::Any, nullptr, true, false},
+        {"file_uploads_restrict_file_types", T::Any, nullptr, true, false},
+        {"file_uploads_allowed_extensions", T::Any, nullptr, true, false},
+        {"cli_multiline_input", T::Any, nullptr, true, false},
+        {"conversation_max_age_seconds", T::Any, nullptr, true, false},
+        {"enable_default_condenser", T::Any, nullptr, true, false},
+        {"max_concurrent_conversations", T::Any, nullptr, true, false}, {"mcp_host", T::Any, nullptr, true, false},
+        {"enable_mcp", T::Any, nullptr, true, false}, {"input_token_threshold", T::Any, nullptr, true, false},
+        {"vscode_port", T::Any, nullptr, true, false}, {"e2b_api_key", T::Any, nullptr, true, false},
+        // Credentials of cloud backends, as OpenHands names them in [core].
+        {"runloop_api_key", T::Str, nullptr}, {"daytona_api_key", T::Str, nullptr}, {"daytona_api_url", T::Str, nullptr},
+        {"daytona_target", T::Str, nullptr}, {"modal_api_token_id", T::Str, nullptr}, {"modal_api_token_secret", T::Str, nullptr},
+        {"init_git_in_empty_workspace", T::Bool, false, false},
         // actionhost extensions.
         {"runtime_dirs", T::List, json::array(), false},  // extra directories holding runtime modules
         {"state_dir", T::Str, nullptr},                   // where kept-alive runtimes are recorded
@@ -100,6 +109,24 @@ const std::vector<Field> &sandbox_fields() {
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
         {"docker_mount_host_usr", T::Bool, true, false},  // docker bind mode: the machine's /usr read-only
         {"warm_pool_size", T::Int, 0, false},          // local: hosts kept started ahead of use
+    };
+    return fields;
+}
+
+const std::vector<Field> &kubernetes_fields() {
+    static const std::vector<Field> fields = {
+        // OpenHands' KubernetesConfig (unset: the backend's default, docs/runtimes.md).
+        {"namespace", T::Str, nullptr}, {"ingress_domain", T::Str, nullptr}, {"pvc_storage_size", T::Str, nullptr},
+        {"pvc_storage_class", T::Str, nullptr}, {"resource_cpu_request", T::Str, nullptr},
+        {"resource_memory_request", T::Str, nullptr}, {"resource_memory_limit", T::Str, nullptr},
+        {"image_pull_secret", T::Str, nullptr}, {"ingress_tls_secret", T::Str, nullptr}, {"node_selector_key", T::Str, nullptr},
+        {"node_selector_val", T::Str, nullptr}, {"tolerations_yaml", T::Str, nullptr}, {"privileged", T::Bool, nullptr},
+        // actionhost extensions.
+        {"kubeconfig", T::Str, nullptr}, {"context", T::Str, nullptr}, {"connect_to", T::Str, nullptr},
+        {"actionhost_path", T::Str, nullptr}, {"service_account_dir", T::Str, nullptr},
+        {"keep_pvc", T::Bool, nullptr},  // default true: the workspace volume outlives the pod, as in OpenHands
+        {"ready_timeout_s", T::Float, nullptr}, {"readiness_initial_delay_s", T::Int, nullptr},
+        {"readiness_period_s", T::Int, nullptr},
     };
     return fields;
 }

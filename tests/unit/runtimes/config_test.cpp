@@ -2,6 +2,8 @@
 #include <actionhost/client/config.hpp>
 #include <actionhost/client/errors.hpp>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include "support/temp_dir.hpp"
@@ -70,6 +72,146 @@ TEST(RuntimeConfig, RefusesUnknownCoreKeyButAcceptsOpenHandsOnes) {
     EXPECT_THROW(Config::from_toml("[core]\nruntim = \"local\"\n"), ConfigError);
     Config c = Config::from_toml("[core]\nmax_iterations = 100\njwt_secret = \"x\"\n");
     EXPECT_EQ(c.get("core.max_iterations"), 100);
+    EXPECT_EQ(c.ignored_keys(), (std::vector<std::string>{"core.jwt_secret", "core.max_iterations"}));  // sorted
+}
+
+// A config.toml as OpenHands' config.template.toml lays it out, every setting uncommented (keys of
+// OpenHands 0.62; values ours): it loads, what we use is read, what we do not is listed once.
+TEST(RuntimeConfig, AnOpenHandsConfigTomlLoads) {
+    Config c = Config::from_toml(R"(
+[core]
+workspace_base = "./workspace"
+cache_dir = "/tmp/cache"
+debug = false
+disable_color = false
+save_trajectory_path = "./trajectories"
+save_screenshots_in_trajectory = false
+replay_trajectory_path = ""
+file_store_path = "/tmp/file_store"
+file_store = "memory"
+file_uploads_max_file_size_mb = 0
+enable_browser = true
+max_budget_per_task = 0.0
+max_iterations = 500
+workspace_mount_path_in_sandbox = "/workspace"
+workspace_mount_path = ""
+workspace_mount_rewrite = ""
+run_as_openhands = true
+runtime = "docker"
+default_agent = "CodeActAgent"
+jwt_secret = ""
+file_uploads_restrict_file_types = false
+file_uploads_allowed_extensions = [".*"]
+enable_default_condenser = true
+max_concurrent_conversations = 3
+conversation_max_age_seconds = 864000
+e2b_api_key = ""
+modal_api_token_id = ""
+modal_api_token_secret = ""
+a_key_of_a_future_openhands = 1
+
+[llm]
+api_key = ""
+model = "some-model"
+num_retries = 8
+safety_settings = []
+
+[llm.draft_editor]
+correct_num = 5
+
+[agent]
+enable_browsing = true
+enable_jupyter = true
+
+[agent.CustomAgent]
+classpath = "my_package.my_module.MyCustomAgent"
+
+[sandbox]
+timeout = 120
+user_id = 1000
+base_container_image = "nikolaik/python-nodejs:python3.12-nodejs22"
+use_host_network = false
+runtime_extra_build_args = ["--network=host", "--add-host=host.docker.internal:host-gateway"]
+enable_auto_lint = false
+initialize_plugins = true
+runtime_extra_deps = ""
+runtime_startup_env_vars = {}
+browsergym_eval_env = ""
+platform = ""
+force_rebuild_runtime = false
+runtime_container_image = ""
+keep_runtime_alive = false
+pause_closed_runtimes = false
+close_delay = 300
+rm_all_containers = false
+enable_gpu = false
+cuda_visible_devices = ''
+docker_runtime_kwargs = {}
+vscode_port = 41234
+volumes = "/my/host/dir:/workspace:rw"
+
+[security]
+confirmation_mode = false
+security_analyzer = "llm"
+
+[condenser]
+type = "noop"
+
+[kubernetes]
+namespace = "default"
+ingress_domain = "localhost"
+pvc_storage_size = "2Gi"
+pvc_storage_class = "standard"
+resource_cpu_request = "1"
+resource_memory_request = "1Gi"
+resource_memory_limit = "2Gi"
+image_pull_secret = ""
+ingress_tls_secret = ""
+node_selector_key = ""
+node_selector_val = ""
+tolerations_yaml = ""
+privileged = false
+
+[mcp]
+sse_servers = ["http://localhost:8080/mcp/sse"]
+stdio_servers = [{name = "fetch", command = "uvx", args = ["mcp-server-fetch"]}]
+)");
+    EXPECT_EQ(c.get_string("core.runtime", ""), "docker");
+    EXPECT_EQ(c.get_number("sandbox.user_id", 0), 1000);
+    EXPECT_EQ(c.get_string("kubernetes.pvc_storage_size", ""), "2Gi");
+    EXPECT_EQ(c.get("llm.draft_editor")["correct_num"], 5);
+    const auto &ignored = c.ignored_keys();
+    for (const char *key : {"core.e2b_api_key", "core.default_agent", "core.max_iterations", "core.a_key_of_a_future_openhands"})
+        EXPECT_NE(std::find(ignored.begin(), ignored.end(), key), ignored.end()) << key;
+    // Keys we use are not "ignored", and sections we never read are not listed key by key.
+    for (const char *key : {"core.runtime", "core.modal_api_token_id", "sandbox.user_id", "llm.model"})
+        EXPECT_EQ(std::find(ignored.begin(), ignored.end(), key), ignored.end()) << key;
+}
+
+// A misspelling of a key we use fails in every checked section, saying which key was meant.
+TEST(RuntimeConfig, AMisspelledKeyFailsWithDidYouMean) {
+    auto error_of = [](const std::string &toml) {
+        try {
+            Config::from_toml(toml);
+        } catch (const ConfigError &e) {
+            return std::string(e.what());
+        }
+        return std::string("<loaded>");
+    };
+    EXPECT_NE(error_of("[core]\nruntme = \"local\"\n").find("did you mean 'runtime'?"), std::string::npos);
+    EXPECT_NE(error_of("[core]\nworkspace_bsae = \"/w\"\n").find("did you mean 'workspace_base'?"), std::string::npos);
+    EXPECT_NE(error_of("[sandbox]\ntimeot = 5\n").find("did you mean 'timeout'?"), std::string::npos);
+    EXPECT_NE(error_of("[kubernetes]\nnamespce = \"x\"\n").find("did you mean 'namespace'?"), std::string::npos);
+    EXPECT_NE(error_of("[kubernetes]\nnot_a_key = 1\n").find("no extra keys"), std::string::npos);
+    EXPECT_NE(error_of("[kubernetes]\nprivileged = \"yes\"\n").find("must be a boolean"), std::string::npos);
+}
+
+TEST(RuntimeConfig, KubernetesKeysHaveOpenHandsEnvOverrides) {
+    Config c = Config::from_toml("[kubernetes]\nnamespace = \"from-file\"\n");
+    c.apply_env({{"KUBERNETES_NAMESPACE", "from-env"}, {"KUBERNETES_PRIVILEGED", "true"}, {"INIT_GIT_IN_EMPTY_WORKSPACE", "1"}});
+    EXPECT_EQ(c.get_string("kubernetes.namespace", ""), "from-env");
+    EXPECT_TRUE(c.get_bool("kubernetes.privileged"));
+    EXPECT_TRUE(c.get_bool("core.init_git_in_empty_workspace"));
 }
 
 TEST(RuntimeConfig, RefusesWrongTypes) {

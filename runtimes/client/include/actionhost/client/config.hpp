@@ -41,8 +41,8 @@ class Config {
     static std::optional<std::string> implicit_config_refusal(const std::string &file, const std::optional<std::string> &workspace);
 
     // Applies OpenHands' env overrides: `<FIELD>` for [core] (e.g. RUNTIME), `SANDBOX_<FIELD>` for
-    // [sandbox]; bool = true/1 (anything else false); lists/dicts as JSON or Python literals; empty
-    // values ignored. Throws ConfigError for a value that does not parse as its field's type.
+    // [sandbox], `KUBERNETES_<FIELD>` for [kubernetes]; bool = true/1 (anything else false); lists/dicts
+    // as JSON or Python literals; empty values ignored. Throws ConfigError for a value that does not parse as its field's type.
     void apply_env(const Environment &env);
 
     // A value as JSON (null when unset). `key` is "core.runtime", "sandbox.timeout", "llm.model"...
@@ -65,6 +65,9 @@ class Config {
     const nlohmann::json &sections() const { return sections_; }
     // True when `key` was set by the file, the environment or set() (not just its default).
     bool is_explicit(const std::string &key) const { return explicit_keys_.count(key) != 0; }
+    // OpenHands keys the files set that actionhost does not use ("core.e2b_api_key", ...), in file order:
+    // accepted so that an OpenHands config.toml loads, worth one line to the user.
+    const std::vector<std::string> &ignored_keys() const { return ignored_keys_; }
 
   private:
     void set_checked(const std::string &section, const std::string &key, const nlohmann::json &value,
@@ -72,6 +75,7 @@ class Config {
     nlohmann::json sections_;  // {"core":{...}, "sandbox":{...}, "<other>":{...}}
     std::map<std::string, std::string> sandbox_env_;
     std::set<std::string> explicit_keys_;
+    std::vector<std::string> ignored_keys_;
 };
 
 }  // namespace actionhost::client
