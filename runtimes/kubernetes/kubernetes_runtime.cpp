@@ -1,8 +1,8 @@
-// `kubernetes`: the host in a pod, as OpenHands' KubernetesRuntime provisions it (spec §6.4,
-// cloud-apis §2): PVC for the workspace, the pod with a readiness probe on /alive, two ClusterIP
-// services and an ingress, all labelled with the session; attach when the pod exists; pause = delete the
-// pod (PVC and services stay), resume = create it again; close deletes everything (the PVC too unless
-// kubernetes.keep_pvc), or nothing with keep_runtime_alive.
+// `kubernetes`: the host in a pod, as OpenHands' KubernetesRuntime provisions it: PVC for the workspace,
+// the pod with a readiness probe on /alive, two ClusterIP services and an ingress, all labelled with the
+// session; attach when the pod exists; pause = delete the pod (PVC and services stay), resume = create it
+// again; close deletes pod, services and ingress but keeps the PVC, as OpenHands does (the workspace
+// survives the session; kubernetes.keep_pvc = false deletes it too), or nothing with keep_runtime_alive.
 #include <actionhost/runtime_support/backend.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -80,7 +80,7 @@ class KubernetesRuntime : public Backend {
         if (!api_ || pod_.empty() || closed_) return;
         closed_ = true;
         if (config_bool("sandbox.keep_runtime_alive", false)) return;
-        delete_all(!config_bool("kubernetes.keep_pvc", false));
+        delete_all(!config_bool("kubernetes.keep_pvc", true));
     }
 
   private:

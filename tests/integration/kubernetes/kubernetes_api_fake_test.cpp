@@ -59,6 +59,9 @@ std::function<void(Config &)> kube_config(const std::string &kubeconfig, const s
         c.set("kubernetes.connect_to", "pod_ip");  // the fake has no cluster DNS
         c.set("sandbox.runtime_container_image", kImage);
         c.set("core.workspace_mount_path_in_sandbox", c.get_string("core.workspace_base"));
+        // These tests check that close leaves nothing at all; the default (the PVC kept, as OpenHands)
+        // has its own test below.
+        c.set("kubernetes.keep_pvc", false);
         if (more) more(c);
     };
 }
@@ -161,6 +164,25 @@ TEST(KubernetesApiFake, ConformanceSetWithKubeconfig) {
     s->runtime->close();
     EXPECT_EQ(s->runtime->last_status(), "STATUS$STOPPED");
     expect_nothing_left(fake);
+}
+
+// As OpenHands: close deletes the pod, services and ingress, and keeps the workspace's volume.
+TEST(KubernetesApiFake, CloseKeepsTheWorkspaceVolumeAsOpenHandsDoes) {
+    KubernetesApiFake fake;
+    fake.add_image(kImage, install_dir());
+    TempDir dir("ahk8s");
+    auto s = start_runtime("kubernetes", kube_config(write_kubeconfig(dir, fake.url(), fake.token()),
+                                                     [](Config &c) { c.set("kubernetes.keep_pvc", nullptr); }));
+    const std::string pod = pod_of(*s->runtime);
+    EXPECT_EQ(run(*s->runtime, "echo kept > k.txt && echo ok").value("content", ""), "ok");
+    s->runtime->close();
+    std::vector<std::string> left;
+    for (int i = 0; i < 200; ++i) {
+        left = fake.leftovers();
+        if (left.size() <= 1) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(left, std::vector<std::string>{"persistentvolumeclaims/sandboxes/" + pod + "-pvc"});
 }
 
 TEST(KubernetesApiFake, KubernetesSectionKeys) {
