@@ -24,9 +24,14 @@ class ModalRuntime : public CloudBackend {
     }
 
     void connect() override {
-        std::string id = credential("MODAL_TOKEN_ID", "modal.token_id", "create a token with `modal token new` and export MODAL_TOKEN_ID");
-        std::string secret =
-            credential("MODAL_TOKEN_SECRET", "modal.token_secret", "export the token's secret as MODAL_TOKEN_SECRET");
+        // Both spellings: Modal's own (MODAL_TOKEN_ID, what the modal CLI exports) and OpenHands'
+        // (MODAL_API_TOKEN_ID, [core] modal_api_token_id), then our [modal] token_id.
+        std::string id = setting("MODAL_API_TOKEN_ID", "core.modal_api_token_id", setting("MODAL_TOKEN_ID", "modal.token_id", ""));
+        if (id.empty())
+            throw std::runtime_error("MODAL_API_TOKEN_ID (or MODAL_TOKEN_ID) is not set: create a token with `modal token new` and export it");
+        std::string secret = setting("MODAL_API_TOKEN_SECRET", "core.modal_api_token_secret", setting("MODAL_TOKEN_SECRET", "modal.token_secret", ""));
+        if (secret.empty())
+            throw std::runtime_error("MODAL_API_TOKEN_SECRET (or MODAL_TOKEN_SECRET) is not set: export the token's secret");
         std::string server = setting("MODAL_SERVER_URL", "modal.server_url", "https://api.modal.com");
         api_ = std::make_unique<modal::ModalApi>(host(), server, id, secret);
         launch_ = sandbox_host("modal", 3000);

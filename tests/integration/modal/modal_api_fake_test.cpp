@@ -133,15 +133,35 @@ TEST_F(ModalApiFakeTest, MissingTokensAreClearErrors) {
         ScopedEnv none("MODAL_TOKEN_ID", std::nullopt);
         auto s = make_cloud_runtime(options());
         std::string e = connect_error(*s);
-        EXPECT_NE(e.find("MODAL_TOKEN_ID is not set"), std::string::npos) << e;
+        EXPECT_NE(e.find("MODAL_API_TOKEN_ID (or MODAL_TOKEN_ID) is not set"), std::string::npos) << e;
     }
     {
         ScopedEnv none("MODAL_TOKEN_SECRET", std::nullopt);
         auto s = make_cloud_runtime(options());
         std::string e = connect_error(*s);
-        EXPECT_NE(e.find("MODAL_TOKEN_SECRET is not set"), std::string::npos) << e;
+        EXPECT_NE(e.find("MODAL_API_TOKEN_SECRET (or MODAL_TOKEN_SECRET) is not set"), std::string::npos) << e;
     }
     EXPECT_TRUE(fake.calls().empty());
+}
+
+// OpenHands documents MODAL_API_TOKEN_ID / MODAL_API_TOKEN_SECRET and [core] modal_api_token_id/_secret;
+// the modal CLI exports MODAL_TOKEN_ID / MODAL_TOKEN_SECRET. Each spelling alone reaches the API.
+TEST_F(ModalApiFakeTest, BothTokenSpellingsWork) {
+    ScopedEnv no_id("MODAL_TOKEN_ID", std::nullopt), no_secret("MODAL_TOKEN_SECRET", std::nullopt);
+    {
+        ScopedEnv id("MODAL_API_TOKEN_ID", "ak-test"), secret("MODAL_API_TOKEN_SECRET", "as-test");
+        auto s = make_cloud_runtime(options());
+        s->runtime->connect();
+        EXPECT_EQ(s->runtime->last_status(), "STATUS$READY");
+        s->runtime->close();
+    }
+    auto s = make_cloud_runtime(options([](Config &c) {
+        c.set("core.modal_api_token_id", "ak-test");
+        c.set("core.modal_api_token_secret", "as-test");
+    }));
+    s->runtime->connect();
+    EXPECT_EQ(s->runtime->last_status(), "STATUS$READY");
+    s->runtime->close();
 }
 
 TEST_F(ModalApiFakeTest, WrongTokenIsUnauthenticated) {
