@@ -1,9 +1,10 @@
-// `daytona`: the host in a Daytona sandbox, as OpenHands' DaytonaRuntime provisions one (spec
-// cloud-apis.md §5.4): a public sandbox labelled OpenHands_SID=<sid> with OpenHands' environment, the
-// host started in toolbox session `action-execution-server`, reached through the preview URL of port
-// 4444. Attach to the sandbox labelled with the session (starting it when stopped); pause/resume =
-// stop/start (the host is started again after a start); close = delete (or stop/keep with
-// keep_runtime_alive).
+// `daytona`: the host in a Daytona sandbox, as OpenHands' DaytonaRuntime provisions one: a public
+// sandbox labelled OpenHands_SID=<sid> with OpenHands' environment, the host started in toolbox session
+// `action-execution-server`, reached through the preview URL of port 4444. Attach to the sandbox
+// labelled with the session (starting it when stopped); pause/resume = stop/start (the host is started
+// again after a start); close = stop, as OpenHands (its workspace stays for a later session), or delete
+// with DAYTONA_DELETE_ON_CLOSE=true / [daytona] delete_on_close; keep_runtime_alive keeps it as it is
+// (stopped unless pause_closed_runtimes = false).
 #include <actionhost/runtime_support/cloud_backend.hpp>
 #include <algorithm>
 #include <cstdlib>
@@ -87,8 +88,16 @@ class DaytonaRuntime : public CloudBackend {
             return;
         }
         std::string id = id_;
+        const std::string delete_env = setting("DAYTONA_DELETE_ON_CLOSE", "daytona.delete_on_close", "false");
+        if (delete_env == "true" || delete_env == "1") {
+            id_.clear();
+            api_->remove(id);
+            return;
+        }
+        kept_ = true;  // stopped, not deleted: nothing for the destructor to clean up
+        api_->stop(id);
+        wait_state({"stopped"}, "stop");
         id_.clear();
-        api_->remove(id);
     }
 
   private:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <actionhost/client/errors.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -37,6 +38,8 @@ class DaytonaApiFakeTest : public ::testing::Test {
     ScopedEnv url{"DAYTONA_API_URL", fake.url()};
     ScopedEnv target{"DAYTONA_TARGET", "us"};
     ScopedEnv old_url{"DAYTONA_SERVER_URL", std::nullopt};
+    // Tests leave nothing behind (TearDown); closing without deleting has its own test.
+    ScopedEnv delete_on_close{"DAYTONA_DELETE_ON_CLOSE", "true"};
 };
 
 std::string connect_error(runtimes_test::StartedRuntime &s) {
@@ -74,7 +77,37 @@ TEST_F(DaytonaApiFakeTest, ProvisionRunStopStartDelete) {
     EXPECT_EQ(only_state(fake), "started");
     // A stopped sandbox keeps its files; the host was started again.
     EXPECT_EQ(runtimes_test::run(*s->runtime, "cat " + s->workspace_inside + "/kept.txt").value("content", ""), "persisted");
-    s->runtime->close();
+    s->runtime->close();  // DAYTONA_DELETE_ON_CLOSE=true (the fixture's)
+    EXPECT_TRUE(fake.sandboxes().empty() || only_state(fake) == "destroying" || only_state(fake) == "destroyed");
+}
+
+static std::size_t creates(const DaytonaApiFake &fake) {
+    auto r = fake.requests();
+    return static_cast<std::size_t>(std::count(r.begin(), r.end(), std::string("POST /api/sandbox")));
+}
+
+// As OpenHands: without DAYTONA_DELETE_ON_CLOSE, close stops the sandbox and its workspace stays for the
+// session's next start, which finds it by label.
+TEST_F(DaytonaApiFakeTest, CloseStopsTheSandboxUnlessAskedToDelete) {
+    actionhost::testing::TempDir state("dt-state");
+    const auto tweak = options().tweak;  // one port for both starts
+    {
+        ScopedEnv keep("DAYTONA_DELETE_ON_CLOSE", std::nullopt);
+        auto s = start_cloud_runtime({"daytona", tweak, "dtsession2", state.path()});
+        EXPECT_EQ(runtimes_test::exit_code(runtimes_test::run(*s->runtime, "echo persisted > kept.txt")), 0);
+        s->runtime->close();
+        EXPECT_EQ(only_state(fake), "stopped");
+    }
+    // The next start of the session finds the stopped sandbox by label and starts it: none is created
+    // (the fake keeps no files across a stop; Daytona's stopped sandboxes keep their disk).
+    const std::size_t creates_before = creates(fake);
+    EXPECT_EQ(creates_before, 1u);
+    auto again = start_cloud_runtime({"daytona", tweak, "dtsession2", state.path()});
+    EXPECT_EQ(fake.sandboxes().size(), 1u);
+    EXPECT_EQ(creates(fake), creates_before);
+    EXPECT_EQ(only_state(fake), "started");
+    EXPECT_EQ(runtimes_test::run(*again->runtime, "echo again").value("content", ""), "again");
+    again->runtime->close();  // deleted now (the fixture's DAYTONA_DELETE_ON_CLOSE)
     EXPECT_TRUE(fake.sandboxes().empty() || only_state(fake) == "destroying" || only_state(fake) == "destroyed");
 }
 
