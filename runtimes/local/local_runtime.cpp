@@ -6,6 +6,7 @@
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/process.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,14 @@ using nlohmann::json;
 using namespace actionhost::local_runtime;
 
 class LocalRuntime : public Backend {
+    // [sandbox] warm_pool_size, or OpenHands' INITIAL_NUM_WARM_SERVERS (the number of servers its local
+    // runtime starts ahead of use) when the key is unset or 0.
+    double warm_pool_size_setting() const {
+        if (double n = config_number("sandbox.warm_pool_size", 0); n > 0) return n;
+        if (const char *e = std::getenv("INITIAL_NUM_WARM_SERVERS"); e && *e) return std::atof(e);
+        return 0;
+    }
+
   public:
     using Backend::Backend;
     ~LocalRuntime() override {
@@ -62,7 +71,7 @@ class LocalRuntime : public Backend {
         plan.die_with_parent = !keep;
         // A kept-alive host must outlive this process, which pool hosts do not: no pool for those
         // (nor for a takeover, whose workspace is given).
-        const auto pool_size = static_cast<size_t>(keep || !inherited.empty() ? 0 : std::max(0.0, config_number("sandbox.warm_pool_size", 0)));
+        const auto pool_size = static_cast<size_t>(keep || !inherited.empty() ? 0 : std::max(0.0, warm_pool_size_setting()));
 
         std::optional<LocalHost> host;
         if (pool_size > 0) {
