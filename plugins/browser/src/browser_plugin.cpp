@@ -14,10 +14,10 @@ class BrowserPlugin : public sdk::Plugin {
         // Both set by the options this plugin's manifest declares (OpenHands' --no-enable-browser and
         // --browsergym-eval-env), or by --set / the environment.
         if (auto e = host.config("ACTIONHOST_BROWSER_ENABLED")) o.browser_enabled = *e != "0" && *e != "false";
-        if (auto p = host.config("browser.chromium")) o.chromium_path = *p;
+        if (auto p = host.config("ACTIONHOST_BROWSER_CHROMIUM")) o.chromium_path = *p;
         if (auto env = host.config("ACTIONHOST_BROWSERGYM_EVAL_ENV")) o.eval_env = *env;
         if (auto u = host.config("MINIWOB_URL")) o.miniwob_url = *u;
-        if (auto t = host.config("browser.step_timeout")) {
+        if (auto t = host.config("ACTIONHOST_BROWSER_STEP_TIMEOUT")) {
             try {
                 o.default_timeout_s = std::stod(*t);
             } catch (...) {
@@ -27,7 +27,7 @@ class BrowserPlugin : public sdk::Plugin {
     }
 
     ah_status_t init() override {
-        auto when = host().config("browser.start");
+        auto when = host().config("ACTIONHOST_BROWSER_START");
         if (when && (*when == "init" || *when == "eager")) {
             std::string err = service_->start_now();
             if (!err.empty()) host().log(AH_LOG_WARNING, "browser: could not start at init: " + err);

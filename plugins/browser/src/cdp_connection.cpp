@@ -113,8 +113,8 @@ void CdpConnection::reader_loop() {
 
 nlohmann::json CdpConnection::call(const std::string &method, const nlohmann::json &params,
                                    const std::string &session_id, Clock::time_point deadline) {
-    // AH_CDP_TRACE=1 prints every command and its round-trip time to stderr (debugging aid).
-    static const bool trace = std::getenv("AH_CDP_TRACE") != nullptr;
+    // ACTIONHOST_CDP_TRACE=1 prints every command and its round-trip time to stderr (debugging aid).
+    static const bool trace = std::getenv("ACTIONHOST_CDP_TRACE") != nullptr;
     const auto started = Clock::now();
     struct TraceOnExit {
         bool on;
