@@ -32,8 +32,8 @@ std::optional<ServerBinary> find_server(const ConfigLookup &config, std::vector<
         if (executable(path)) return ServerBinary{kind, path};
         return std::nullopt;
     };
-    auto openvscode = config("OPENVSCODE_SERVER_PATH");
-    auto code_server = config("CODE_SERVER_PATH");
+    auto openvscode = config("ACTIONHOST_OPENVSCODE_SERVER_PATH");
+    auto code_server = config("ACTIONHOST_CODE_SERVER_PATH");
     const bool explicit_only = (openvscode && !openvscode->empty()) || (code_server && !code_server->empty());
     if (openvscode && !openvscode->empty()) {
         std::string path = std::filesystem::is_directory(*openvscode) ? *openvscode + "/bin/openvscode-server" : *openvscode;
@@ -46,7 +46,7 @@ std::optional<ServerBinary> find_server(const ConfigLookup &config, std::vector<
     // instead of being replaced by another one found by chance.
     if (explicit_only) return std::nullopt;
     if (auto s = check(ServerKind::OpenVSCodeServer, "/openhands/.openvscode-server/bin/openvscode-server")) return s;
-    if (auto p = config("AH_CODE_SERVER_PREFIX"); p && !p->empty()) {
+    if (auto p = config("ACTIONHOST_CODE_SERVER_PREFIX"); p && !p->empty()) {
         if (auto s = check(ServerKind::CodeServer, *p + "/bin/code-server")) return s;
     }
     if (auto s = check(ServerKind::CodeServer, "/opt/actionhost/code-server/bin/code-server")) return s;

@@ -18,12 +18,13 @@ struct ServerBinary {
 
 using ConfigLookup = std::function<std::optional<std::string>(const char *key)>;
 
-// openvscode-server first (OpenHands' choice): $OPENVSCODE_SERVER_PATH (the binary or its install
-// directory), then /openhands/.openvscode-server/bin/openvscode-server. Then code-server:
-// $CODE_SERVER_PATH, $AH_CODE_SERVER_PREFIX/bin/code-server, /opt/actionhost/code-server/bin/code-server
-// (scripts/install-code-server), ~/.cache/actionhost/code-server/bin/code-server (its non-root
-// default), `code-server` on PATH. When OPENVSCODE_SERVER_PATH or CODE_SERVER_PATH
-// is set, only the configured paths are considered. `tried` lists what was looked at.
+// openvscode-server first (OpenHands' choice): $ACTIONHOST_OPENVSCODE_SERVER_PATH (the binary or its
+// install directory), then /openhands/.openvscode-server/bin/openvscode-server. Then code-server:
+// $ACTIONHOST_CODE_SERVER_PATH, $ACTIONHOST_CODE_SERVER_PREFIX/bin/code-server,
+// /opt/actionhost/code-server/bin/code-server (scripts/install-code-server),
+// ~/.cache/actionhost/code-server/bin/code-server (its non-root default), `code-server` on PATH. When
+// ACTIONHOST_OPENVSCODE_SERVER_PATH or ACTIONHOST_CODE_SERVER_PATH is set, only the configured paths
+// are considered. `tried` lists what was looked at.
 std::optional<ServerBinary> find_server(const ConfigLookup &config, std::vector<std::string> &tried);
 
 // --server-base-path for openvscode-server: $OPENVSCODE_SERVER_BASE_PATH, else /<RUNTIME_ID>/vscode

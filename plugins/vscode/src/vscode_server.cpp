@@ -230,7 +230,7 @@ ConnectionInfo VscodeServer::connection() {
         }
     }
     // Bounded so the answer beats the client's 10 s timeout; a slow server still gets its token.
-    int budget_ms = config_int(settings_.config, "VSCODE_READY_TIMEOUT_MS", 8000);
+    int budget_ms = config_int(settings_.config, "ACTIONHOST_VSCODE_READY_TIMEOUT_MS", 8000);
     if (!wait_ready_locked(std::chrono::milliseconds(budget_ms))) {
         if (!process_->alive()) {
             settings_.log(AH_LOG_WARNING, "vscode: the server exited while starting: " + log_tail());

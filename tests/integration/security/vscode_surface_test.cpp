@@ -124,7 +124,7 @@ class VscodeSurface : public ::testing::Test {
         port_ = vs::free_port();
         options.args.insert(options.args.end(), {"--plugins", "vscode"});
         options.env.insert({{"VSCODE_PORT", std::to_string(port_)},
-                            {"CODE_SERVER_PATH", *code_server_},
+                            {"ACTIONHOST_CODE_SERVER_PATH", *code_server_},
                             {"XDG_DATA_HOME", data_->path() + "/data"},
                             {"XDG_CONFIG_HOME", data_->path() + "/config"}});
         host_ = std::make_unique<HostProcess>(options);

@@ -17,12 +17,12 @@ namespace vs = actionhost::testing::vscode;
 namespace {
 
 // A host with the vscode plugin; `env` on top of the test's environment. No server path is left to
-// chance: CODE_SERVER_PATH points at one that does not exist unless the test says otherwise.
+// chance: ACTIONHOST_CODE_SERVER_PATH points at one that does not exist unless the test says otherwise.
 HostOptions vscode_host(std::map<std::string, std::string> env, std::vector<std::string> extra_args = {}) {
     HostOptions o;
     o.args = {"--plugins", "vscode"};
     o.args.insert(o.args.end(), extra_args.begin(), extra_args.end());
-    if (!env.count("CODE_SERVER_PATH")) env["CODE_SERVER_PATH"] = "/nonexistent/code-server";
+    if (!env.count("ACTIONHOST_CODE_SERVER_PATH")) env["ACTIONHOST_CODE_SERVER_PATH"] = "/nonexistent/code-server";
     o.env = std::move(env);
     return o;
 }

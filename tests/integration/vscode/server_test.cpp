@@ -40,7 +40,7 @@ class VscodeServer : public ::testing::Test {
         o.args = {"--plugins", "vscode"};
         // Private code-server state per test: its user-data and config dirs follow XDG.
         o.env = {{"VSCODE_PORT", std::to_string(port_)},
-                 {"CODE_SERVER_PATH", *code_server_},
+                 {"ACTIONHOST_CODE_SERVER_PATH", *code_server_},
                  {"XDG_DATA_HOME", data_->path() + "/data"},
                  {"XDG_CONFIG_HOME", data_->path() + "/config"}};
         started_ = Clock::now();

@@ -56,8 +56,8 @@ PortHolder::~PortHolder() {
 
 std::optional<std::string> installed_code_server() {
     std::vector<std::string> candidates;
-    if (const char *p = std::getenv("CODE_SERVER_PATH")) candidates.push_back(p);
-    if (const char *p = std::getenv("AH_CODE_SERVER_PREFIX")) candidates.push_back(std::string(p) + "/bin/code-server");
+    if (const char *p = std::getenv("ACTIONHOST_CODE_SERVER_PATH")) candidates.push_back(p);
+    if (const char *p = std::getenv("ACTIONHOST_CODE_SERVER_PREFIX")) candidates.push_back(std::string(p) + "/bin/code-server");
     candidates.push_back("/opt/actionhost/code-server/bin/code-server");
     if (const char *c = std::getenv("XDG_CACHE_HOME")) {
         candidates.push_back(std::string(c) + "/actionhost/code-server/bin/code-server");

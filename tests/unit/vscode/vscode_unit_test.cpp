@@ -96,12 +96,12 @@ TEST(VscodeLaunch, BasePath) {
 
 TEST(VscodeLaunch, ConfiguredServerPathIsTheOnlyOneLookedAt) {
     std::vector<std::string> tried;
-    auto found = find_server(config_of({{"CODE_SERVER_PATH", "/nonexistent/cs"}, {"PATH", "/usr/bin"}}), tried);
+    auto found = find_server(config_of({{"ACTIONHOST_CODE_SERVER_PATH", "/nonexistent/cs"}, {"PATH", "/usr/bin"}}), tried);
     EXPECT_FALSE(found);
     ASSERT_EQ(tried.size(), 1u);
     EXPECT_EQ(tried[0], "/nonexistent/cs");
     tried.clear();
-    found = find_server(config_of({{"CODE_SERVER_PATH", "/bin/true"}}), tried);
+    found = find_server(config_of({{"ACTIONHOST_CODE_SERVER_PATH", "/bin/true"}}), tried);
     ASSERT_TRUE(found);
     EXPECT_EQ(found->kind, ServerKind::CodeServer);
 }
