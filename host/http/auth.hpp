@@ -1,4 +1,5 @@
-// SESSION_API_KEY: when set, every path but /alive and /server_info needs X-Session-API-Key (spec §1.3).
+// SESSION_API_KEY: when set, every path but /alive and /server_info needs X-Session-API-Key, as in
+// OpenHands (docs/api.md).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// OpenHands' runtime_init (spec §1.2 step 2): make sure the user actions run as exists and owns the
-// working directory.
+// OpenHands' runtime_init (openhands/runtime/utils/runtime_init.py): make sure the user actions run as
+// exists and owns the working directory.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 # actionhost_sdk_module(<target> KIND plugin|runtime)
-# Makes <target> (a MODULE library) export exactly one symbol — its entry — as DESIGN.md §2 rule 1 asks:
+# Makes <target> (a MODULE library) export exactly one symbol — its entry (docs/design.md, The C ABI):
 # hidden visibility for everything, and a linker version script naming only the entry symbol.
 function(actionhost_sdk_module target)
   cmake_parse_arguments(ARG "" "KIND" "" ${ARGN})

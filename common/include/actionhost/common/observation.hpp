@@ -1,4 +1,4 @@
-// Builders for the OpenHands observation envelope (spec §2.3): {"message","observation","content",
+// Builders for the OpenHands observation envelope: {"message","observation","content",
 // "extras",("success")}. Responses carry no id/cause/timestamp.
 #pragma once
 

@@ -1,6 +1,6 @@
 /*
  * actionhost SDK — optional runtime capability "actionhost.runtime_recovery/1": the backend decides what
- * an HTTP error from its sandbox's URL means, as OpenHands' RemoteRuntime does (spec §6.3): 404, 502 and
+ * an HTTP error from its sandbox's URL means, as OpenHands' RemoteRuntime does: 404, 502 and
  * 504 mean the sandbox is gone (disconnected); 503 means it is paused, and a backend that keeps runtimes
  * alive resumes it so the request can be retried once.
  *
