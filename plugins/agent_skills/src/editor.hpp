@@ -1,6 +1,6 @@
 // OpenHands' file editor (openhands-aci OHEditor, the str_replace_editor tool) in C++: commands view,
-// create, str_replace, insert, undo_edit with the exact message texts of spec §4. One Editor serves the
-// whole host (as OpenHands has one editor instance): its undo history is shared; it is thread-safe
+// create, str_replace, insert, undo_edit with openhands-aci 0.3.2's exact message texts. One Editor serves
+// the whole host (as OpenHands has one editor instance): its undo history is shared; it is thread-safe
 // except that concurrent edits of the *same* file race as they would in any editor.
 #pragma once
 

@@ -1,4 +1,5 @@
-// One persistent bash on a pseudo-terminal, driven with OpenHands' BashSession semantics (spec §3).
+// One persistent bash on a pseudo-terminal, driven with OpenHands' BashSession semantics
+// (openhands/runtime/utils/bash.py; where we differ and why: docs/compat.md).
 //
 // The terminal is drained all the time (so background jobs never block on a full terminal): by a reader
 // thread between actions, and by the action's own thread while it waits (the reader parks; one thread

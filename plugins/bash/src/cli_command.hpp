@@ -1,4 +1,4 @@
-// The `run` action as OpenHands' CLIRuntime runs it (spec §3.5, §6.4): every command in a fresh
+// The `run` action as OpenHands' CLIRuntime runs it (openhands/runtime/impl/cli/): every command in a fresh
 // `bash -c` of its own process group, no interactive input, a timeout kills the group. Used when the
 // host runs inside a client process (the `cli` runtime: ACTIONHOST_BASH_MODE=cli).
 //

@@ -1,5 +1,5 @@
 // Splits the text of a `run` action into its top-level shell commands, as OpenHands does with bashlex
-// before refusing an action that holds several (spec §3.3 step 3).
+// before refusing an action that holds several ("Cannot execute multiple commands at once").
 //
 // A "command" here is one complete command of the shell grammar: everything bash would read before it
 // runs something. `a && b`, `a; b`, pipelines, loops, if/case, functions, subshells, quoted newlines,

@@ -1,4 +1,5 @@
-// The exact wire texts of OpenHands' bash session (spec §3.3-3.4) and the `run` observation they go in.
+// The exact wire texts of OpenHands' bash session (openhands/runtime/utils/bash.py) and the `run`
+// observation they go in.
 #pragma once
 
 #include <optional>
@@ -39,7 +40,7 @@ struct RunMetadata {
     std::string suffix;
 };
 
-// The CmdOutputObservation as OpenHands serialises it (spec §2.3), as compact JSON text.
+// The CmdOutputObservation as OpenHands serialises it (its fields in OpenHands' order), as compact JSON text.
 std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &metadata,
                                  bool hidden);
 // An `error` observation.

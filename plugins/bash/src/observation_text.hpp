@@ -1,9 +1,9 @@
 // The content of one `run` observation, collected while output streams in, in bounded memory.
 //
-// OpenHands builds the content as: the command's output, left-stripped, with the echoed input removed
-// from its front, right-stripped, then cut to its first and last 15000 characters around a marker when
-// longer than 30000 (spec §3.4). This class keeps only what that rule can still need: the first
-// `limit + slack` characters, the last `limit / 2` characters, a count of the rest, and trailing
+// OpenHands builds the content as: the command's output, left-stripped, with the echoed input removed from
+// its front, right-stripped, then cut to its first and last 15000 characters around a marker when longer
+// than 30000 (OpenHands' CmdOutputObservation rule). This class keeps only what that rule can still need:
+// the first `limit + slack` characters, the last `limit / 2` characters, a count of the rest, and trailing
 // whitespace that a right-strip may yet remove. Text must be valid UTF-8 (see OutputNormalizer).
 #pragma once
 

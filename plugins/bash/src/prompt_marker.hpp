@@ -1,11 +1,11 @@
 // The prompt marker: how the plugin learns that bash finished a command, and with what result.
 //
-// Like OpenHands' PS1 JSON block (spec §3.2) it carries exit code, last background pid, user, host,
-// python interpreter and working directory, re-installed by PROMPT_COMMAND before every prompt. Unlike
-// it, the begin and end markers contain a random per-session nonce, and the shell variables hold them
-// only in escaped form (`\043` for `#`), so neither command output nor `env`/`set` listings can forge
-// or fake a prompt. Fields are separated by US (0x1f); the working directory comes last so that any
-// byte may appear in it.
+// Like OpenHands' PS1 JSON block (###PS1JSON### … ###PS1END###) it carries exit code, last background pid,
+// user, host, python interpreter and working directory, re-installed by PROMPT_COMMAND before every prompt.
+// Unlike it, the begin and end markers contain a random per-session nonce, and the shell variables hold
+// them only in escaped form (`\043` for `#`), so neither command output nor `env`/`set` listings can forge
+// or fake a prompt. Fields are separated by US (0x1f); the working directory comes last so that any byte
+// may appear in it.
 #pragma once
 
 #include <string>

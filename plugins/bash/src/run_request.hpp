@@ -1,4 +1,5 @@
-// The arguments of a `run` action (spec §2.2), read from the host's normalised action JSON.
+// The arguments of a `run` action (OpenHands' CmdRunAction, declared in the plugin's manifest), read from
+// the host's normalised action JSON.
 #pragma once
 
 #include <optional>

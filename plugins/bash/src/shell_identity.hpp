@@ -1,6 +1,6 @@
 // Who the shells run as, and with which environment (decided once, before any fork).
 //
-// OpenHands runs its shell as `su <user> -` (spec §3.1) after runtime_init created the user. The host
+// OpenHands runs its shell as `su <user> -` after runtime_init created the user. The host
 // creates the user; here, when the host runs as root and --username names another existing user, the
 // shells switch to it (groups, gid, uid) with a login-like environment (HOME, USER, LOGNAME, SHELL,
 // a clean PATH) and read the login profile. Otherwise they run as the host's own user with the host's

@@ -1,5 +1,6 @@
-// OpenHands' observations for browsing (spec §2.3, §5.4): the `browse` observation with the agent
-// text of openhands/runtime/browser/utils.py::get_agent_obs_text, and the `download` observation.
+// OpenHands' observations for browsing (BrowserOutputObservation, FileDownloadObservation): the `browse`
+// observation with the agent text of openhands/runtime/browser/utils.py::get_agent_obs_text, and the
+// `download` observation.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,5 @@
-// The jupyter plugin: `run_ipython` (spec §2.4, §5.2) against a real ipykernel, one kernel per session.
+// The jupyter plugin: `run_ipython` (OpenHands' IPythonRunCellAction) against a real ipykernel, one kernel
+// per session.
 //
 // Kernel lifecycle: the default session's kernel is started in the background at init (so the first cell
 // rarely waits), other sessions' kernels on their first cell. A kernel that died is replaced on the next

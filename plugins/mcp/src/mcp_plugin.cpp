@@ -1,4 +1,4 @@
-// The mcp plugin: OpenHands' MCP proxy (spec §1.2 step 4, §1.4). POST /update_mcp_server replaces the
+// The mcp plugin: OpenHands' MCP proxy (docs/api.md, docs/compat.md). POST /update_mcp_server replaces the
 // stdio MCP servers; their tools are served as one MCP endpoint over SSE (/mcp/sse, also /sse, as
 // OpenHands mounts its FastMCP app at /mcp and /) and Streamable HTTP (/mcp). Nothing answers there
 // while no server is configured. The host checks X-Session-API-Key before any of these routes.

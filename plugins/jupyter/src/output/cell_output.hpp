@@ -1,7 +1,7 @@
-// What one cell produced, assembled as OpenHands' Jupyter plugin does (spec §5.2): the text of `stream`
-// messages, `execute_result`/`display_data` text/plain and the error traceback lines joined by "\n", all
-// concatenated; image/png payloads as data URLs. Memory is bounded: text through BoundedText, images up to
-// a byte budget (further images are counted, not kept).
+// What one cell produced, assembled as OpenHands' Jupyter plugin does (execute_server.py): the text of
+// `stream` messages, `execute_result`/`display_data` text/plain and the error traceback lines joined by
+// "\n", all concatenated; image/png payloads as data URLs. Memory is bounded: text through BoundedText,
+// images up to a byte budget (further images are counted, not kept).
 #pragma once
 
 #include <string>
