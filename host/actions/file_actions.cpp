@@ -165,7 +165,7 @@ nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &
     const long long start = args.value("start", 0LL);
     const long long end = args.value("end", -1LL);
     std::string bytes;
-    // Media first: a PNG is binary, and OpenHands' check-binary-first order makes it unreadable (§11).
+    // Media first: a PNG is binary, and OpenHands' check-binary-first order makes it unreadable there.
     const bool image = ends_with_ci(path, {".png", ".jpg", ".jpeg", ".bmp", ".gif"});
     const bool pdf = ends_with_ci(path, {".pdf"});
     const bool video = ends_with_ci(path, {".mp4", ".webm", ".ogg"});

@@ -1,5 +1,5 @@
-// The Daytona calls the daytona backend makes (Daytona REST API of the SDK 0.24 era, spec
-// cloud-apis.md §5): sandboxes (create, get, list by labels, start, stop, delete, preview URL) and the
+// The Daytona calls the daytona backend makes (Daytona REST API of the SDK 0.24 era, see
+// docs/runtimes.md): sandboxes (create, get, list by labels, start, stop, delete, preview URL) and the
 // toolbox's process sessions, which the API proxies at /toolbox/{id}/toolbox/... . Auth
 // `Authorization: Bearer $DAYTONA_API_KEY`. Errors carry the API's `message`.
 #pragma once

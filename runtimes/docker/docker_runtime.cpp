@@ -1,5 +1,5 @@
 // `docker`: the host in a container, driven through the Docker Engine API (no docker CLI), as
-// OpenHands' DockerRuntime does (spec §6.2): container openhands-runtime-<sid>, attach when it exists,
+// OpenHands' DockerRuntime does: container openhands-runtime-<sid>, attach when it exists,
 // ports from OpenHands' ranges with file locks, its environment, volumes, keep_runtime_alive,
 // pause/resume as stop/start, close.
 //
@@ -184,7 +184,7 @@ class DockerRuntime : public Backend {
             binds.push_back(*ws + ":" + target + ":rw");
         }
 
-        // Published as OpenHands publishes them (spec §6.2): the server port, the VSCode port when the
+        // Published as OpenHands publishes them: the server port, the VSCode port when the
         // vscode plugin is asked for, and both app ports, each on the same port of the host.
         bool vscode_enabled = false;
         for (size_t i = 0; i < args.size(); ++i)

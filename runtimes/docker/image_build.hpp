@@ -1,5 +1,5 @@
-// docker_install_mode = "image": OpenHands' runtime image scheme (spec §8) through the Engine API's
-// POST /build, with a build context made in memory (tar_context.hpp). Three tags in `<repo>`:
+// docker_install_mode = "image": OpenHands' runtime image scheme (runtime_build.py) through the Engine
+// API's POST /build, with a build context made in memory (tar_context.hpp). Three tags in `<repo>`:
 //   lock      oh_v<ver>_<h1>        h1 = hash of the base image (+ "False" with the browser off) and of
 //                                   what the host needs besides its code (its version and ABI)
 //   source    <lock>_<h2>           h2 = hash of the install tree (install_hash.hpp: bin/actionhost,

@@ -1,4 +1,4 @@
-// OpenHands' port allocation (spec §6.2): a random free port of a range, held with a file lock
+// OpenHands' port allocation (utils/port_lock.py): a random free port of a range, held with a file lock
 // <tmp>/openhands_port_locks/port_<n>.lock so concurrent clients never pick the same one.
 #pragma once
 

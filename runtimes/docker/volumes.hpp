@@ -1,5 +1,6 @@
-// `[sandbox] volumes` (spec §6.2): "host:container[:mode]" comma list → Docker Binds. A non-absolute
-// host part is a named volume; mode defaults to rw; "overlay" modes are not supported here.
+// `[sandbox] volumes` (as OpenHands' DockerRuntime reads it): "host:container[:mode]" comma list → Docker
+// Binds. A non-absolute host part is a named volume; mode defaults to rw; "overlay" modes are not supported
+// here.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// Where the Kubernetes API is and how to authenticate to it, as the kubernetes Python client finds it
-// (cloud-apis §2.3): a kubeconfig (YAML: current-context → cluster server + CA, user token / tokenFile /
+// Where the Kubernetes API is and how to authenticate to it, as the kubernetes Python client finds it:
+// a kubeconfig (YAML: current-context → cluster server + CA, user token / tokenFile /
 // client certificate) or the in-cluster service account (KUBERNETES_SERVICE_HOST/PORT, token, ca.crt).
 #pragma once
 

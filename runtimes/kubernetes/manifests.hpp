@@ -1,4 +1,4 @@
-// The objects of one sandbox (cloud-apis §2.2, OpenHands' KubernetesRuntime): pod
+// The objects of one sandbox, as OpenHands' KubernetesRuntime makes them: pod
 // openhands-runtime-<sid> (labels app=openhands-runtime, session=<sid>), PVC <pod>-pvc mounted at the
 // workspace, services <pod>-svc (8080) and <pod>-svc-code (8081), ingress <pod>-ingress-code for
 // <sid>.<ingress_domain>. Bodies leave out what is unset, as the Python client does.

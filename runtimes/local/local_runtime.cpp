@@ -1,5 +1,6 @@
 // `local`: the host as a child process on a free loopback port, with a generated SESSION_API_KEY, the
-// workspace (`workspace_base` or a temp dir) and the client's environment (spec §6.4). No isolation.
+// workspace (`workspace_base` or a temp dir) and the client's environment (as OpenHands' LocalRuntime). No
+// isolation.
 #include <signal.h>
 #include <unistd.h>
 

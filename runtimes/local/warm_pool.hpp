@@ -1,4 +1,4 @@
-// The local backend's warm pool (OpenHands' LocalRuntime warm servers, spec §6.4): hosts started ahead
+// The local backend's warm pool (OpenHands' LocalRuntime warm servers): hosts started ahead
 // of use, so a runtime whose configuration matches starts by taking one instead of waiting for a
 // start. `[sandbox] warm_pool_size = N` keeps N ready per configuration, refilled in the background
 // after each start. One pool per client process; its hosts are stopped when the process exits

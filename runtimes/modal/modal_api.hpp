@@ -1,5 +1,5 @@
 // The Modal calls the modal backend makes, over gRPC (service modal.client.ModalClient; the interface of
-// modal-client v1.1.4, spec cloud-apis.md §3): app, environment, image from a registry tag, secret,
+// modal-client v1.1.4, see docs/runtimes.md): app, environment, image from a registry tag, secret,
 // sandbox create/task/tunnels/wait/terminate. Each call carries the token metadata and is retried as
 // the Python client retries (DEADLINE_EXCEEDED, UNAVAILABLE, CANCELLED, INTERNAL, UNKNOWN: ≤3 retries,
 // 0.1 s doubling to 1 s, with x-idempotency-key / x-retry-attempt / x-modal-timestamp).

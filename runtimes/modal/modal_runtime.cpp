@@ -1,8 +1,8 @@
-// `modal`: the host in a Modal sandbox, as OpenHands' ModalRuntime provisions one (spec cloud-apis.md
-// §3.1): app "openhands" (created if missing), the image from a registry tag, the host's environment as
-// an app-owned secret, a sandbox whose entrypoint starts the host on port 3000 with that port opened as
-// a tunnel, then /alive through the tunnel. Close = terminate. Modal sandboxes cannot be paused: pause
-// and resume are unsupported. With keep_runtime_alive the sandbox is kept and reattached by id.
+// `modal`: the host in a Modal sandbox, as OpenHands' ModalRuntime provisions one: app "openhands" (created
+// if missing), the image from a registry tag, the host's environment as an app-owned secret, a sandbox
+// whose entrypoint starts the host on port 3000 with that port opened as a tunnel, then /alive through the
+// tunnel. Close = terminate. Modal sandboxes cannot be paused: pause and resume are unsupported. With
+// keep_runtime_alive the sandbox is kept and reattached by id.
 #include <actionhost/runtime_support/cloud_backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <filesystem>

@@ -1,8 +1,8 @@
-// The runtime image when sandbox.runtime_container_image is unset (spec §6.3, §8 in our terms): repo
-// `<registry_prefix>/runtime`, one tag `ah_v<version>_<hash of the host's files>`; when the API does not
-// have it, a build context (a Dockerfile `FROM <base_container_image>` + `COPY actionhost
-// /openhands/actionhost`, and the host binary with its plugins) is sent to POST /build as the base64
-// text of a tar.gz and GET /build_status is polled until SUCCESS (≤ 30 min).
+// The runtime image when sandbox.runtime_container_image is unset (OpenHands' remote builder, in our
+// terms): repo `<registry_prefix>/runtime`, one tag `ah_v<version>_<hash of the host's files>`; when the
+// API does not have it, a build context (a Dockerfile `FROM <base_container_image>` + `COPY actionhost
+// /openhands/actionhost`, and the host binary with its plugins) is sent to POST /build as the base64 text
+// of a tar.gz and GET /build_status is polled until SUCCESS (≤ 30 min).
 #pragma once
 
 #include <functional>

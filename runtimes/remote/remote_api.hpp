@@ -1,5 +1,5 @@
-// The OpenHands Remote Runtime API as its client sees it (spec §6.3, cloud-apis §1): every request
-// carries X-API-Key (and X-Session-API-Key once a response gave one), non-2xx answers become
+// The OpenHands Remote Runtime API as its client sees it (remote_runtime.py, builder/remote.py): every
+// request carries X-API-Key (and X-Session-API-Key once a response gave one), non-2xx answers become
 // RemoteApiError with the JSON `detail`, 429 is retried 3 times and network errors 3 times (when
 // remote_runtime_enable_retries) with exponential waits of 4–60 s.
 #pragma once

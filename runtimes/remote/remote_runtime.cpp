@@ -1,5 +1,5 @@
 // `remote`: the host in a sandbox of an OpenHands Remote Runtime API server, driven as OpenHands'
-// RemoteRuntime drives it (spec §6.3, cloud-apis §1): reuse a running runtime of the session or resume a
+// RemoteRuntime drives it: reuse a running runtime of the session or resume a
 // paused one, else (build the image and) /start one; wait for pod_status `ready` and /alive; pause,
 // resume, stop; keep_runtime_alive + pause_closed_runtimes on close; 404/502/504 from the sandbox URL =
 // disconnected, 503 = paused (resumed and retried when keep_runtime_alive).

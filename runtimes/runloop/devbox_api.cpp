@@ -23,7 +23,7 @@ RetryPolicy runloop_retries() {
     p.transport_errors = true;
     p.initial_s = 1.0;
     p.max_s = 60.0;
-    p.should_retry_header = true;  // the Stainless client's x-should-retry (spec: cloud-apis §4.1)
+    p.should_retry_header = true;  // the Stainless client's x-should-retry header
     return p;
 }
 

@@ -1,5 +1,5 @@
 // The Runloop devbox calls the runloop backend makes (Runloop REST API v1 as runloop-api-client
-// v0.50.0 calls it: spec cloud-apis.md §4): create, retrieve, list, wait_for_status, create_tunnel,
+// v0.50.0 calls it, see docs/runtimes.md): create, retrieve, list, wait_for_status, create_tunnel,
 // suspend, resume, shutdown. Auth `Authorization: Bearer $RUNLOOP_API_KEY`; the client's retry policy
 // (≤5 retries of 408/409/429/5xx and lost connections, 1 s doubling to 60 s, jittered).
 #pragma once

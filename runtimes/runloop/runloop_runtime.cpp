@@ -1,7 +1,7 @@
-// `runloop`: the host in a Runloop devbox, as OpenHands' RunloopRuntime provisions one (spec
-// cloud-apis.md §4.4): a devbox named after the session whose entrypoint starts the host on port 4444,
-// reached through a Runloop tunnel. Attach to a running devbox of the same name; pause/resume =
-// suspend/resume; close = shutdown (kept running with keep_runtime_alive).
+// `runloop`: the host in a Runloop devbox, as OpenHands' RunloopRuntime provisions one: a devbox named
+// after the session whose entrypoint starts the host on port 4444, reached through a Runloop tunnel. Attach
+// to a running devbox of the same name; pause/resume = suspend/resume; close = shutdown (kept running with
+// keep_runtime_alive).
 #include <actionhost/runtime_support/cloud_backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <filesystem>

@@ -1,5 +1,5 @@
 // JavaScript run in the page's main world over CDP (Runtime.evaluate / Runtime.callFunctionOn).
-// Marking follows BrowserGym's frame_mark_elements.js contract (see spec browsergym.md §1, §4):
+// Marking follows BrowserGym's frame_mark_elements.js contract:
 // bid / browsergym_visibility_ratio / browsergym_set_of_marks attributes, ARIA prefixes that carry
 // the bid into the accessibility tree, same-origin frames recursed with the owner's bid as prefix.
 #pragma once

@@ -53,7 +53,7 @@ const RuntimeModule &RuntimeRegistry::resolve(const std::string &name) const {
     std::string wanted = name == "eventstream" ? "docker" : name;
     auto it = by_runtime_.find(wanted);
     if (it != by_runtime_.end()) return modules_[it->second];
-    // Spec §6.5: ValueError(f"Runtime {name} not supported, known are: {list}") with a Python list.
+    // OpenHands' get_runtime_cls: ValueError(f"Runtime {name} not supported, known are: {list}") with a Python list.
     std::string list = "[";
     auto names = known();
     for (size_t i = 0; i < names.size(); ++i) list += (i ? ", '" : "'") + names[i] + "'";

@@ -60,7 +60,7 @@ struct ModuleHandle {
     const ah_runtime_entry_t *entry = nullptr;
 };
 
-// The sandbox's user as OpenHands picks it (spec §6.2): RUNTIME_USERNAME / RUNTIME_UID, else
+// The sandbox's user as OpenHands' DockerRuntime picks it: RUNTIME_USERNAME / RUNTIME_UID, else
 // openhands/1000 when run_as_openhands, else root/0. Backends that run as the caller substitute it.
 std::pair<std::string, int> sandbox_user(const Config &config, const Environment &env) {
     bool as_openhands = config.get_bool("core.run_as_openhands");

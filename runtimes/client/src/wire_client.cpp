@@ -112,7 +112,7 @@ json WireClient::execute(json action, const std::string &session) {
     if (!action.is_object()) throw WireError("An action must be a JSON object");
     json args = action.value("args", json::object());
     std::string kind = action.value("action", "");
-    // What OpenHands' client answers without the server (spec §6.1).
+    // What OpenHands' client answers without the server.
     if (kind == "think") return {{"observation", "think"}, {"content", "Your thought has been logged."}, {"extras", json::object()}, {"message", "Your thought has been logged."}};
     std::string confirmation = args.is_object() ? args.value("confirmation_state", "confirmed") : "confirmed";
     if (confirmation == "awaiting_confirmation") return {{"observation", "null"}, {"content", ""}, {"extras", json::object()}, {"message", "No observation"}};

@@ -1,4 +1,5 @@
-// config.toml ([core], [sandbox], any other section) plus OpenHands' environment overrides (spec §7).
+// config.toml ([core], [sandbox], any other section) plus OpenHands' environment overrides (every key and
+// variable: docs/configuration.md).
 //
 // [core] and [sandbox] are validated against OpenHands' field lists (plus a few documented actionhost
 // extension keys): an unknown key or a value of the wrong type is a ConfigError, as pydantic's
@@ -59,7 +60,8 @@ class Config {
     double get_number(const std::string &key, double fallback) const;
     std::string get_string(const std::string &key, const std::string &fallback = "") const;
 
-    // Initial sandbox environment: SANDBOX_ENV_<X> → <X> from `env` (spec §6.1), captured by apply_env.
+    // Initial sandbox environment: SANDBOX_ENV_<X> → <X> from `env` (as OpenHands' Runtime), captured by
+    // apply_env.
     const std::map<std::string, std::string> &sandbox_env() const { return sandbox_env_; }
 
     const nlohmann::json &sections() const { return sections_; }

@@ -1,4 +1,5 @@
-// copy_to / copy_from as OpenHands' runtime offers them (spec §6.1, §1.4), for any backend:
+// copy_to / copy_from as OpenHands' runtime offers them (over /upload_file and /download_files), for
+// any backend:
 //   copy_to(local, dest)   a file → <dest>/<name>; a directory → zipped with names relative to its
 //                          parent (its own name kept) and sent with recursive=true → <dest>/<dir>/...
 //   copy_from(path)        the zip /download_files makes of a sandbox directory; for a file (whose

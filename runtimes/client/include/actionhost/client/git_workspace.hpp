@@ -1,7 +1,7 @@
-// Git in the sandbox, as OpenHands' base Runtime offers it to every backend (spec §6.1, base.py): the
-// user name/email from [core], cloning (or initialising) a repository into the workspace with a git
-// provider token that never appears in a command, and the change list / per-file diff of the
-// workspace's repositories (OpenHands' get_git_changes / get_git_diff).
+// Git in the sandbox, as OpenHands' base Runtime offers it to every backend (openhands/runtime/base.py):
+// the user name/email from [core], cloning (or initialising) a repository into the workspace with a git
+// provider token that never appears in a command, and the change list / per-file diff of the workspace's
+// repositories (OpenHands' get_git_changes / get_git_diff).
 #pragma once
 
 #include <map>

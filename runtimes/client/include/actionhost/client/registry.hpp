@@ -1,5 +1,6 @@
 // The runtime backends on the search path, read from their manifest.json files without loading code
-// (DESIGN.md §2 rule 3), and the resolution of `[core] runtime` to one of them (spec §6.5).
+// (metadata without running code: docs/design.md, The C ABI), and the resolution of `[core] runtime`
+// to one of them, with OpenHands' names and error text (get_runtime_cls).
 #pragma once
 
 #include <map>
@@ -38,7 +39,8 @@ class RuntimeRegistry {
 };
 
 // The runtime search path: <install_dir>/lib/actionhost/runtimes, then `[core] runtime_dirs`, then
-// $ACTIONHOST_RUNTIME_PATH (colon-separated; ignored in a set-uid/set-gid process, DESIGN.md §2 rule 12).
+// $ACTIONHOST_RUNTIME_PATH (colon-separated; ignored in a set-uid/set-gid process,
+// where loading code from a path the caller chose would be a privilege escalation).
 std::vector<std::string> runtime_search_path(const std::string &install_dir, const std::vector<std::string> &config_dirs);
 
 // The install prefix this process runs from: the directory above bin/ of /proc/self/exe when it holds

@@ -19,7 +19,7 @@
 
 namespace actionhost::client {
 
-// Progress of a runtime: an OpenHands RuntimeStatus string (spec §7, "STATUS$READY", ...) and free text.
+// Progress of a runtime: an OpenHands RuntimeStatus string ("STATUS$READY", ...) and free text.
 using StatusCallback = std::function<void(const std::string &status, const std::string &detail)>;
 // Log lines of the library and the backend: level as ah_log_level_t (0 debug ... 4 misbehaving).
 using LogCallback = std::function<void(int level, const std::string &message)>;
@@ -87,7 +87,7 @@ class Runtime {
     std::unique_ptr<Impl> impl_;
 };
 
-// The runtime name `config` selects (spec §7 plus the sandbox default where Docker is absent).
+// The runtime name `config` selects ([core] runtime, default docker; sandbox where Docker is absent).
 std::string select_runtime_name(const Config &config, const Environment &env);
 // A fresh random session id / API key (hex).
 std::string random_hex(size_t bytes);

@@ -1,5 +1,5 @@
 // Environment variables of the sandbox, set after the host is alive, the same way for every backend
-// (OpenHands' Runtime.add_env_vars / setup_initial_env, spec §6.1):
+// (OpenHands' Runtime.add_env_vars / setup_initial_env):
 //   - the IPython kernel, when the jupyter plugin is loaded: os.environ updated from a JSON file;
 //   - the agent's bash session: the `export K=<v>` lines, sourced from a file;
 //   - ~/.bashrc: one `export K=<v>` line per key, replacing an older line of that key, so a new shell

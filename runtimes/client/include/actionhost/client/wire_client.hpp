@@ -1,4 +1,4 @@
-// The OpenHands action-execution wire (spec §1.4) as OpenHands' ActionExecutionClient speaks it (§6.1):
+// The OpenHands action-execution wire (docs/api.md) as OpenHands' ActionExecutionClient speaks it:
 // its timeouts, its retries with exponential backoff, its error handling. Used by every backend.
 #pragma once
 
@@ -12,7 +12,8 @@
 
 namespace actionhost::client {
 
-// OpenHands' client timeouts and retries (spec §6.1 / §10). Tests may shorten the waits.
+// OpenHands' client timeouts and retries (action_execution_client.py, utils/request.py). Tests may
+// shorten the waits.
 struct WirePolicy {
     double alive_timeout_s = 5;
     double list_files_timeout_s = 10;
