@@ -1,4 +1,4 @@
-// The §9 editor checklist (OpenHands tests/runtime/test_aci_edit.py) over HTTP against the real host,
+// The cases of OpenHands' editor tests (tests/runtime/test_aci_edit.py) over HTTP against the real host,
 // plus the edit observation's shape: message, prev_exist, old/new_content, diff.
 #include <gtest/gtest.h>
 
@@ -91,7 +91,7 @@ TEST_F(EditorHttp, StrReplaceExactSnippetAndObservationShape) {
     std::sort(keys.begin(), keys.end());
     EXPECT_EQ(keys, (std::vector<std::string>{"_diff_cache", "diff", "impl_source", "new_content", "old_content", "path", "prev_exist"}));
     EXPECT_EQ(x["path"], p);
-    EXPECT_EQ(x["prev_exist"], true);  // OpenHands always says false here (spec §11); we say what happened
+    EXPECT_EQ(x["prev_exist"], true);  // OpenHands always says false here; we say what happened
     EXPECT_EQ(x["old_content"], "def test():\n\tprint(\"Hello, World!\")");   // the action's old_str
     EXPECT_EQ(x["new_content"], "def test():\n\tprint(\"Hello, Universe!\")");
     EXPECT_EQ(x["impl_source"], "oh_aci");

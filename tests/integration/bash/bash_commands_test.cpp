@@ -1,5 +1,5 @@
-// The bash plugin over HTTP against the real host: command semantics of spec §3 and the §9 checklist
-// items that complete without timeouts.
+// The bash plugin over HTTP against the real host: OpenHands' command semantics and the cases of
+// its tests/runtime/test_bash.py that complete without timeouts.
 #include <pwd.h>
 #include <unistd.h>
 
@@ -101,7 +101,7 @@ TEST(BashCommands, FindExecAndEscapedSeparatorsRunAsTyped) {
     h.run("mkdir -p test_dir && touch test_dir/file1.txt test_dir/file2.txt");
     const std::string found = content(h.run("find test_dir -name '*.txt' -exec echo {} \\; | sort"));
     EXPECT_EQ(found, "test_dir/file1.txt\ntest_dir/file2.txt");
-    EXPECT_EQ(content(h.run("echo a\\;b")), "a;b");  // spec §11: the peer runs `echo a\` and `b`
+    EXPECT_EQ(content(h.run("echo a\\;b")), "a;b");  // the peer runs `echo a\` and `b`
 }
 
 TEST(BashCommands, OutputKeepsTabsUnicodeAndCommentOnlyCommandsWork) {

@@ -1,5 +1,6 @@
 // The bash plugin over HTTP: timeouts that never kill, input to running programs, keys, and the
-// refusal of new commands while one still runs (spec §3.3-3.4, §9).
+// refusal of new commands while one still runs (OpenHands' BashSession texts and
+// test_bash.py cases).
 #include <thread>
 
 #include "bash_test_util.hpp"

@@ -1,4 +1,5 @@
-// The host's HTTP API against the real binary: status codes and bodies of spec §1.3–1.5, bad input.
+// The host's HTTP API against the real binary: OpenHands' status codes and bodies (docs/api.md), bad
+// input.
 #include <gtest/gtest.h>
 
 #include <actionhost/abi.h>

@@ -1,5 +1,5 @@
-// run_ipython over HTTP against the real host and a real ipykernel: the IPython items of the conformance
-// checklist (spec §9) and the output assembly of §5.2.
+// run_ipython over HTTP against the real host and a real ipykernel: the cases of OpenHands'
+// tests/runtime/test_ipython.py and its Jupyter plugin's output assembly.
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <unistd.h>

@@ -62,7 +62,7 @@ std::string connect_error(runtimes_test::StartedRuntime &s) {
 
 TEST_F(ModalApiFakeTest, ProvisionRunTerminate) {
     auto s = start_cloud_runtime(options());
-    // Sandbox.create's call order (spec §3.3), then the task and its tunnel.
+    // Sandbox.create's call order in modal-client, then the task and its tunnel.
     std::vector<std::string> expected = {"AppGetOrCreate", "EnvironmentGetOrCreate", "ImageGetOrCreate", "ImageJoinStreaming",
                                          "SecretGetOrCreate", "SandboxCreate"};
     auto seen = rpcs();

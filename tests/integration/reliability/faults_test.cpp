@@ -280,7 +280,7 @@ TEST(Faults, OrphansReparentedToTheHostAreReaped) {
 }
 
 TEST(Faults, ASegfaultingPluginTakesTheHostDownAndTheClientSaysSoClearly) {
-    // Plugins run in the host's process (DESIGN.md §6: the host trusts its plugins): a segfault in one
+    // Plugins run in the host's process (the host trusts its plugins): a segfault in one
     // ends the host. This documents it; docs/reliability.md proposes out-of-process isolation.
     HostOptions o;
     o.args = {"--plugin-dir", AH_FIXTURE_DIR};

@@ -87,7 +87,8 @@ TEST(RemoteApiFake, ConformanceSet) {
     EXPECT_EQ(s->statuses.front(), "STATUS$STARTING_RUNTIME");
     EXPECT_EQ(s->statuses.back(), "STATUS$READY");
 
-    // The /start request as spec §6.3 has it, and the session key the API issued used on the wire.
+    // The /start request as OpenHands' RemoteRuntime sends it, and the session key the API issued used on the
+    // wire.
     json start = fake.last_start_request();
     EXPECT_EQ(start["command"][0], "/openhands/actionhost/bin/actionhost");
     EXPECT_EQ(start["command"][1], "60000");

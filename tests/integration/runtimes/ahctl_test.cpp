@@ -151,7 +151,8 @@ TEST(Ahctl, CliRuntimeRunsInsideAhctl) {
     EXPECT_EQ(lines[1].value("content", ""), "1 /tmp");
     EXPECT_EQ(lines[2].value("observation", ""), "error");
     EXPECT_EQ(lines[2]["extras"].value("error_id", ""), "AGENT_ERROR$BAD_ACTION");
-    // RUNTIME=cli selects it too (spec §7 env override); newline-separated commands show it is cli.
+    // RUNTIME=cli selects it too (OpenHands' env override of [core] runtime); newline-separated commands show
+    // it is cli.
     auto r = actionhost::testing::run_process(
         {"/bin/bash", "-c", "RUNTIME=cli HOME='" + dir.path() + "' '" + actionhost::testing::build_path("bin/ahctl") +
                                 "' --state-dir '" + dir.path() + "/state' -q run -- 'echo via\necho env'"},

@@ -1,5 +1,5 @@
 // The `cli` runtime: the host core served inside this test process (no server, no port), with the
-// CLIRuntime differences of spec §3.5 asserted by their exact texts, and bash, edit, read, write and
+// differences of OpenHands' CLIRuntime asserted by their exact texts, and bash, edit, read, write and
 // run_ipython through it. The shared conformance set runs on it in conformance_test.cpp.
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
-// copy_to / copy_from through real backends (spec §6.1, §1.4), and the ahctl commands of the base
-// services end to end: env set, cp with sandbox:PATH, git clone/changes/diff, microagents.
+// copy_to / copy_from through real backends (OpenHands' Runtime.copy_to/copy_from), and the ahctl commands of
+// the base services end to end: env set, cp with sandbox:PATH, git clone/changes/diff, microagents.
 #include <gtest/gtest.h>
 
 #include <actionhost/client/errors.hpp>

@@ -87,7 +87,7 @@ TEST(DockerRuntime, KeepAliveAttachPauseResume) {
 }
 
 // OpenHands publishes the app ports (and the VSCode port when the vscode plugin is asked for) besides
-// the server's (spec §6.2): a server started in the container on APP_PORT_1 answers on the host.
+// the server's: a server started in the container on APP_PORT_1 answers on the host.
 TEST(DockerRuntime, AppPortsArePublished) {
     DockerForTests docker;
     if (!docker.available()) GTEST_SKIP() << docker.why_not();
@@ -192,8 +192,8 @@ bool said(const ImageModeRun &r, const std::string &what) {
 
 }  // namespace
 
-// docker_install_mode = "image": the host goes into an image built through POST /build with a tar
-// context made in C++, tagged with OpenHands' three tags (spec §8); reused while the install tree is
+// docker_install_mode = "image": the host goes into an image built through POST /build with a tar context
+// made in C++, tagged with OpenHands' three tags (runtime_build.py); reused while the install tree is
 // unchanged, rebuilt FROM the lock image when only the code changed.
 TEST(DockerRuntime, ImageBuildModeThreeTags) {
     DockerForTests docker;

@@ -1,6 +1,7 @@
-// The sandbox environment through real backends (spec §6.1, §9 test_env_vars): SANDBOX_ENV_* and
-// runtime_startup_env_vars at start, add_env_vars at any time, hostile values read back byte for byte
-// from bash, a new shell (~/.bashrc), a paused and resumed sandbox, and the IPython kernel.
+// The sandbox environment through real backends (OpenHands' Runtime env handling and its
+// tests/runtime/test_env_vars.py): SANDBOX_ENV_* and runtime_startup_env_vars at start, add_env_vars at
+// any time, hostile values read back byte for byte from bash, a new shell (~/.bashrc), a paused and
+// resumed sandbox, and the IPython kernel.
 #include <gtest/gtest.h>
 
 #include <actionhost/client/errors.hpp>

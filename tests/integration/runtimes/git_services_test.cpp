@@ -1,4 +1,4 @@
-// Git through real backends (spec §6.1, base.py): user config from [core], the --no-pager alias,
+// Git through real backends (OpenHands' runtime/base.py): user config from [core], the --no-pager alias,
 // clone of local bare repositories (file:// URLs made here with real git) at a branch or on a new
 // workspace branch, init, the change list and per-file diffs, microagents; and a provider token used
 // for its host through a fake GitHub (git's dumb HTTP protocol behind Basic auth on 127.0.0.1) without

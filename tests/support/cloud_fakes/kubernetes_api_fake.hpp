@@ -1,5 +1,5 @@
-// KubernetesApiFake: a local Kubernetes API server subset (cloud-apis §2, §6) with a kubelet that runs
-// pods for real on a FakeNode.
+// KubernetesApiFake: a local Kubernetes API server subset (what the kubernetes backend calls) with a kubelet
+// that runs pods for real on a FakeNode.
 //
 // API: CoreV1 pods, services, persistentvolumeclaims (/api/v1/namespaces/{ns}/...) and NetworkingV1
 // ingresses (/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses): create (POST, 201 with kind,

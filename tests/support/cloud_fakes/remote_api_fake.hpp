@@ -1,4 +1,5 @@
-// RemoteApiFake: a local OpenHands Remote Runtime API (cloud-apis §1, §6) that really runs sandboxes.
+// RemoteApiFake: a local OpenHands Remote Runtime API (what OpenHands' RemoteRuntime calls) that really runs
+// sandboxes.
 //
 // API (every call needs X-API-Key, else 401 {"detail"}; X-Session-API-Key is tolerated):
 //   GET /sessions/{sid}, GET /registry_prefix, GET /image_exists?image=, POST /build (multipart:

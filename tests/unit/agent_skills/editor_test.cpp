@@ -1,5 +1,5 @@
-// The editor core against spec §4's exact texts, without HTTP (the integration tests repeat the §9
-// checklist over the wire).
+// The editor core against openhands-aci's exact texts, without HTTP (the integration tests repeat
+// OpenHands' test_aci_edit.py cases over the wire).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

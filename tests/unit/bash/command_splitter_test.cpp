@@ -1,5 +1,5 @@
 // The top-level command splitter: OpenHands' own parsing cases (tests/unit/runtime/utils/
-// test_bash_parsing.py, spec §9) plus the shell constructs that must stay one command.
+// test_bash_parsing.py) plus the shell constructs that must stay one command.
 #include "command_splitter.hpp"
 
 #include <gtest/gtest.h>

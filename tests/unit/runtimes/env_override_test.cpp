@@ -1,4 +1,4 @@
-// OpenHands' environment overrides (spec §7): RUNTIME, SANDBOX_<FIELD>, bool true/1, empty ignored.
+// OpenHands' environment overrides: RUNTIME, SANDBOX_<FIELD>, bool true/1, empty ignored.
 #include <actionhost/client/config.hpp>
 #include <actionhost/client/errors.hpp>
 #include <gtest/gtest.h>

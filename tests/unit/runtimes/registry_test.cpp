@@ -1,4 +1,4 @@
-// Runtime resolution through manifests on the search path (spec §6.5).
+// Runtime resolution through manifests on the search path, with OpenHands' names and errors.
 #include <actionhost/client/config.hpp>
 #include <actionhost/client/errors.hpp>
 #include <actionhost/client/registry.hpp>

@@ -1,4 +1,4 @@
-// DaytonaApiFake: Daytona's REST API under /api (the SDK 0.24-era subset, spec cloud-apis.md §5, §6):
+// DaytonaApiFake: Daytona's REST API under /api (the subset the SDK 0.24 era calls):
 // sandboxes with their state walk, labels, preview URLs (a proxy answering 502 until the sandbox's
 // server listens, token-checked for private sandboxes) and the toolbox's process sessions, whose
 // commands really run on this machine (ProcessBox). Records every sandbox it creates.

@@ -1,6 +1,6 @@
-// ModalApiFake: Modal's gRPC service modal.client.ModalClient (the RPCs of spec cloud-apis.md §3.3 and
-// §6) on 127.0.0.1 over plaintext HTTP/2 (h2c). Apps, environments, app-owned secrets, images (built on
-// the first ImageJoinStreaming, with a log entry), sandboxes whose entrypoint really runs on this machine
+// ModalApiFake: Modal's gRPC service modal.client.ModalClient (the RPCs the modal backend calls) on
+// 127.0.0.1 over plaintext HTTP/2 (h2c). Apps, environments, app-owned secrets, images (built on the
+// first ImageJoinStreaming, with a log entry), sandboxes whose entrypoint really runs on this machine
 // (ProcessBox) with a tunnel (TunnelProxy) per open port, SandboxWait/Terminate, and ContainerExec with
 // batched output. Records every sandbox it creates.
 #pragma once

@@ -1,6 +1,6 @@
-// RunloopApiFake: Runloop's REST API v1 (the subset runloop-api-client v0.50.0 calls; spec
-// cloud-apis.md §4, §6) served on 127.0.0.1, really running each devbox's launch commands and
-// entrypoint (ProcessBox) and exposing its ports through TunnelProxy. Records every devbox it creates.
+// RunloopApiFake: Runloop's REST API v1 (the subset runloop-api-client v0.50.0 calls) served on 127.0.0.1,
+// really running each devbox's launch commands and entrypoint (ProcessBox) and exposing its ports through
+// TunnelProxy. Records every devbox it creates.
 #pragma once
 
 #include <atomic>
