@@ -39,7 +39,8 @@ bool valid_session_name(const std::string &name) {
 std::string RouteResult::serialised() const { return text.empty() ? common::dump_json(body) : text; }
 
 Router::Router(HostEnvironment &env, ModuleRegistry &registry, StreamHub &streams)
-    : env_(env), registry_(registry), streams_(streams) {}
+    : env_(env), registry_(registry), streams_(streams),
+      needs_(env.facts().install_dir, [&env](const std::string &key) { return env.config_get(key); }) {}
 
 Router::~Router() { shutdown(); }
 
@@ -64,6 +65,14 @@ std::string Router::load_locked(const std::string &name, std::vector<std::string
         std::string err = load_locked(dep, chain);
         if (!err.empty()) return refused_[name] = "plugin '" + name + "' requires '" + dep + "': " + err;
     }
+    const std::vector<NeedStatus> needs = needs_.check(*m);
+    if (std::string why = unmet_needs_message(name, needs); !why.empty()) {
+        env_.log(AH_LOG_WARNING, "host", why);
+        lacking_needs_.push_back(name);
+        return refused_[name] = why;
+    }
+    for (const auto &n : needs)
+        if (!n.path.empty()) env_.set("needs." + n.need.name, n.path);
     std::string error;
     auto module = PluginModule::load(*m, env_, error);
     if (!module) {
@@ -79,6 +88,22 @@ std::vector<std::string> Router::loaded_names() const {
     std::lock_guard lock(modules_mu_);
     std::vector<std::string> out;
     for (const auto &[n, _] : modules_) out.push_back(n);
+    return out;
+}
+
+bool Router::lacks_needs(const std::string &name) const {
+    std::lock_guard lock(modules_mu_);
+    return std::find(lacking_needs_.begin(), lacking_needs_.end(), name) != lacking_needs_.end();
+}
+
+nlohmann::json Router::unmet_needs() {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto &name : registry_.names()) {
+        const Manifest *m = registry_.find(name);
+        if (m == nullptr || m->kind != ModuleKind::Plugin) continue;
+        for (const auto &n : needs_.check(*m))
+            if (!n.met) out.push_back(unmet_need_json(name, n));
+    }
     return out;
 }
 
@@ -111,6 +136,8 @@ bool Router::disabled(const Manifest &m) {
 }
 
 RouteResult Router::unavailable(const Manifest &m, const std::string &why) {
+    // What the image lacks is said as it is: the package to install, not the plugin's generic refusal.
+    if (lacks_needs(m.name)) return {200, common::error_observation(why)};
     if (m.unavailable_error.empty()) return http_error(500, "Internal server error: " + why);
     env_.log(AH_LOG_WARNING, "host", m.name + " unavailable: " + why);
     return {200, common::error_observation(m.unavailable_error)};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "modules/host_environment.hpp"
+#include "modules/image_needs.hpp"
 #include "modules/plugin_module.hpp"
 #include "modules/registry.hpp"
 
@@ -58,6 +59,11 @@ class Router {
     // Loads a plugin (and the plugins it requires) now. Returns "" or the refusal line.
     std::string load(const std::string &name);
     std::vector<std::string> loaded_names() const;
+    // Whether `name` was not loaded because the image lacks something its manifest "needs" (the host
+    // starts without it; its actions answer an error observation naming the package).
+    bool lacks_needs(const std::string &name) const;
+    // Every installed plugin's unmet needs, for /server_info (checked on first use, then remembered).
+    nlohmann::json unmet_needs();
 
     // Executes the value of the request's "action" key in `session` ("" = default).
     RouteResult execute(const nlohmann::json &action, const std::string &session, const std::string &request_id);
@@ -104,6 +110,8 @@ class Router {
     mutable std::mutex modules_mu_;
     std::map<std::string, std::unique_ptr<PluginModule>> modules_;
     std::map<std::string, std::string> refused_;  // name → why, so a broken module is not retried per action
+    std::vector<std::string> lacking_needs_;      // refused for an unmet image need
+    ImageNeeds needs_;
     std::mutex sessions_mu_;
     std::map<std::string, std::shared_ptr<Session>> sessions_;
     std::mutex inflight_mu_;

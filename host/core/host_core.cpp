@@ -82,8 +82,9 @@ HostCore::HostCore(HostCoreSettings s) {
 HostCore::~HostCore() { shutdown(); }
 
 std::string HostCore::load_start_plugins() {
+    // A plugin whose image needs are missing does not stop the host: its actions say what to install.
     for (const auto &name : start_plugins_)
-        if (std::string err = router_->load(name); !err.empty()) return err;
+        if (std::string err = router_->load(name); !err.empty() && !router_->lacks_needs(name)) return err;
     return "";
 }
 

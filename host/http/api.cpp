@@ -88,7 +88,8 @@ class ApiHandler {
         const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
         const double last = ctx_.router.last_action_start();
         const double idle = now - (last > 0 ? last : ctx_.started_epoch);
-        send_json(resp, 200, {{"uptime", uptime}, {"idle_time", idle}, {"resources", ctx_.stats.resources()}});
+        send_json(resp, 200, {{"uptime", uptime}, {"idle_time", idle}, {"resources", ctx_.stats.resources()},
+                              {"missing_needs", ctx_.router.unmet_needs()}});
     }
 
     void execute_action(Request &req, Response &resp) {

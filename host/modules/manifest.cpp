@@ -230,6 +230,62 @@ bool parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m, std::stri
     return true;
 }
 
+// "needs": [{"name", "description", "package", "executables"?, "python_module"?, "bundled"?,
+// "configured_by"?}, ...]. A need that could never be met (no executable, nothing bundled) is refused.
+bool parse_needs(const nlohmann::ordered_json &needs, Manifest &m, std::string &error) {
+    if (!needs.is_array()) {
+        error = "\"needs\" must be an array of objects";
+        return false;
+    }
+    for (const auto &n : needs) {
+        if (!n.is_object()) {
+            error = "\"needs\" must be an array of objects";
+            return false;
+        }
+        ImageNeed need;
+        for (const auto &[key, _] : n.items()) {
+            static const std::vector<std::string> known = {"name", "description", "package", "executables", "python_module", "bundled", "configured_by"};
+            if (std::find(known.begin(), known.end(), key) == known.end()) {
+                error = "\"needs[]." + key + "\" is not a field of a need";
+                return false;
+            }
+        }
+        auto text = [&](const char *key, std::string &out, bool required) {
+            if (!n.contains(key)) {
+                if (required) error = std::string("\"needs[].") + key + "\" must be a non-empty string";
+                return !required;
+            }
+            if (!n.at(key).is_string() || n.at(key).get<std::string>().empty()) {
+                error = std::string("\"needs[].") + key + "\" must be a non-empty string";
+                return false;
+            }
+            out = n.at(key).get<std::string>();
+            return true;
+        };
+        if (!text("name", need.name, true) || !text("description", need.description, true) ||
+            !text("package", need.package, true) || !text("python_module", need.python_module, false) ||
+            !text("bundled", need.bundled, false) ||
+            !string_list(n, "executables", need.executables, error, "needs[]") ||
+            !string_list(n, "configured_by", need.configured_by, error, "needs[]"))
+            return false;
+        const auto lower_name_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'; };
+        if (need.name.size() > 64 || need.name[0] == '_' || need.name[0] == '.' || need.name[0] == '-' || !all_of(need.name, lower_name_char)) {
+            error = "\"needs[].name\" must match [a-z0-9][a-z0-9_.-]*, got \"" + need.name + "\"";
+            return false;
+        }
+        if (need.executables.empty() && need.bundled.empty()) {
+            error = "need \"" + need.name + "\" lists no \"executables\" and nothing \"bundled\"";
+            return false;
+        }
+        if (!need.bundled.empty() && (need.bundled[0] == '/' || need.bundled.find("..") != std::string::npos)) {
+            error = "\"needs[].bundled\" must be a path inside the install tree, got \"" + need.bundled + "\"";
+            return false;
+        }
+        m.needs.push_back(std::move(need));
+    }
+    return true;
+}
+
 }  // namespace
 
 std::string to_string(const ah_version_t &v) {
@@ -321,6 +377,7 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
             !string_list(j.at("requires"), "plugins", m.requires_plugins, r.error, "requires"))
             return r;
     }
+    if (j.contains("needs") && !parse_needs(j.at("needs"), m, r.error)) return r;
     r.manifest = std::move(m);
     return r;
 }

@@ -28,6 +28,21 @@ struct OptionSpec {
     std::string description;
 };
 
+// Something a plugin needs from the image it runs in ("needs" in manifest.json), e.g. python3 with
+// ipykernel. Met by the first of `executables` that exists (an absolute path, a name on PATH, or a path
+// below "$VAR/" taken from the configuration or environment) and, with `python_module`, can import it;
+// else by `bundled` (a path in the install tree, e.g. the static bash of the bundle); or at once when one
+// of `configured_by` is set (the plugin then uses, and reports on, what was configured).
+struct ImageNeed {
+    std::string name;         // short id; the path that meets it is published as config "needs.<name>"
+    std::string description;  // "python3 with ipykernel"
+    std::string package;      // what to install: "python3-ipykernel (Debian, Ubuntu) or `pip install ipykernel`"
+    std::vector<std::string> executables;
+    std::string python_module;
+    std::string bundled;
+    std::vector<std::string> configured_by;
+};
+
 struct Manifest {
     std::string name;
     ModuleKind kind = ModuleKind::Plugin;
@@ -41,6 +56,7 @@ struct Manifest {
     bool load_on_route = false;            // load the plugin on the first request to one of its routes
     std::vector<std::string> requires_executables;
     std::vector<std::string> requires_plugins;
+    std::vector<ImageNeed> needs;
     bool never_unload = false;
     bool autoload = false;  // "load": "always" — loaded at every host start, named or not
     std::vector<OptionSpec> options;

@@ -3,9 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,7 +13,7 @@
 #include <fstream>
 #include <vector>
 
-extern char **environ;
+#include "sys/run_command.hpp"
 
 namespace actionhost::host {
 
@@ -23,23 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs an administration command (useradd): found on PATH, else in /usr/sbin or /sbin, which a host
-// started with a user's PATH (or a container's minimal one) may not list.
-int run(std::vector<std::string> argv) {
-    std::vector<char *> c;
-    for (auto &a : argv) c.push_back(a.data());
-    c.push_back(nullptr);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, c[0], nullptr, nullptr, c.data(), environ);
-    for (const char *dir : {"/usr/sbin/", "/sbin/"}) {
-        if (rc != ENOENT) break;
-        rc = posix_spawn(&pid, (dir + argv[0]).c_str(), nullptr, nullptr, c.data(), environ);
-    }
-    if (rc != 0) return -1;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+// An administration command (useradd): found on PATH, else in /usr/sbin or /sbin.
+int run(std::vector<std::string> argv) { return run_command(std::move(argv), {{"/usr/sbin", "/sbin"}}); }
 
 void chown_tree(const fs::path &root, uid_t uid, gid_t gid) {
     ::lchown(root.c_str(), uid, gid);

@@ -70,9 +70,14 @@ class BashPlugin final : public sdk::Plugin {
                        ? AH_LOG_INFO
                        : AH_LOG_WARNING,
                    base_.identity->note);
-        const char *path = std::getenv("PATH");
-        base_.bash_path = find_on_path("bash", path ? path : "/usr/bin:/bin");
-        if (base_.bash_path.empty()) base_.bash_path = "/bin/bash";
+        // The host found it (manifest "needs"): the image's bash, else the bundle's static one.
+        if (auto found = host().config("needs.bash"); found && !found->empty()) {
+            base_.bash_path = *found;
+        } else {
+            const char *path = std::getenv("PATH");
+            base_.bash_path = find_on_path("bash", path ? path : "/usr/bin:/bin");
+            if (base_.bash_path.empty()) base_.bash_path = "/bin/bash";
+        }
         if (auto v = host().config("NO_CHANGE_TIMEOUT_SECONDS")) {
             if (!parse_soft_timeout(*v, base_.no_change_timeout_s, base_.no_change_timeout_text))
                 host().log(AH_LOG_WARNING, "NO_CHANGE_TIMEOUT_SECONDS=" + *v + " is not a positive number; using 10");

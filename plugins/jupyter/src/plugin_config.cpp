@@ -18,6 +18,9 @@ std::optional<double> positive_number(const std::string &text) {
 PluginConfig read_plugin_config(const ConfigLookup &get, std::vector<std::string> &problems) {
     PluginConfig c;
     c.kernel_command = default_kernel_command();
+    // The interpreter the host found to have ipykernel (manifest "needs": /usr/bin/python3, else the
+    // first python3 on PATH, as in images whose Python lives in /usr/local/bin).
+    if (auto python = get("needs.python3"); python && !python->empty()) c.kernel_command.front() = *python;
     if (auto v = get("ACTIONHOST_KERNEL_CMD"); v && !v->empty()) {
         std::string error;
         if (auto cmd = parse_kernel_command(*v, error)) c.kernel_command = *cmd;

@@ -1,7 +1,8 @@
 // The jupyter plugin's settings, read once through the host's config_get (`--set KEY=VALUE`, then the
 // host's environment):
 //   ACTIONHOST_KERNEL_CMD            kernel command (JSON array or words; {connection_file} placeholder)
-//                                    default: /usr/bin/python3 -m ipykernel_launcher -f {connection_file}
+//                                    default: /usr/bin/python3 -m ipykernel_launcher -f {connection_file},
+//                                    with the python3 that met the manifest's need ("needs.python3")
 //   ACTIONHOST_KERNEL_INTERRUPT_MODE signal (default: SIGINT to the kernel's process group) | message
 //                                    (interrupt_request on the control channel)
 //   ACTIONHOST_JUPYTER_TIMEOUT       cell timeout in seconds when the action has none (default 120)

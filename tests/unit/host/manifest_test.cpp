@@ -74,3 +74,42 @@ TEST(Manifest, RoutesAndActionsTogetherAndLoadOnRouteDefaultsOff) {
     EXPECT_EQ(r.manifest->http_routes, std::vector<std::string>{"/v/x"});
     EXPECT_FALSE(r.manifest->load_on_route);
 }
+
+TEST(Manifest, ParsesImageNeeds) {
+    auto r = parse_manifest(R"({"name":"j","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so",
+      "provides":{"actions":["a"]},"needs":[{"name":"python3","description":"python3 with ipykernel","package":"python3-ipykernel",
+      "executables":["/usr/bin/python3","python3"],"python_module":"ipykernel","configured_by":["ACTIONHOST_KERNEL_CMD"]},
+      {"name":"bash","description":"bash","package":"bash","executables":["bash"],"bundled":"libexec/bash"}]})",
+                            "/d");
+    ASSERT_TRUE(r.manifest) << r.error;
+    ASSERT_EQ(r.manifest->needs.size(), 2u);
+    EXPECT_EQ(r.manifest->needs[0].python_module, "ipykernel");
+    EXPECT_EQ(r.manifest->needs[0].executables, (std::vector<std::string>{"/usr/bin/python3", "python3"}));
+    EXPECT_EQ(r.manifest->needs[0].configured_by, std::vector<std::string>{"ACTIONHOST_KERNEL_CMD"});
+    EXPECT_EQ(r.manifest->needs[1].bundled, "libexec/bash");
+}
+
+TEST(Manifest, RefusesMalformedNeeds) {
+    const std::string head = R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"needs":)";
+    struct Case {
+        const char *needs;
+        const char *error;
+    } cases[] = {
+        {R"({})", "\"needs\" must be an array of objects"},
+        {R"([1])", "\"needs\" must be an array of objects"},
+        {R"([{"description":"d","package":"p","executables":["x"]}])", "\"needs[].name\" must be a non-empty string"},
+        {R"([{"name":"n","package":"p","executables":["x"]}])", "\"needs[].description\""},
+        {R"([{"name":"n","description":"d","executables":["x"]}])", "\"needs[].package\""},
+        {R"([{"name":"N N","description":"d","package":"p","executables":["x"]}])", "must match"},
+        {R"([{"name":"n","description":"d","package":"p"}])", "lists no \"executables\" and nothing \"bundled\""},
+        {R"([{"name":"n","description":"d","package":"p","executables":"x"}])", "array of strings"},
+        {R"([{"name":"n","description":"d","package":"p","bundled":"/bin/sh"}])", "inside the install tree"},
+        {R"([{"name":"n","description":"d","package":"p","bundled":"../../bin/sh"}])", "inside the install tree"},
+        {R"([{"name":"n","description":"d","package":"p","executables":["x"],"exe":["y"]}])", "\"needs[].exe\" is not a field"},
+    };
+    for (const auto &c : cases) {
+        auto r = parse_manifest(head + c.needs + "}", "/d");
+        EXPECT_FALSE(r.manifest) << c.needs;
+        EXPECT_NE(r.error.find(c.error), std::string::npos) << c.needs << " → " << r.error;
+    }
+}
