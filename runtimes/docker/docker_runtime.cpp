@@ -1,22 +1,28 @@
 // `docker`: the host in a container, driven through the Docker Engine API (no docker CLI), as
-// OpenHands' DockerRuntime does: container openhands-runtime-<sid>, attach when it exists,
-// ports from OpenHands' ranges with file locks, its environment, volumes, keep_runtime_alive,
-// pause/resume as stop/start, close.
+// OpenHands' DockerRuntime does: container openhands-runtime-<sid>, attach when it exists, ports from
+// OpenHands' ranges with file locks, its environment, volumes, keep_runtime_alive, pause/resume as
+// stop/start, close.
 //
-// The host gets into any base image without an image build: the install tree is bind-mounted read-only
-// at /openhands/actionhost, and (docker_mount_host_usr, default on) the machine's /usr read-only at
-// /usr, so the host's shared libraries and the tools its plugins drive (bash, python3) are present.
+// The host gets into any base image as the self-contained bundle (bundle/assemble: the host, its plugins
+// and every library they load, glibc and its loader included): bind-mounted read-only at its prefix
+// (/openhands/actionhost, the default "bind" mode) or copied into an image of OpenHands' three-tag
+// scheme ("image" mode). The image keeps its own /usr: bash, python3, its toolchain. An image the engine
+// lacks is pulled first, with progress on the status line (image_pull.hpp).
 #include <unistd.h>
 
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/host_bundle.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <actionhost/runtime_support/url_encode.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "build_args.hpp"
 #include "engine_api.hpp"
 #include "image_build.hpp"
+#include "image_pull.hpp"
+#include "registry_auth.hpp"
 #include "port_lock.hpp"
 #include "volumes.hpp"
 
@@ -24,10 +30,10 @@ namespace {
 
 using namespace actionhost::runtime_support;
 using docker::Engine;
+using docker::EngineReply;
 using docker::PortLock;
 using nlohmann::json;
 
-const char *kInstallInContainer = "/openhands/actionhost";
 #ifndef ACTIONHOST_VERSION
 #define ACTIONHOST_VERSION "0.0.0"
 #endif
@@ -119,6 +125,27 @@ class DockerRuntime : public Backend {
         status(AH_STATUS_RUNTIME_STARTED, url_);
     }
 
+    // Pulls `image` when the engine does not have it, reporting progress on the status line.
+    void ensure_image(const std::string &image) {
+        const EngineReply found = engine_->call("GET", "/images/" + image + "/json");
+        if (found.status == 200) return;
+        if (found.status != 404)
+            throw std::runtime_error("Docker Engine: inspect image " + image + " → " + std::to_string(found.status) + ": " + found.body);
+        docker::PullSettings settings;
+        settings.platform = config_string("sandbox.platform", "");
+        settings.docker_config_dir = docker::default_docker_config_dir();
+        try {
+            docker::pull_image(*engine_, image, settings, [this](const std::string &line) {
+                status(AH_STATUS_STARTING_RUNTIME, line);
+                log(AH_LOG_INFO, line);
+            });
+        } catch (const std::exception &e) {
+            throw std::runtime_error(std::string("Docker image ") + image + " is not available: " + e.what() +
+                                     ". Make it available (docker pull or docker load it, or run a registry that has it), "
+                                     "name another image (sandbox.base_container_image), or use another runtime (ahctl -r sandbox)");
+        }
+    }
+
     void create_and_start(const std::string &base) {
         std::string mode = config_string("sandbox.docker_install_mode", "bind");
         if (mode != "bind" && mode != "image")
@@ -127,23 +154,48 @@ class DockerRuntime : public Backend {
         const bool build_image = mode == "image" && image.empty();
         if (image.empty()) image = config_string("sandbox.base_container_image", "");
         if (image.empty()) throw std::runtime_error("no image: set sandbox.base_container_image or runtime_container_image");
+        // An image named by runtime_container_image already holds the host (made from the bundle).
+        const bool mount_bundle = !build_image && config_string("sandbox.runtime_container_image", "").empty();
+        HostBundle bundle;
+        if (build_image || mount_bundle) bundle = find_host_bundle(info().install_dir);
+        install_path_ = bundle.prefix.empty() ? "/openhands/actionhost" : bundle.prefix;
+        const std::string platform = config_string("sandbox.platform", "");
         if (build_image) {
-            // The host goes into an image of OpenHands' three-tag scheme instead of a bind mount.
+            // The bundle goes into an image of OpenHands' three-tag scheme instead of a bind mount.
             docker::ImagePlan plan;
             const char *repo = getenv("OH_RUNTIME_RUNTIME_IMAGE_REPO");
             plan.repo = repo && *repo ? repo : "actionhost/runtime";
             plan.version = ACTIONHOST_VERSION;
             plan.base_image = image;
             plan.browser_enabled = config_bool("core.enable_browser", true);
-            plan.install_dir = info().install_dir;
-            plan.install_path = kInstallInContainer;
+            plan.bundle_dir = bundle.dir;
+            plan.install_path = install_path_;
             plan.force_rebuild = config_bool("sandbox.force_rebuild_runtime", false);
+            plan.extra_deps = config_string("sandbox.runtime_extra_deps", "");
+            std::vector<std::string> extra_args;
+            if (auto a = config("sandbox.runtime_extra_build_args"); a && !a->empty() && *a != "null") {
+                json list = json::parse(*a, nullptr, false);
+                if (!list.is_array()) throw Unsupported("sandbox.runtime_extra_build_args must be a list of strings");
+                for (const auto &x : list) {
+                    if (!x.is_string()) throw Unsupported("sandbox.runtime_extra_build_args must be a list of strings");
+                    extra_args.push_back(x.get<std::string>());
+                }
+            }
+            try {
+                plan.build_query = docker::build_query_from_args(extra_args);
+            } catch (const std::invalid_argument &e) {
+                throw Unsupported(e.what());
+            }
+            if (!platform.empty()) plan.build_query += "&platform=" + url_encode(platform);
+            plan.ensure_base = [this](const std::string &base_image) { ensure_image(base_image); };
             status(AH_STATUS_BUILDING_RUNTIME, "runtime image for " + image);
             docker::BuildOutcome built = docker::ensure_runtime_image(
                 *engine_, plan, [this](const std::string &line) { log(AH_LOG_INFO, "image build: " + line); });
             image = built.image;
             status(AH_STATUS_BUILDING_RUNTIME, built.built_from.empty() ? "reusing " + image
                                                                         : "built " + image + " from the " + built.built_from + " image");
+        } else {
+            ensure_image(image);
         }
 
         bool host_network = config_bool("sandbox.use_host_network", false);
@@ -158,7 +210,7 @@ class DockerRuntime : public Backend {
         std::vector<std::string> args = host_args();
         std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
         set_flag(args, "--host", "0.0.0.0");
-        json cmd = json::array({std::string(kInstallInContainer) + "/bin/actionhost", port});
+        json cmd = json::array({install_path_ + "/bin/actionhost", port});
         for (const auto &a : args) cmd.push_back(a);
 
         std::map<std::string, std::string> env = host_env();
@@ -176,15 +228,16 @@ class DockerRuntime : public Backend {
         for (const auto &[k, v] : env) env_list.push_back(k + "=" + v);
 
         json binds = json::array();
-        if (!build_image) binds.push_back(std::string(info().install_dir) + ":" + kInstallInContainer + ":ro");
-        if (config_bool("sandbox.docker_mount_host_usr", true)) binds.push_back("/usr:/usr:ro");
+        if (mount_bundle) binds.push_back(bundle.tree() + ":" + install_path_ + ":ro");
+        // Legacy, explicit opt-in only: the machine's /usr over the image's own hides the image's toolchain.
+        if (config_bool("sandbox.docker_mount_host_usr", false)) binds.push_back("/usr:/usr:ro");
         if (auto volumes = config("sandbox.volumes"); volumes && !volumes->empty()) {
             for (const auto &b : docker::parse_volumes(*volumes)) binds.push_back(b);
         } else if (auto ws = config("core.workspace_base"); ws && !ws->empty()) {
             binds.push_back(*ws + ":" + target + ":rw");
         }
 
-        // Published as OpenHands publishes them: the server port, the VSCode port when the
+        // Published as OpenHands publishes them (spec §6.2): the server port, the VSCode port when the
         // vscode plugin is asked for, and both app ports, each on the same port of the host.
         bool vscode_enabled = false;
         for (size_t i = 0; i < args.size(); ++i)
@@ -220,9 +273,11 @@ class DockerRuntime : public Backend {
                      {"ExposedPorts", exposed}, {"HostConfig", host_config},
                      {"Labels", {{"actionhost.session", info().session_id}}}};
         status(AH_STATUS_STARTING_RUNTIME, "creating container " + name_ + " from " + image);
-        auto created = engine_->call("POST", "/containers/create?name=" + name_, body.dump());
+        std::string create = "/containers/create?name=" + name_;
+        if (!platform.empty()) create += "&platform=" + url_encode(platform);
+        auto created = engine_->call("POST", create, body.dump());
         if (created.status == 404)
-            throw std::runtime_error("Docker image " + image + " not found (this backend never pulls: import or build it first)");
+            throw std::runtime_error("Docker image " + image + " disappeared before its container was created: " + created.body);
         if (created.status != 201)
             throw std::runtime_error("Docker Engine: create " + name_ + " → " + std::to_string(created.status) + ": " + created.body);
         id_ = created.json().value("Id", "");
@@ -252,7 +307,7 @@ class DockerRuntime : public Backend {
     }
 
     std::unique_ptr<Engine> engine_;
-    std::string name_, id_, url_, key_;
+    std::string name_, id_, url_, key_, install_path_;
     PortLock port_, vscode_port_, app1_, app2_;
 };
 

@@ -1,5 +1,16 @@
 #include "engine_api.hpp"
 
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -22,9 +33,77 @@ json EngineReply::json() const {
 }
 
 Engine::Engine(const ah_runtime_host_t *host, const std::string &where) : host_(host) {
-    if (where.rfind("tcp://", 0) == 0) base_ = "http://" + where.substr(6) + kApiVersion;
-    else if (where.rfind("unix://", 0) == 0) base_ = where + ":" + kApiVersion;
-    else base_ = "unix://" + where + ":" + kApiVersion;
+    if (where.rfind("tcp://", 0) == 0) {
+        base_ = "http://" + where.substr(6) + kApiVersion;
+        std::string hostport = where.substr(6);
+        while (!hostport.empty() && hostport.back() == '/') hostport.pop_back();
+        const size_t colon = hostport.rfind(':');
+        tcp_host_ = colon == std::string::npos ? hostport : hostport.substr(0, colon);
+        tcp_port_ = colon == std::string::npos ? 2375 : std::atoi(hostport.c_str() + colon + 1);
+    } else {
+        unix_socket_ = where.rfind("unix://", 0) == 0 ? where.substr(7) : where;
+        base_ = "unix://" + unix_socket_ + ":" + kApiVersion;
+    }
+}
+
+int Engine::stream(const std::string &method, const std::string &path, const std::string &body, const std::string &content_type,
+                   const std::vector<std::string> &headers, const std::function<void(const nlohmann::json &)> &on_message,
+                   std::string &error_body, double idle_timeout_s, double total_timeout_s) {
+    const std::string where = unix_socket_.empty() ? tcp_host_ + ":" + std::to_string(tcp_port_) : unix_socket_;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total_timeout_s);
+    try {
+        std::unique_ptr<Poco::Net::HTTPClientSession> session;
+        const Poco::Timespan idle(static_cast<long>(idle_timeout_s), 0);
+        if (unix_socket_.empty()) {
+            session = std::make_unique<Poco::Net::HTTPClientSession>(tcp_host_, static_cast<Poco::UInt16>(tcp_port_));
+        } else {
+            Poco::Net::StreamSocket socket;
+            socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, unix_socket_), Poco::Timespan(10, 0));
+            session = std::make_unique<Poco::Net::HTTPClientSession>(socket);
+        }
+        session->setTimeout(Poco::Timespan(10, 0), Poco::Timespan(60, 0), idle);
+        Poco::Net::HTTPRequest request(method, std::string(kApiVersion) + path, Poco::Net::HTTPMessage::HTTP_1_1);
+        request.set("Host", "docker");
+        for (const auto &h : headers) {
+            const size_t colon = h.find(':');
+            if (colon == std::string::npos) continue;
+            size_t v = colon + 1;
+            while (v < h.size() && h[v] == ' ') ++v;
+            request.set(h.substr(0, colon), h.substr(v));
+        }
+        if (!body.empty()) {
+            request.setContentType(content_type);
+            request.setContentLength(static_cast<std::streamsize>(body.size()));
+        } else if (method == "POST") {
+            request.setContentLength(0);
+        }
+        std::ostream &out = session->sendRequest(request);
+        out.write(body.data(), static_cast<std::streamsize>(body.size()));
+        Poco::Net::HTTPResponse response;
+        std::istream &in = session->receiveResponse(response);
+        const int status = static_cast<int>(response.getStatus());
+        if (status != 200) {
+            std::ostringstream rest;
+            rest << in.rdbuf();
+            error_body = rest.str();
+            return status;
+        }
+        std::string line;
+        for (long i = 0; i < 100000000 && std::getline(in, line); ++i) {
+            if (std::chrono::steady_clock::now() >= deadline)
+                throw std::runtime_error("Docker Engine: " + method + " " + path + " took longer than " +
+                                         std::to_string(static_cast<long>(total_timeout_s)) + " s");
+            if (line.empty() || line == "\r") continue;
+            json m = json::parse(line, nullptr, false);
+            if (!m.is_discarded() && on_message) on_message(m);
+        }
+        return status;
+    } catch (const Poco::TimeoutException &) {
+        throw std::runtime_error("Docker Engine: " + method + " " + path + " sent nothing for " +
+                                 std::to_string(static_cast<long>(idle_timeout_s)) + " s");
+    } catch (const Poco::Exception &e) {
+        throw std::runtime_error("cannot reach the Docker engine (" + where + "): " + e.displayText());
+    }
 }
 
 EngineReply Engine::call(const std::string &method, const std::string &path, const std::string &body,

@@ -1,12 +1,15 @@
 // The few Docker Engine API calls the docker backend makes, over the client library's http_request
-// service (unix socket by default, DOCKER_HOST=unix://... or tcp://host:port honoured).
+// service (unix socket by default, DOCKER_HOST=unix://... or tcp://host:port honoured); the streamed
+// answers of pulls and builds over Poco's HTTP client, read line by line as they arrive.
 #pragma once
 
 #include <actionhost/runtime.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace docker {
 
@@ -31,9 +34,21 @@ class Engine {
     // GET /containers/<name>/json, or nullopt on 404.
     std::optional<nlohmann::json> inspect(const std::string &name);
 
+    // A call whose answer is a stream of JSON messages, one per line (POST /images/create, POST /build):
+    // `on_message` gets each as it arrives, so progress shows while the engine works. `headers` are
+    // "Name: value" lines. `idle_timeout_s` bounds the wait for the next bytes, `total_timeout_s` the
+    // whole call. Returns the HTTP status (the body of a non-200 answer goes to `error_body`). Throws
+    // std::runtime_error when the engine cannot be reached or a time runs out.
+    int stream(const std::string &method, const std::string &path, const std::string &body, const std::string &content_type,
+               const std::vector<std::string> &headers, const std::function<void(const nlohmann::json &)> &on_message,
+               std::string &error_body, double idle_timeout_s = 300, double total_timeout_s = 3600);
+
   private:
     const ah_runtime_host_t *host_;
-    std::string base_;  // URL prefix up to and including the API version
+    std::string base_;         // URL prefix up to and including the API version
+    std::string unix_socket_;  // the engine's socket, or
+    std::string tcp_host_;     // its TCP address
+    int tcp_port_ = 0;
 };
 
 }  // namespace docker

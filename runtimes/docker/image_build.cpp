@@ -27,45 +27,38 @@ bool image_exists(Engine &engine, const std::string &name) {
     return engine.call("GET", "/images/" + name + "/json").status == 200;
 }
 
-// The install tree as the image carries it: the host binary and its modules.
-void add_install_tree(TarContext &tar, const std::string &install_dir) {
-    tar.add_directory("code");
-    tar.add_directory("code/bin");
-    std::ifstream in(install_dir + "/bin/actionhost", std::ios::binary);
-    if (!in) throw std::runtime_error("no host binary at " + install_dir + "/bin/actionhost");
-    tar.add_file("code/bin/actionhost", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), 0755);
-    tar.add_directory("code/lib");
-    tar.add_tree(install_dir + "/lib/actionhost", "code/lib/actionhost");
+// The bundle as the image carries it: the host tree and OpenHands' start-command shim.
+void add_bundle(TarContext &tar, const std::string &bundle_dir) {
+    if (!fs::exists(bundle_dir + "/actionhost/bin/actionhost"))
+        throw std::runtime_error("no host bundle at " + bundle_dir + "/actionhost (build it: cmake --build --preset default --target bundle_tree)");
+    tar.add_tree(bundle_dir + "/actionhost", "code");
+    if (fs::exists(bundle_dir + "/micromamba")) tar.add_tree(bundle_dir + "/micromamba", "micromamba");
 }
 
-// POST /build; the answer is a stream of JSON messages, and a failed build still answers 200 with an
-// "error" message.
-void build(Engine &engine, const std::string &dockerfile, const std::string &install_dir,
-           const std::vector<std::string> &tags, const std::function<void(const std::string &)> &progress) {
+// POST /build; the answer is a stream of JSON messages, read as they come, and a failed build still
+// answers 200 with an "error" message.
+void build(Engine &engine, const std::string &dockerfile, const ImagePlan &plan, const std::vector<std::string> &tags,
+           const std::function<void(const std::string &)> &progress) {
     TarContext tar;
     tar.add_file("Dockerfile", dockerfile);
-    if (!install_dir.empty()) add_install_tree(tar, install_dir);
-    std::string query = "/build?dockerfile=Dockerfile&rm=1&forcerm=1";
+    add_bundle(tar, plan.bundle_dir);
+    std::string query = "/build?dockerfile=Dockerfile&rm=1&forcerm=1" + plan.build_query;
     for (const auto &t : tags) query += "&t=" + url_encode(t);
-    EngineReply r = engine.call("POST", query, tar.finish(), "application/x-tar", 600);
-    if (r.status != 200) throw std::runtime_error("Docker Engine: build → " + std::to_string(r.status) + ": " + r.body);
-    std::istringstream lines(r.body);
-    std::string line, log;
-    for (int i = 0; i < 1000000 && std::getline(lines, line); ++i) {
-        if (line.empty()) continue;
-        json m = json::parse(line, nullptr, false);
-        if (m.is_discarded()) continue;
+    std::string log, error, error_body;
+    const int status = engine.stream("POST", query, tar.finish(), "application/x-tar", {}, [&](const json &m) {
         if (m.contains("error")) {
-            std::string err = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
-            throw std::runtime_error("Docker Engine: image build failed: " + err + "\n" + log);
+            error = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
+            return;
         }
         if (m.contains("stream") && m["stream"].is_string()) {
-            log += m["stream"].get<std::string>();
             std::string s = m["stream"].get<std::string>();
+            log += s;
             while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
             if (!s.empty() && progress) progress(s);
         }
-    }
+    }, error_body, 1800, 3600);
+    if (status != 200) throw std::runtime_error("Docker Engine: build → " + std::to_string(status) + ": " + error_body);
+    if (!error.empty()) throw std::runtime_error("Docker Engine: image build failed: " + error + "\n" + log);
 }
 
 }  // namespace
@@ -109,10 +102,11 @@ std::string versioned_tag(const std::string &version, const std::string &base_im
 
 ImageTags image_tags(const ImagePlan &plan) {
     // What the host needs besides its code; changing any of it rebuilds from the base image.
-    const std::string lock_inputs =
-        plan.base_image + (plan.browser_enabled ? "" : "False") + "actionhost " + plan.version + " install " + plan.install_path;
+    const std::string lock_inputs = plan.base_image + (plan.browser_enabled ? "" : "False") + "actionhost " + plan.version +
+                                    " install " + plan.install_path +
+                                    (plan.extra_deps.empty() ? "" : " extra deps " + plan.extra_deps);
     const std::string lock = "oh_v" + plan.version + "_" + truncate_hash(md5_hex(lock_inputs));
-    const std::string source = lock + "_" + truncate_hash(cached_install_tree_hash(plan.install_dir));
+    const std::string source = lock + "_" + truncate_hash(cached_install_tree_hash(plan.bundle_dir));
     return {plan.repo + ":" + lock, plan.repo + ":" + source, plan.repo + ":" + versioned_tag(plan.version, plan.base_image)};
 }
 
@@ -135,14 +129,17 @@ BuildOutcome ensure_runtime_image(Engine &engine, const ImagePlan &plan, const s
         out.built_from = "base";
         out.tags_added = {tags.source, tags.lock, tags.versioned};
     }
+    if (out.built_from == "base" && plan.ensure_base) plan.ensure_base(plan.base_image);
     if (progress) progress("building " + tags.source + " from " + from);
-    // COPY only (no RUN): any base image works, shell or not. The host's shared libraries come from the
-    // base image or the /usr bind mount (docker_mount_host_usr), as in the bind-mount mode.
-    const std::string dockerfile = "FROM " + from + "\n" +
-                                   "LABEL actionhost.version=\"" + plan.version + "\"\n" +
-                                   "COPY code " + plan.install_path + "\n" +
-                                   "WORKDIR /\n";
-    build(engine, dockerfile, plan.install_dir, out.tags_added, progress);
+    // The bundle brings every library the host loads, so any base image works; only extra deps RUN, in
+    // the image's own shell (not again FROM the lock image, which has them).
+    std::string dockerfile = "FROM " + from + "\n" + "LABEL actionhost.version=\"" + plan.version + "\"\n";
+    if (!plan.extra_deps.empty() && out.built_from != "lock") dockerfile += "RUN " + plan.extra_deps + "\n";
+    dockerfile += "COPY code " + plan.install_path + "\n";
+    if (fs::exists(plan.bundle_dir + "/micromamba"))
+        dockerfile += "COPY micromamba " + fs::path(plan.install_path).parent_path().string() + "/micromamba\n";
+    dockerfile += "WORKDIR /\n";
+    build(engine, dockerfile, plan, out.tags_added, progress);
     return out;
 }
 

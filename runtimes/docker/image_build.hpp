@@ -1,13 +1,18 @@
-// docker_install_mode = "image": OpenHands' runtime image scheme (runtime_build.py) through the Engine
-// API's POST /build, with a build context made in memory (tar_context.hpp). Three tags in `<repo>`:
-//   lock      oh_v<ver>_<h1>        h1 = hash of the base image (+ "False" with the browser off) and of
-//                                   what the host needs besides its code (its version and ABI)
-//   source    <lock>_<h2>           h2 = hash of the install tree (install_hash.hpp: bin/actionhost,
-//                                   lib/actionhost/**; cached by file metadata);
-//                                   the image a runtime runs
+// docker_install_mode = "image": OpenHands' runtime image scheme through the Engine API's POST /build,
+// with a build context made in memory (tar_context.hpp) holding the host bundle (bundle/assemble: the
+// host, its plugins and every library they load, so any base image works). Three tags in `<repo>`:
+//   lock      oh_v<ver>_<h1>        h1 = hash of the base image (+ "False" with the browser off), of what
+//                                   the host needs besides its code (its version and install path) and
+//                                   of runtime_extra_deps
+//   source    <lock>_<h2>           h2 = hash of the bundle tree (install_hash.hpp; cached by file
+//                                   metadata); the image a runtime runs
 //   versioned oh_v<ver>_<base image, '/'→_s_, ':'→_t_, lower-case, last 96 characters>
 // Source exists → reused. Else built FROM lock (code copied in), else FROM versioned, else FROM the
 // base image. New tags: source and lock, plus versioned when built from the base image.
+// The Dockerfile: FROM, `RUN <runtime_extra_deps>` (not when FROM the lock image, which has them),
+// COPY of the bundle to /openhands/actionhost and of OpenHands' start-command shim to
+// /openhands/micromamba (so OpenHands itself can run the image). runtime_extra_build_args and platform
+// become /build's query parameters (build_args.hpp).
 #pragma once
 
 #include <functional>
@@ -30,9 +35,13 @@ struct ImagePlan {
     std::string version;          // actionhost's
     std::string base_image;
     bool browser_enabled = true;
-    std::string install_dir;      // copied into the image at `install_path`
-    std::string install_path;     // e.g. /openhands/actionhost
+    std::string bundle_dir;       // the bundle tree: <dir>/actionhost (→ install_path), <dir>/micromamba
+    std::string install_path;     // e.g. /openhands/actionhost (the bundle's prefix)
     bool force_rebuild = false;   // sandbox.force_rebuild_runtime
+    std::string extra_deps;       // sandbox.runtime_extra_deps: a RUN step
+    std::string build_query;      // extra /build query parameters (runtime_extra_build_args, platform)
+    // Called with the base image before a build FROM it (the docker backend pulls it when missing).
+    std::function<void(const std::string &)> ensure_base;
 };
 
 struct ImageTags {
@@ -46,7 +55,8 @@ struct BuildOutcome {
     std::vector<std::string> tags_added;
 };
 
-// Makes sure the source image exists, building it when needed. `progress` gets one line per step.
+// Makes sure the source image exists, building it when needed. `progress` gets one line per step, as
+// the engine streams them.
 // Throws std::runtime_error with the engine's error text.
 BuildOutcome ensure_runtime_image(Engine &engine, const ImagePlan &plan,
                                   const std::function<void(const std::string &)> &progress);

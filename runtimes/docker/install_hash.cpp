@@ -24,9 +24,8 @@ constexpr size_t kMaxCachedTrees = 16;
 constexpr auto kUntrustedAge = std::chrono::seconds(2);
 
 std::vector<fs::path> tree_files(const std::string &install_dir) {
-    std::vector<fs::path> files = {fs::path(install_dir) / "bin/actionhost"};
-    const fs::path lib = fs::path(install_dir) / "lib/actionhost";
-    for (auto it = fs::recursive_directory_iterator(lib); it != fs::recursive_directory_iterator(); ++it) {
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(install_dir); it != fs::recursive_directory_iterator(); ++it) {
         const std::string name = it->path().filename().string();
         if (it->is_directory() && (name == "__pycache__" || (!name.empty() && name[0] == '.'))) {
             it.disable_recursion_pending();

@@ -1,5 +1,6 @@
-// The install tree's content hash (the `source` tag of image_build.hpp), remembered between starts.
-// Hashing the ~200 MB tree took ~1.4 s of every docker start in image mode; the tree rarely changes,
+// The host bundle tree's content hash (the `source` tag of image_build.hpp), remembered between starts.
+// Hashing the tree (~40 MB; a build tree was ~200 MB, 1.4 s) on every docker start in image mode costs
+// time for nothing; the tree rarely changes,
 // so the digest is kept in a cache file keyed by a signature of every file's path, size, mtime (ns)
 // and inode — as git's index and ccache's direct mode trust file metadata. A file changed in place
 // changes its mtime and the digest is computed again; files modified in the last 2 s are not trusted
@@ -10,7 +11,7 @@
 
 namespace docker {
 
-// MD5 over the install tree's relative paths and contents (sorted; hidden directories, __pycache__
+// MD5 over every file of the tree: relative paths and contents (sorted; hidden directories, __pycache__
 // and *.pyc left out, as OpenHands' dirhash ignores them), hex. Always computed.
 std::string install_tree_hash(const std::string &install_dir);
 

@@ -107,7 +107,7 @@ const std::vector<Field> &sandbox_fields() {
         {"seccomp", T::Bool, true, false},             // sandbox: install the seccomp filter
         {"docker_socket", T::Str, "/var/run/docker.sock", false},
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
-        {"docker_mount_host_usr", T::Bool, true, false},  // docker bind mode: the machine's /usr read-only
+        {"docker_mount_host_usr", T::Bool, false, false},  // docker, legacy opt-in: the machine's /usr over the image's
         {"warm_pool_size", T::Int, 0, false},          // local: hosts kept started ahead of use
     };
     return fields;

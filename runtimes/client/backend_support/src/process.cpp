@@ -103,7 +103,12 @@ pid_t spawn_process_here(const SpawnOptions &o) {
     envp.push_back(nullptr);
     int log_fd = open(o.log_path.empty() ? "/dev/null" : o.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0) throw std::runtime_error("cannot open " + o.log_path + ": " + std::strerror(errno));
-    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int null_fd = open(o.stdin_path.empty() ? "/dev/null" : o.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0) {
+        const int e = errno;
+        close(log_fd);
+        throw std::runtime_error("cannot open " + o.stdin_path + ": " + std::strerror(e));
+    }
     int err_pipe[2];
     if (pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     pid_t parent = getpid();

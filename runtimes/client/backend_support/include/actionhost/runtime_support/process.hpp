@@ -14,6 +14,7 @@ struct SpawnOptions {
     std::vector<std::string> argv;            // argv[0] is the executable path
     std::map<std::string, std::string> env;   // the complete environment
     std::string log_path;                     // stdout+stderr appended here ("" → /dev/null)
+    std::string stdin_path;                   // the child's stdin ("" → /dev/null)
     std::string cwd;                          // "" → inherit
     bool die_with_parent = false;             // PR_SET_PDEATHSIG SIGKILL (not for kept-alive hosts)
     std::vector<int> keep_fds;                // inherited as is (others are close-on-exec by habit)

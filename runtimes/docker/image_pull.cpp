@@ -1,0 +1,121 @@
+#include "image_pull.hpp"
+
+#include <actionhost/runtime_support/url_encode.hpp>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "registry_auth.hpp"
+
+namespace docker {
+
+using actionhost::runtime_support::url_encode;
+using nlohmann::json;
+
+std::string ImageReference::from_image() const {
+    return (registry == "docker.io" ? "" : registry + "/") + path;
+}
+
+ImageReference parse_image_reference(const std::string &image) {
+    if (image.empty() || image.find_first_of(" \t\n") != std::string::npos)
+        throw std::invalid_argument("not an image reference: '" + image + "'");
+    ImageReference r;
+    std::string rest = image;
+    if (const size_t at = rest.find('@'); at != std::string::npos) {
+        r.digest = rest.substr(at + 1);
+        rest = rest.substr(0, at);
+    }
+    const size_t slash = rest.find('/');
+    const std::string first = slash == std::string::npos ? "" : rest.substr(0, slash);
+    if (!first.empty() && (first.find('.') != std::string::npos || first.find(':') != std::string::npos || first == "localhost")) {
+        r.registry = first;
+        rest = rest.substr(slash + 1);
+    } else {
+        r.registry = "docker.io";
+    }
+    if (const size_t colon = rest.rfind(':'); colon != std::string::npos && rest.find('/', colon) == std::string::npos) {
+        r.tag = rest.substr(colon + 1);
+        rest = rest.substr(0, colon);
+    }
+    if (rest.empty()) throw std::invalid_argument("not an image reference: '" + image + "'");
+    if (r.registry == "docker.io" && rest.find('/') == std::string::npos) rest = "library/" + rest;
+    r.path = rest;
+    if (r.tag.empty() && r.digest.empty()) r.tag = "latest";
+    return r;
+}
+
+namespace {
+
+std::string megabytes(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1e6);
+    return buf;
+}
+
+std::string engine_message(const std::string &body) {
+    json j = json::parse(body, nullptr, false);
+    if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+    return body;
+}
+
+}  // namespace
+
+void pull_image(Engine &engine, const std::string &image, const PullSettings &settings,
+                const std::function<void(const std::string &)> &progress) {
+    const ImageReference ref = parse_image_reference(image);
+    std::string query = "/images/create?fromImage=" + url_encode(ref.from_image()) +
+                        "&tag=" + url_encode(ref.digest.empty() ? ref.tag : ref.digest);
+    if (!settings.platform.empty()) query += "&platform=" + url_encode(settings.platform);
+    std::vector<std::string> headers;
+    if (auto creds = registry_credentials(settings.docker_config_dir, ref.registry))
+        headers.push_back("X-Registry-Auth: " + registry_auth_header(*creds));
+
+    struct Layer {
+        double current = 0, total = 0;
+        bool done = false;
+    };
+    std::map<std::string, Layer> layers;
+    std::string error;
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    auto report = [&](bool force) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!progress || (!force && now - last < std::chrono::milliseconds(500))) return;
+        last = now;
+        double current = 0, total = 0;
+        int done = 0;
+        for (const auto &[_, l] : layers) {
+            current += l.done ? l.total : l.current;
+            total += l.total;
+            done += l.done;
+        }
+        std::string line = "pulling " + image + ": " + std::to_string(done) + " of " + std::to_string(layers.size()) + " layers";
+        if (total > 0) line += ", " + megabytes(current) + " of " + megabytes(total);
+        progress(line);
+    };
+    if (progress) progress("pulling " + image);
+    std::string error_body;
+    const int status = engine.stream("POST", query, "", "application/json", headers, [&](const json &m) {
+        if (m.contains("error")) {
+            error = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
+            return;
+        }
+        const std::string id = m.value("id", "");
+        const std::string st = m.value("status", "");
+        if (id.empty() || st.rfind("Pulling from", 0) == 0) return;
+        Layer &l = layers[id];
+        if (st == "Downloading" && m.contains("progressDetail") && m["progressDetail"].is_object()) {
+            l.current = m["progressDetail"].value("current", 0.0);
+            l.total = std::max(l.total, m["progressDetail"].value("total", 0.0));
+            report(false);
+        } else if (st == "Pull complete" || st == "Already exists" || st == "Download complete") {
+            const bool was = l.done;
+            l.done = true;
+            if (!was) report(true);
+        }
+    }, error_body, 300, 3600);
+    if (status != 200) error = engine_message(error_body);
+    if (!error.empty()) throw std::runtime_error("pulling " + image + " failed: " + error);
+}
+
+}  // namespace docker
