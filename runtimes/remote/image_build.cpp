@@ -27,16 +27,17 @@ using nlohmann::json;
 
 namespace {
 
-// The files the image gets, relative to the install tree: the host and its plugins (never the client's
-// runtime modules or anything else of a build tree).
-std::vector<std::string> image_files(const std::string &install_dir) {
-    std::vector<std::string> out = {"bin/actionhost"};
-    if (!fs::exists(install_dir + "/bin/actionhost")) throw std::runtime_error("no host binary at " + install_dir + "/bin/actionhost");
-    fs::path plugins = fs::path(install_dir) / "lib/actionhost/plugins";
-    if (fs::exists(plugins))
-        for (const auto &e : fs::recursive_directory_iterator(plugins))
-            if (e.is_regular_file()) out.push_back(fs::relative(e.path(), install_dir).string());
-    std::sort(out.begin() + 1, out.end());
+// The files the image gets, relative to the bundle directory: the host bundle (the host, its plugins and
+// every library they load, so any base image works) and OpenHands' start-command shim.
+std::vector<std::string> image_files(const std::string &bundle_dir) {
+    std::vector<std::string> out;
+    for (const char *part : {"actionhost", "micromamba"}) {
+        const fs::path root = fs::path(bundle_dir) / part;
+        if (!fs::exists(root)) continue;
+        for (const auto &e : fs::recursive_directory_iterator(root))
+            if (e.is_regular_file() || e.is_symlink()) out.push_back(e.path().lexically_relative(bundle_dir).string());
+    }
+    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -69,13 +70,14 @@ std::string build_context(const BuildSettings &s, const std::vector<std::string>
             fs::remove_all(d, ec);
         }
     } cleanup{dir};
-    std::ofstream(dir + "/Dockerfile") << "FROM " << s.base_image << "\nCOPY actionhost " << kInstallInImage << "\n";
+    std::ofstream(dir + "/Dockerfile") << "FROM " << s.base_image << "\nCOPY actionhost " << kInstallInImage
+                                       << "\nCOPY micromamba " << fs::path(kInstallInImage).parent_path().string() << "/micromamba\n";
     std::ofstream list(dir + "/files");
     for (const auto &f : files) list << f << '\n';
     list.close();
     SpawnOptions tar;
-    tar.argv = {"/usr/bin/env", "tar", "-czf", dir + "/context.tar.gz", "-C", dir, "Dockerfile", "-C", s.install_dir,
-                "--transform=s,^\\(bin\\|lib\\)/,actionhost/\\1/,", "-T", dir + "/files"};
+    tar.argv = {"/usr/bin/env", "tar", "-czf", dir + "/context.tar.gz", "-C", dir, "Dockerfile", "-C", s.bundle_dir,
+                "--no-recursion", "-T", dir + "/files"};
     tar.env = process_environment();
     tar.log_path = dir + "/tar.log";
     pid_t pid = spawn_process(tar);
@@ -120,8 +122,9 @@ std::string ensure_runtime_image(RemoteApi &api, const BuildSettings &s, const s
     std::string registry = prefix.value("registry_prefix", "");
     if (registry.empty()) throw RemoteApiError("Remote Runtime API: /registry_prefix gave no registry_prefix", 200);
     while (!registry.empty() && registry.back() == '/') registry.pop_back();
-    auto files = image_files(s.install_dir);
-    std::string tag = registry + "/runtime:ah_v" + lowercase_tag_part(s.version) + "_" + content_hash(s.install_dir, files, s.base_image);
+    auto files = image_files(s.bundle_dir);
+    if (files.empty()) throw std::runtime_error("no host bundle in " + s.bundle_dir);
+    std::string tag = registry + "/runtime:ah_v" + lowercase_tag_part(s.version) + "_" + content_hash(s.bundle_dir, files, s.base_image);
     if (!s.force_rebuild && image_exists(api, tag)) return tag;
 
     progress("building " + tag + " from " + s.base_image);

@@ -1,8 +1,9 @@
-// The runtime image when sandbox.runtime_container_image is unset (OpenHands' remote builder, in our
-// terms): repo `<registry_prefix>/runtime`, one tag `ah_v<version>_<hash of the host's files>`; when the
-// API does not have it, a build context (a Dockerfile `FROM <base_container_image>` + `COPY actionhost
-// /openhands/actionhost`, and the host binary with its plugins) is sent to POST /build as the base64 text
-// of a tar.gz and GET /build_status is polled until SUCCESS (≤ 30 min).
+// The runtime image when sandbox.runtime_container_image is unset (OpenHands' remote builder, in our terms): repo
+// `<registry_prefix>/runtime`, one tag `ah_v<version>_<hash of the bundle's files>`; when the API does
+// not have it, a build context (a Dockerfile `FROM <base_container_image>` + `COPY actionhost
+// /openhands/actionhost` + `COPY micromamba /openhands/micromamba`, and the host bundle: any base image
+// works) is sent to POST /build as the base64 text of a tar.gz and GET /build_status is polled until
+// SUCCESS (≤ 30 min).
 #pragma once
 
 #include <functional>
@@ -13,7 +14,7 @@
 namespace remote {
 
 struct BuildSettings {
-    std::string install_dir;       // the client's install tree (bin/actionhost, lib/actionhost/plugins)
+    std::string bundle_dir;        // the host bundle (runtime_support/host_bundle.hpp): actionhost/, micromamba/
     std::string base_image;        // sandbox.base_container_image
     std::string version;           // actionhost version, part of the tag
     double poll_interval_s = 30;   // OpenHands polls every 30 s

@@ -6,6 +6,7 @@
 #include <actionhost/ext/runtime_recovery.h>
 
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/host_bundle.hpp>
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -142,7 +143,7 @@ class RemoteRuntime : public Backend {
         if (image.empty()) {
             status(AH_STATUS_BUILDING_RUNTIME, "looking for the runtime image");
             BuildSettings b;
-            b.install_dir = info().install_dir;
+            b.bundle_dir = find_host_bundle(info().install_dir).dir;
             b.base_image = config_string("sandbox.base_container_image", "");
             b.version = "0.1.0";
             b.poll_interval_s = config_number("remote.build_poll_interval_s", 30);

@@ -320,23 +320,26 @@ namespace {
 
 using actionhost::testing::TempDir;
 
-// An install tree whose files are symlinks into the build tree: the build context (a tar.gz that keeps
-// symlinks as such) stays a few kilobytes instead of the ~60 MB of a debug build, which keeps this test
-// fast on a loaded machine. Everything else of the build path is real: multipart, base64, tar.gz,
-// Dockerfile COPY, tags, polling, and the host started from the image's copy of the tree.
+// An install tree whose bundle files are symlinks into the build tree's bundle: the build context (a
+// tar.gz that keeps symlinks as such) stays a few kilobytes instead of the ~40 MB of the bundle, which
+// keeps this test fast on a loaded machine. Everything else of the build path is real: multipart,
+// base64, tar.gz, Dockerfile COPY, tags, polling, and the host started from the image's copy of the
+// bundle, through the bundle's own loader.
 class LinkedInstall {
   public:
     LinkedInstall() : dir_("ahremote-install") {
         namespace fs = std::filesystem;
         std::string build = install_dir();
-        fs::create_directories(dir_ / "bin");
-        fs::create_symlink(build + "/bin/actionhost", dir_ / "bin/actionhost");
         fs::create_directories(dir_ / "lib/actionhost");
         fs::create_symlink(build + "/lib/actionhost/runtimes", dir_ / "lib/actionhost/runtimes");
-        for (const auto &e : fs::recursive_directory_iterator(build + "/lib/actionhost/plugins")) {
-            fs::path rel = fs::relative(e.path(), build);
-            if (e.is_directory()) fs::create_directories(dir_ / rel.string());
-            else fs::create_symlink(e.path(), dir_ / rel.string());
+        for (const char *part : {"dist/actionhost", "dist/micromamba"}) {
+            fs::create_directories(dir_ / part);
+            for (const auto &e : fs::recursive_directory_iterator(build + "/" + part)) {
+                fs::path rel = e.path().lexically_relative(build);  // fs::relative would follow the shim's link
+                if (e.is_directory() && !e.is_symlink()) fs::create_directories(dir_ / rel.string());
+                else if (e.is_symlink()) fs::copy_symlink(e.path(), dir_ / rel.string());
+                else fs::create_symlink(e.path(), dir_ / rel.string());
+            }
         }
     }
     const std::string &path() const { return dir_.path(); }

@@ -72,6 +72,13 @@ int FakeNode::start(const ContainerSpec &spec) {
     rs::SpawnOptions o;
     o.argv = spec.argv;
     o.argv[0] = translate(img->second, o.argv[0]);
+    // A program of the host bundle names its loader by its path in the image (PT_INTERP
+    // /openhands/actionhost/lib/ld-linux-x86-64.so.2), which the kernel of a real container finds there;
+    // here the image is a directory, so the bundle's loader is run with the program, as the kernel would.
+    const fs::path program(o.argv[0]);
+    const fs::path loader = program.parent_path().parent_path() / "lib/ld-linux-x86-64.so.2";
+    if (program.parent_path().filename() == "bin" && fs::exists(loader))
+        o.argv.insert(o.argv.begin(), {loader.string(), "--library-path", loader.parent_path().string()});
     o.env = spec.env;
     if (!o.env.count("PATH")) o.env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     if (!o.env.count("HOME")) o.env["HOME"] = cdir + "/home";
