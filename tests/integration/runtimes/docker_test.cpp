@@ -1,5 +1,6 @@
-// The docker backend for real: a Docker engine (started here when none runs), a base image imported
-// from a rootfs tar, the host bind-mounted in. The conformance set, then the container lifecycle.
+// The docker backend for real: a Docker engine (started here when none runs), a busybox base image
+// imported from a rootfs tar, the host bundle bind-mounted in (bash from the bundle: busybox has none).
+// The conformance set, then the container lifecycle.
 #include <gtest/gtest.h>
 
 #include <actionhost/client/http_transport.hpp>
@@ -113,8 +114,7 @@ TEST(DockerRuntime, AppPortsArePublished) {
     EXPECT_FALSE(bindings.contains(vscode + "/tcp")) << "VSCode port published without the vscode plugin";
 
     ASSERT_EQ(exit_code(run(*s->runtime, "mkdir -p /tmp/www && echo app-up > /tmp/www/index.html && "
-                                         "(cd /tmp/www && nohup python3 -m http.server " + app1 +
-                                         " --bind 0.0.0.0 > /tmp/www.log 2>&1 &)")),
+                                         "busybox httpd -p 0.0.0.0:" + app1 + " -h /tmp/www")),
               0);
     Endpoint app;
     app.host = "127.0.0.1";
@@ -131,7 +131,7 @@ TEST(DockerRuntime, AppPortsArePublished) {
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
     }
-    EXPECT_NE(body.find("app-up"), std::string::npos) << run(*s->runtime, "cat /tmp/www.log").dump();
+    EXPECT_NE(body.find("app-up"), std::string::npos) << run(*s->runtime, "ps").dump();
     s->runtime->close();
 }
 
@@ -201,16 +201,17 @@ TEST(DockerRuntime, ImageBuildModeThreeTags) {
     const std::string repo = "actionhost-test/runtime";
     setenv("OH_RUNTIME_RUNTIME_IMAGE_REPO", repo.c_str(), 1);
     for (const auto &t : repo_tags(repo)) engine_call("DELETE", "/images/" + repo + ":" + t + "?force=1");
-    // An install tree of our own (the host, the bash plugin, this backend), so the test can change it.
+    // An install tree of our own (this backend and a copy of the host bundle), so the test can change it.
     actionhost::testing::TempDir install("ahimg-install"), ws("ahimg-ws"), state("ahimg-state");
     namespace fs = std::filesystem;
     const fs::path build = actionhost::testing::build_path("");
-    fs::create_directories(install / "bin");
-    fs::copy_file(build / "bin/actionhost", install / "bin/actionhost");
-    for (const char *m : {"lib/actionhost/plugins/bash", "lib/actionhost/runtimes/docker"}) {
+    for (const char *m : {"lib/actionhost/runtimes/docker"}) {
         fs::create_directories(install / m);
         fs::copy(build / m, install / m, fs::copy_options::recursive);
     }
+    fs::create_directories(install / "dist");
+    for (const char *part : {"actionhost", "micromamba"})
+        fs::copy(build / "dist" / part, install.path() + "/dist/" + part, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
 
     ImageModeRun first = start_image_mode(install.path(), ws.path(), state.path());
     EXPECT_TRUE(said(first, "STATUS$BUILDING_RUNTIME")) << testing::PrintToString(first.details);
@@ -219,13 +220,13 @@ TEST(DockerRuntime, ImageBuildModeThreeTags) {
     ASSERT_EQ(tags.size(), 3u) << testing::PrintToString(tags);
     std::string lock, source, versioned;
     for (const auto &t : tags) {
-        if (t.find("actionhost-test-base_t_latest") != std::string::npos) versioned = t;
+        if (t.find("actionhost-test-busybox_t_1") != std::string::npos) versioned = t;
         else if (std::count(t.begin(), t.end(), '_') == 3) source = t;
         else lock = t;
     }
     EXPECT_TRUE(std::regex_match(lock, std::regex("oh_v[0-9.]+_[0-9a-z]{1,16}"))) << lock;
     EXPECT_EQ(source.rfind(lock + "_", 0), 0u) << source;
-    EXPECT_TRUE(std::regex_match(versioned, std::regex("oh_v[0-9.]+_actionhost-test-base_t_latest"))) << versioned;
+    EXPECT_TRUE(std::regex_match(versioned, std::regex("oh_v[0-9.]+_actionhost-test-busybox_t_1"))) << versioned;
     // The container runs the source image, with the host inside it rather than bind-mounted.
     std::string name = "openhands-runtime-" + first.runtime->session_id();
     json c = json::parse(engine_call("GET", "/containers/" + name + "/json").body);
@@ -240,7 +241,7 @@ TEST(DockerRuntime, ImageBuildModeThreeTags) {
     again.runtime->close();
 
     // Only the code changed: built FROM the lock image; a new source tag, the lock tag moved along.
-    actionhost::testing::write_file(install / "lib/actionhost/plugins/bash/NOTICE.txt", "changed code\n");
+    actionhost::testing::write_file(install / "dist/actionhost/lib/actionhost/plugins/bash/NOTICE.txt", "changed code\n");
     ImageModeRun changed = start_image_mode(install.path(), ws.path(), state.path());
     EXPECT_TRUE(said(changed, "from the lock image")) << testing::PrintToString(changed.details);
     std::vector<std::string> after = repo_tags(repo);

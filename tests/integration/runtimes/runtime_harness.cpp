@@ -16,6 +16,7 @@
 
 #include "support/host_process.hpp"
 #include "support/run_process.hpp"
+#include "support/test_images.hpp"
 
 namespace runtimes_test {
 
@@ -135,6 +136,28 @@ void check_upload_download(StartedRuntime &s) {
 
 namespace {
 
+bool engine_answers(double timeout_s);
+
+}  // namespace
+
+HttpResponse engine_request(const std::string &method, const std::string &path, const std::string &body, const std::string &type,
+                            double timeout_s, const std::vector<std::pair<std::string, std::string>> &headers) {
+    Endpoint e;
+    e.unix_socket = true;
+    e.host = "/var/run/docker.sock";
+    HttpConnection c(e);
+    HttpRequest r;
+    r.method = method;
+    r.path = "/v1.41" + path;
+    r.body = body;
+    r.content_type = type;
+    r.timeout_s = timeout_s;
+    for (const auto &h : headers) r.headers.push_back(h);
+    return c.send(r);
+}
+
+namespace {
+
 bool engine_answers(double timeout_s) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     for (int i = 0; i < 1000; ++i) {
@@ -157,17 +180,7 @@ bool engine_answers(double timeout_s) {
 
 HttpResponse engine(const std::string &method, const std::string &path, const std::string &body = "",
                     const std::string &type = "application/json", double timeout_s = 120) {
-    Endpoint e;
-    e.unix_socket = true;
-    e.host = "/var/run/docker.sock";
-    HttpConnection c(e);
-    HttpRequest r;
-    r.method = method;
-    r.path = "/v1.41" + path;
-    r.body = body;
-    r.content_type = type;
-    r.timeout_s = timeout_s;
-    return c.send(r);
+    return engine_request(method, path, body, type, timeout_s);
 }
 
 }  // namespace
@@ -195,32 +208,41 @@ DockerForTests::DockerForTests() {
             return;
         }
     }
-    if (engine("GET", "/images/" + std::string(image()) + "/json").status != 200) {
-        TempDir root("ahrt-rootfs");
-        for (const char *d : {"etc", "tmp", "workspace", "root", "opt/busybox", "proc", "sys", "dev", "run", "usr", "home"})
-            fs::create_directories(root / d);
-        for (auto [link, target] : std::vector<std::pair<const char *, const char *>>{
-                 {"bin", "usr/bin"}, {"sbin", "usr/sbin"}, {"lib", "usr/lib"}, {"lib64", "usr/lib64"}})
-            fs::create_symlink(target, root / link);
-        actionhost::testing::write_file(root / "etc/passwd", "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
-        actionhost::testing::write_file(root / "etc/group", "root:x:0:\nnogroup:x:65534:\n");
-        actionhost::testing::write_file(root / "etc/hosts", "127.0.0.1 localhost\n");
-        fs::permissions(root / "tmp", fs::perms::all | fs::perms::sticky_bit);
-        if (fs::exists("/bin/busybox")) fs::copy_file("/bin/busybox", root / "opt/busybox/busybox");
-        TempDir out("ahrt-tar");
-        auto tar = actionhost::testing::run_process({"tar", "-C", root.path(), "-cf", out / "rootfs.tar", "."}, 60);
-        if (tar.exit_code != 0) {
-            why_not_ = "tar failed: " + tar.output;
-            return;
-        }
-        auto r = engine("POST", "/images/create?fromSrc=-&repo=actionhost-test-base&tag=latest",
-                        actionhost::testing::read_file(out / "rootfs.tar"), "application/x-tar");
-        if (r.status != 200) {
-            why_not_ = "image import failed: " + r.body;
-            return;
-        }
+    if (std::string why = import_busybox_image(); !why.empty()) {
+        why_not_ = why;
+        return;
     }
     available_ = true;
+}
+
+namespace {
+
+// POST /images/create?fromSrc=- of a rootfs tar: an image made here, no registry.
+std::string import_rootfs(const std::string &tar, const std::string &repo, const std::string &tag) {
+    auto r = engine("POST", "/images/create?fromSrc=-&repo=" + repo + "&tag=" + tag, actionhost::testing::read_file(tar),
+                    "application/x-tar", 600);
+    return r.status == 200 && r.body.find("\"error\"") == std::string::npos ? "" : "image import of " + tar + " failed: " + r.body;
+}
+
+}  // namespace
+
+std::string DockerForTests::import_busybox_image() {
+    if (engine("GET", "/images/" + std::string(image()) + "/json").status == 200) return "";
+    TempDir root("ahrt-rootfs"), out("ahrt-tar");
+    if (std::string why = actionhost::testing::make_busybox_rootfs(root.path()); !why.empty()) return why;
+    auto tar = actionhost::testing::run_process({"tar", "-C", root.path(), "-cf", out / "rootfs.tar", "."}, 60);
+    if (tar.exit_code != 0) return "tar failed: " + tar.output;
+    const std::string name = image();
+    return import_rootfs(out / "rootfs.tar", name.substr(0, name.find(':')), name.substr(name.find(':') + 1));
+}
+
+std::string DockerForTests::debian_image(std::string &why_not) {
+    const std::string name = "actionhost-test-debian:bookworm-ipykernel";
+    if (engine("GET", "/images/" + name + "/json").status == 200) return name;
+    const std::string tar = actionhost::testing::debian_rootfs_tar(why_not);
+    if (tar.empty()) return "";
+    why_not = import_rootfs(tar, "actionhost-test-debian", "bookworm-ipykernel");
+    return why_not.empty() ? name : "";
 }
 
 DockerForTests::~DockerForTests() {

@@ -1,6 +1,7 @@
 // Starting a runtime of a given backend for a test, and the conformance checks every backend passes.
 #pragma once
 
+#include <actionhost/client/http_transport.hpp>
 #include <actionhost/client/runtime.hpp>
 #include <functional>
 #include <memory>
@@ -37,18 +38,27 @@ void check_read_write(StartedRuntime &s);
 void check_edit(StartedRuntime &s);
 void check_upload_download(StartedRuntime &s);
 
+// One Docker Engine API call over /var/run/docker.sock (path without the /v1.41 prefix).
+actionhost::client::HttpResponse engine_request(const std::string &method, const std::string &path, const std::string &body = "",
+                                                const std::string &type = "application/json", double timeout_s = 120,
+                                                const std::vector<std::pair<std::string, std::string>> &headers = {});
+
 // Docker for tests: uses a running engine, or starts dockerd (stopped again by the destructor), and
-// imports a registry-free base image (a rootfs of symlinks into the bind-mounted /usr, /etc files
-// and busybox). Skips (GTEST_SKIP in the caller) when no dockerd binary exists.
+// imports a registry-free base image: a busybox root (tests/support/test_images.hpp), no bash, no
+// python, nothing of the machine's /usr. Skips (GTEST_SKIP in the caller) when no dockerd binary exists.
 class DockerForTests {
   public:
     DockerForTests();
     ~DockerForTests();
     bool available() const { return available_; }
     const std::string &why_not() const { return why_not_; }
-    static const char *image() { return "actionhost-test-base:latest"; }
+    static const char *image() { return "actionhost-test-busybox:1"; }
+    // Debian 12 minbase with python3-ipykernel, imported from the cached mmdebstrap tar (made once per
+    // machine). Returns its name, or "" with `why_not`.
+    static std::string debian_image(std::string &why_not);
 
   private:
+    static std::string import_busybox_image();
     bool available_ = false;
     std::string why_not_;
     int dockerd_pid_ = -1;
