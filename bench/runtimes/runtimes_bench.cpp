@@ -1,6 +1,7 @@
 // Start to first observation (`echo hi`) and teardown per runtime backend, medians in one run, with the
 // floor of spawning `bash -c 'echo hi'` on this machine measured in the same run.
-//   ah_bench_runtimes [iterations=10] [local|pool|sandbox|cli|docker|image ...]   (default: all)
+//   ah_bench_runtimes [iterations=10] [local|pool|sandbox|cli|docker|image|images ...]   (default: all)
+// (images: the host bundle's size, its image build, busybox and Debian images vs `docker run IMAGE true`)
 // (docker: a running engine, else dockerd started for the run)
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 
 #include "../../tests/integration/runtimes/runtime_harness.hpp"
 #include "support/host_process.hpp"
+#include "images_bench.hpp"
 #include "start_teardown.hpp"
 #include "support/stats.hpp"
 #include "support/temp_dir.hpp"
@@ -83,6 +85,7 @@ int main(int argc, char **argv) {
     if (wanted("sandbox")) bench_backend("sandbox", n, floor);
     if (wanted("cli") && std::filesystem::exists(actionhost::testing::build_path("lib/actionhost/runtimes/cli/manifest.json")))
         bench_backend("cli", n, floor);
+    if (wanted("images")) bench_images(std::max(3, n / 2));
     if (!wanted("docker") && !wanted("image")) return 0;
     // Uses a running engine or starts dockerd for the run (stopped after); imports the base image.
     runtimes_test::DockerForTests docker;
