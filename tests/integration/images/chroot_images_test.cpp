@@ -1,7 +1,9 @@
-// The bundle's host in the busybox and Debian roots without dockerd: a mount and pid namespace of its
+// The bundle's host in the busybox, Debian and an empty root without dockerd: a mount and pid namespace of its
 // own, chroot, the bundle bind-mounted at /openhands/actionhost, nothing else of the machine but /dev
 // and /proc. The same checks as in the docker images.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "images_harness.hpp"
 #include "support/test_images.hpp"
@@ -36,4 +38,24 @@ TEST(ImagesChroot, DebianRunsItsOwnBashAndAnIPythonCell) {
     ChrootHost host(dir / "root", {"--plugins", "jupyter"});
     ASSERT_TRUE(host.started()) << host.why_not();
     expect_debian_image_tools(host.wire());
+}
+
+// A distroless-like root: no shell, no libc, no tools at all, only /etc/passwd. The host, its files
+// actions and the bundle's static bash (its builtins) still serve; jupyter says what it needs.
+TEST(ImagesChroot, AnEmptyRootLikeDistrolessStillServes) {
+    actionhost::testing::TempDir dir("ahchroot-empty");
+    const std::string root = dir / "root";
+    for (const char *d : {"etc", "tmp", "root"}) std::filesystem::create_directories(root + "/" + d);
+    actionhost::testing::write_file(root + "/etc/passwd", "root:x:0:0:root:/root:/sbin/nologin\n");
+    actionhost::testing::write_file(root + "/etc/group", "root:x:0:\n");
+    ChrootHost host(root, {"--plugins", "jupyter"});
+    ASSERT_TRUE(host.started()) << host.why_not();
+    auto &wire = host.wire();
+    EXPECT_EQ(wire_run(wire, "echo $((6 * 7)) in $PWD").value("content", ""), "42 in /workspace");
+    json w = wire.execute({{"action", "write"}, {"args", {{"path", "/workspace/x.txt"}, {"content", "kept"}}}});
+    EXPECT_EQ(w.value("observation", ""), "write") << w.dump();
+    EXPECT_EQ(wire_run(wire, "read -r line < x.txt; echo \"$line\"").value("content", ""), "kept");
+    json missing = wire_run(wire, "ls");
+    EXPECT_NE(missing.value("content", "").find("ls: command not found"), std::string::npos) << missing.dump();
+    expect_jupyter_needs_ipykernel(wire);
 }
