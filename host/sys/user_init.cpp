@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,21 @@ namespace {
 
 // An administration command (useradd): found on PATH, else in /usr/sbin or /sbin.
 int run(std::vector<std::string> argv) { return run_command(std::move(argv), {{"/usr/sbin", "/sbin"}}); }
+
+// Appends `name` (group root) to /etc/passwd and makes its home. 0, or -1 when /etc/passwd cannot be
+// written.
+int add_passwd_entry(const std::string &name, int uid, const std::string &home, const std::string &shell) {
+    FILE *f = std::fopen("/etc/passwd", "ae");
+    if (f == nullptr) return -1;
+    std::string n = name, pwd = "x", gecos, h = home, sh = shell;
+    passwd pw{n.data(), pwd.data(), static_cast<uid_t>(uid), 0, gecos.data(), h.data(), sh.data()};
+    const int rc = ::putpwent(&pw, f);
+    if (std::fclose(f) != 0 || rc != 0) return -1;
+    std::error_code ec;
+    fs::create_directories(home, ec);
+    if (::chown(home.c_str(), static_cast<uid_t>(uid), 0) != 0 || ::chmod(home.c_str(), 0750) != 0) return -1;
+    return 0;
+}
 
 void chown_tree(const fs::path &root, uid_t uid, gid_t gid) {
     ::lchown(root.c_str(), uid, gid);
@@ -64,7 +80,10 @@ UserInitResult init_user_and_working_dir(const std::string &username, int user_i
             std::vector<std::string> cmd = {"useradd", "-rm", "-d", "/home/" + username, "-g", "root"};
             if (have_sudo_group) cmd.insert(cmd.end(), {"-G", "sudo"});
             cmd.insert(cmd.end(), {"-u", std::to_string(user_id), username});
-            const int rc = run(cmd);
+            int rc = run(cmd);
+            // An image without shadow's useradd (busybox, Alpine, distroless): the entry useradd would
+            // write (its default shell, /bin/sh), through glibc's putpwent, and the home directory.
+            if (rc == -1) rc = add_passwd_entry(username, user_id, "/home/" + username, "/bin/sh");
             if (rc != 0) {
                 r.error = "could not create user " + username + " (useradd exited with " + std::to_string(rc) + ")";
                 return r;

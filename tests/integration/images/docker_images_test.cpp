@@ -135,4 +135,8 @@ TEST(ImagesDocker, OpenHandsStartCommandServesFromTheImage) {
     EXPECT_EQ(obs.value("content", ""), "openhands\n1000\n/workspace") << obs.dump();
     json cell = wire.execute({{"action", "run_ipython"}, {"args", {{"code", "print(6 * 7)"}, {"thought", ""}, {"include_extra", false}}}});
     EXPECT_EQ(cell.value("content", ""), "42") << cell.dump();
+    // The skills module of the bundle, loaded by the image's python through ctypes (agent_skills is on).
+    json skill = wire.execute({{"action", "run_ipython"},
+                               {"args", {{"code", "open_file('/etc/passwd')"}, {"thought", ""}, {"include_extra", false}}}});
+    EXPECT_NE(skill.value("content", "").find("[File: /etc/passwd ("), std::string::npos) << skill.dump();
 }

@@ -130,9 +130,10 @@ TEST(ImagesAhctl, RunWorksWithTheDefaultImage) {
         ASSERT_EQ(engine_request("POST", "/images/" + std::string(DockerForTests::image()) + "/tag?repo=nikolaik/python-nodejs&tag=python3.12-nodejs22").status, 201);
     }
     actionhost::testing::TempDir state("ahctl-state");
-    auto r = actionhost::testing::run_process({actionhost::testing::build_path("bin/ahctl"), "run", "--", "echo hi"}, 180,
-                                              {"XDG_STATE_HOME=" + state.path(), "RUN_AS_OPENHANDS=false"});
+    // As openhands (OpenHands' default): busybox has no useradd, so the host creates the user with adduser.
+    auto r = actionhost::testing::run_process({actionhost::testing::build_path("bin/ahctl"), "run", "--", "echo hi from $(whoami)"}, 180,
+                                              {"XDG_STATE_HOME=" + state.path()});
     if (tagged_here) engine_request("DELETE", "/images/" + def);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("hi"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("hi from openhands"), std::string::npos) << r.output;
 }
