@@ -126,9 +126,12 @@ TEST(ImagesDocker, OpenHandsStartCommandServesFromTheImage) {
     const std::string id = run_container(image, cmd, {"SESSION_API_KEY=" + key, "port=" + std::to_string(port)}, port, "/openhands/code/");
     ASSERT_FALSE(id.empty());
     struct Remove {
-        std::string id;
-        ~Remove() { engine_request("DELETE", "/containers/" + id + "?force=true"); }
-    } remove{id};
+        std::string id, image;
+        ~Remove() {
+            engine_request("DELETE", "/containers/" + id + "?force=true");
+            engine_request("DELETE", "/images/" + image);  // its layers stay in the build cache for the next run
+        }
+    } remove{id, image};
     actionhost::client::WireClient wire("http://127.0.0.1:" + std::to_string(port), key);
     ASSERT_TRUE(wait_alive(wire, 120)) << container_logs(id);
     json obs = wire.execute({{"action", "run"}, {"args", {{"command", "whoami && id -u && pwd"}, {"is_input", false}, {"thought", ""}, {"blocking", false}}}});
