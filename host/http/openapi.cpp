@@ -125,7 +125,13 @@ json openapi_document(const ModuleRegistry &registry, const std::string &version
     }
     {
         json &o = op("/server_info", "get", "Uptime, idle time and resources", false);
-        o["responses"]["200"] = response("The host's figures", object_with({"uptime", "idle_time", "resources"}));
+        json figures = object_with({"uptime", "idle_time", "resources"});
+        json need = object_with({"plugin", "need", "description", "package", "looked_for"});
+        for (const char *k : {"plugin", "need", "description", "package", "looked_for"}) need["properties"][k] = {{"type", "string"}};
+        figures["properties"]["missing_needs"] = {
+            {"type", "array"}, {"items", need},
+            {"description", "what installed plugins need from the image and it lacks (manifest \"needs\"; ours)"}};
+        o["responses"]["200"] = response("The host's figures", figures);
     }
     {
         json &o = op("/execute_action", "post", "Runs one action and answers its observation");
