@@ -237,7 +237,7 @@ class DockerRuntime : public Backend {
             binds.push_back(*ws + ":" + target + ":rw");
         }
 
-        // Published as OpenHands publishes them (spec §6.2): the server port, the VSCode port when the
+        // Published as OpenHands publishes them: the server port, the VSCode port when the
         // vscode plugin is asked for, and both app ports, each on the same port of the host.
         bool vscode_enabled = false;
         for (size_t i = 0; i < args.size(); ++i)
