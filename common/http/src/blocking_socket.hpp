@@ -22,6 +22,8 @@ class BlockingSocket {
     // `count` bytes of `file_fd` from its current offset, with sendfile(2). False as write_all.
     bool write_file(int file_fd, size_t count);
     bool broken() const { return broken_; }
+    // From now on a call waits at most `timeout` for progress (0: takes only what is ready at once).
+    void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
 
   private:
     bool wait(short events);

@@ -297,7 +297,12 @@ bool SocketExchange::finish() {
     // A client still waiting for 100 Continue has sent no body: having had a final answer, it may send
     // it or not (RFC 9110 §10.1.1), so the connection cannot carry a next request reliably.
     if (!x.reader.started()) return false;
-    // The rest of the body, so the next request starts where this one ends.
+    // The rest of the body, so the next request starts where this one ends — only what has arrived
+    // already. Waiting for more would hand this thread to whoever announces a body and never sends it
+    // (no key needed: the answer may be a 403), for io_timeout per byte: 512 such requests left no
+    // thread for /alive. A body still on its way ends the connection instead; the event loop lingers
+    // for it, bounded, on no thread.
+    x.socket.set_timeout(std::chrono::milliseconds(0));
     try {
         char sink[65536];
         for (size_t drained = 0; !x.connection.parser->is_done(); drained += sizeof sink)

@@ -18,8 +18,8 @@ class SocketExchange {
     Request &request();
     Response &response();
     // After the handler returned: answers 500 if it sent nothing, ends a streamed body, reads and drops
-    // what is left of the request body (a bounded amount). Returns whether the connection can carry
-    // another request.
+    // what has already arrived of the rest of the request body (a bounded amount; it never waits for
+    // more). Returns whether the connection can carry another request.
     bool finish();
 
   private:

@@ -301,3 +301,48 @@ TEST(HostSurface, SilentConnectionsAreClosed) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8));
     ::close(silent);
 }
+
+// 11c. A request that announces a body and never sends it, answered without reading it (a 403 for want
+// of the key, or /alive): no key is needed to send one. The server used to wait on the handler's thread
+// for the rest of the body (up to 300 s per byte), so 512 of them — the handler threads — left none for
+// /alive. What was not read when the answer is sent must cost no thread.
+TEST(HostSurface, BodiesNeverSentHoldNoThread) {
+    rlimit files{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+    if (files.rlim_max < 800) GTEST_SKIP() << "this machine allows " << files.rlim_max << " open files";
+    files.rlim_cur = files.rlim_max;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+    HostOptions o;
+    o.api_key = "unread-body-key";
+    HostProcess host(o);
+    std::vector<int> stalled;
+    for (int i = 0; i < 600; ++i) {
+        const int fd = connect_to(host.port());
+        ASSERT_GE(fd, 0) << "connection " << i << " refused";
+        stalled.push_back(fd);
+        const std::string head = i % 2 == 0 ? "POST /execute_action HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
+                                            : "GET /alive HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n";
+        (void)!::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // every one answered (or waiting its turn)
+    std::vector<double> ms;
+    for (int i = 0; i < 20; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RawExchange r = raw_exchange(host.port(), "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
+    }
+    std::sort(ms.begin(), ms.end());
+    EXPECT_LT(ms.back(), 100.0) << "slowest /alive with 600 bodies never sent: " << ms.back() << " ms";
+    // Each stalled request had its answer, and its connection ends (the rest of its body cannot be
+    // told from a next request).
+    char buf[4096];
+    const ssize_t n = ::recv(stalled[0], buf, sizeof buf, MSG_DONTWAIT);
+    ASSERT_GT(n, 0);
+    EXPECT_EQ(status_line(std::string(buf, static_cast<size_t>(n))), "HTTP/1.1 403 Forbidden");
+    pollfd p{stalled[1], POLLIN, 0};
+    bool closed = false;
+    for (int round = 0; round < 10 && !closed && ::poll(&p, 1, 1000) == 1; ++round) closed = ::recv(stalled[1], buf, sizeof buf, 0) == 0;
+    EXPECT_TRUE(closed) << "a connection with an unread body was kept";
+    for (int fd : stalled) ::close(fd);
+}
