@@ -240,7 +240,7 @@ struct Server::Impl {
     void serve(const ConnectionPtr &c) {
         bool keep = false;
         {
-            detail::SocketExchange exchange(*c, settings.io_timeout);
+            detail::SocketExchange exchange(*c, settings.io_timeout, settings.max_header_bytes);
             try {
                 handler(exchange.request(), exchange.response());
             } catch (const std::exception &e) {

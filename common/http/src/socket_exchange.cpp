@@ -47,10 +47,12 @@ bool valid_header(std::string_view name, std::string_view value) {
 // Feeds the parser from the bytes read ahead and then from the socket, into the caller's buffer.
 class BodyReader {
   public:
-    BodyReader(Connection &c, BlockingSocket &socket) : c_(c), socket_(socket) {}
+    BodyReader(Connection &c, BlockingSocket &socket, size_t max_framing_bytes)
+        : c_(c), socket_(socket), max_framing_bytes_(max_framing_bytes) {}
 
     // Up to `size` bytes of the body; 0 at its end. Throws std::runtime_error when the body is broken
-    // (peer gone or silent past the timeout, bad chunk framing).
+    // (peer gone or silent past the timeout, bad chunk framing, a chunk-size line or trailer section
+    // longer than `max_framing_bytes`).
     size_t read(char *out, size_t size) {
         RequestParser &p = *c_.parser;
         if (p.is_done() || size == 0) return 0;
@@ -76,6 +78,10 @@ class BodyReader {
                 }
                 if (used > 0 && !ec) continue;  // framing parsed (a chunk's size line): on with the data
             }
+            // What the parser has not taken is one piece of framing it waits to see whole (a chunk-size
+            // line, the trailers); Beast 1.74 bounds neither, and a handler's body limit never sees them.
+            if (c_.buffer.size() >= max_framing_bytes_)
+                throw std::runtime_error("a chunk-size line or trailer section is longer than " + std::to_string(max_framing_bytes_) + " bytes");
             auto space = c_.buffer.prepare(65536);
             const ssize_t n = socket_.read_some(static_cast<char *>(space.data()), space.size());
             if (n <= 0) throw std::runtime_error(n == 0 ? "the client ended the request body early" : "the request body stopped arriving");
@@ -90,6 +96,7 @@ class BodyReader {
   private:
     Connection &c_;
     BlockingSocket &socket_;
+    size_t max_framing_bytes_;
     std::function<void()> before_first_read_;
 };
 
@@ -266,8 +273,9 @@ class SocketResponse : public Response {
 }  // namespace
 
 struct SocketExchange::Impl {
-    Impl(Connection &c, std::chrono::milliseconds io_timeout)
-        : connection(c), socket(c.socket.native_handle(), io_timeout), reader(c, socket), request(c, reader), response(c, socket) {
+    Impl(Connection &c, std::chrono::milliseconds io_timeout, size_t max_framing_bytes)
+        : connection(c), socket(c.socket.native_handle(), io_timeout), reader(c, socket, max_framing_bytes), request(c, reader),
+          response(c, socket) {
         const std::string expect = request.header("Expect", {});
         if (boost::beast::iequals(expect, "100-continue")) reader.on_first_read([this] { response.send_continue(); });
         // Otherwise started() is true from the start: there is no 100 Continue to wait for.
@@ -279,8 +287,8 @@ struct SocketExchange::Impl {
     SocketResponse response;
 };
 
-SocketExchange::SocketExchange(Connection &connection, std::chrono::milliseconds io_timeout)
-    : impl_(std::make_unique<Impl>(connection, io_timeout)) {}
+SocketExchange::SocketExchange(Connection &connection, std::chrono::milliseconds io_timeout, size_t max_framing_bytes)
+    : impl_(std::make_unique<Impl>(connection, io_timeout, max_framing_bytes)) {}
 
 SocketExchange::~SocketExchange() = default;
 

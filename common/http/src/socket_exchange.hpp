@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 
 #include "actionhost/common/http/exchange.hpp"
@@ -12,7 +13,9 @@ namespace actionhost::common::http::detail {
 
 class SocketExchange {
   public:
-    SocketExchange(Connection &connection, std::chrono::milliseconds io_timeout);
+    // `io_timeout`: a read or write making no progress for that long fails. `max_framing_bytes`: the
+    // longest chunk-size line or trailer section of a chunked body (the header's limit).
+    SocketExchange(Connection &connection, std::chrono::milliseconds io_timeout, size_t max_framing_bytes);
     ~SocketExchange();
 
     Request &request();

@@ -9,6 +9,7 @@
 
 #include <actionhost/common/http/server.hpp>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <future>
@@ -274,6 +275,35 @@ TEST_F(HttpServerTest, ABodyLeftUnreadIsDrainedForTheNextRequest) {
     EXPECT_NE(got.find("seen /one"), std::string::npos) << got;
     EXPECT_NE(got.find("seen /two"), std::string::npos) << got;
     ::close(fd);
+}
+
+// A chunk-size line or a trailer section is framing, not body: a handler's limit on the body never
+// counts it, and Beast 1.74 bounds neither. Sent without end, it was kept in memory whole (400 MiB from one
+// connection in a second, no key needed: the server drained it after a 403). It must be refused at the
+// header's limit, the connection closed.
+TEST_F(HttpServerTest, EndlessChunkFramingIsRefusedNotBuffered) {
+    start([](Request &req, Response &resp) {
+        std::ostringstream body;
+        body << req.body().rdbuf();
+        resp.send(req.body().bad() ? 400 : 200, "text/plain", "read");
+    });
+    for (const std::string opening : {"1;a=", "0\r\nX-Trailer: "}) {
+        SCOPED_TRACE(opening);
+        const int fd = connect_to(port_);
+        send_text(fd, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + opening);
+        const std::string filler(65536, 'b');
+        size_t sent = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        while (sent < (64u << 20) && std::chrono::steady_clock::now() - t0 < 20s) {
+            pollfd p{fd, POLLOUT, 0};
+            if (::poll(&p, 1, 2000) != 1) break;  // the server stopped reading
+            const ssize_t n = ::send(fd, filler.data(), filler.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n < 0 && errno != EAGAIN) break;  // the server closed the connection
+            if (n > 0) sent += static_cast<size_t>(n);
+        }
+        EXPECT_LT(sent, 32u << 20) << "the server took " << (sent >> 20) << " MiB of one chunk-size line or trailer";
+        ::close(fd);
+    }
 }
 
 TEST(HttpServer, RefusesAnAddressItCannotBind) {

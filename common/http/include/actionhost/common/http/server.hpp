@@ -42,7 +42,8 @@ struct ServerSettings {
     std::chrono::milliseconds idle_timeout{15000};
     std::chrono::milliseconds header_timeout{30000};  // a header begun must be complete by then
     std::chrono::milliseconds io_timeout{300000};     // a body read or response write making no progress
-    size_t max_header_bytes = 64 * 1024;              // a larger header → 431
+    size_t max_header_bytes = 64 * 1024;              // a larger header → 431; a chunked body's trailers,
+                                                      // or one chunk-size line, longer → the body fails
     size_t max_handlers = 512;                        // requests handled at once; more wait their turn
     std::function<void(const std::string &)> log;     // problems worth a line (optional)
 };
