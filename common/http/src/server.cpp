@@ -1,6 +1,7 @@
 #include "actionhost/common/http/server.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -228,7 +229,22 @@ struct Server::Impl {
         });
     }
 
+    // A thread only for a connection that can take an answer now. A client that sends request after
+    // request and reads no answer (no key needed: each may be a 403) would otherwise, once its socket's
+    // buffers are full, keep a handler thread in a write for io_timeout; a few hundred such connections
+    // took them all. Until the peer reads, the request waits here like an idle connection: on no thread,
+    // sheddable, closed after idle_timeout.
     void hand_over(const ConnectionPtr &c) {
+        pollfd room{c->socket.native_handle(), POLLOUT, 0};
+        if (::poll(&room, 1, 0) == 0) {
+            arm_timer(c, settings.idle_timeout);
+            c->socket.async_wait(tcp::socket::wait_write, [self = this, c](const boost::system::error_code &ec) {
+                if (c->closed) return;
+                if (ec) return self->close(c);
+                self->hand_over(c);
+            });
+            return;
+        }
         waiting.erase(c->waiting_at);
         c->handling = true;
         c->served = true;

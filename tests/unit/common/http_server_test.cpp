@@ -306,6 +306,43 @@ TEST_F(HttpServerTest, EndlessChunkFramingIsRefusedNotBuffered) {
     }
 }
 
+// A client that sends request after request and reads no answer: once the answers fill the socket's
+// buffers, a handler writing the next one waits io_timeout (300 s in the host) for room. No key is
+// needed (every answer may be a 403), so a few hundred such connections took every handler thread. A
+// connection that cannot take an answer now must wait for its next request on no thread.
+TEST_F(HttpServerTest, AClientThatReadsNoAnswerHoldsNoThread) {
+    ServerSettings s;
+    s.max_handlers = 1;
+    s.io_timeout = 30s;
+    s.idle_timeout = 2s;
+    start([](Request &req, Response &resp) { resp.send(200, "text/plain", req.target() == "/big" ? std::string(1024, 'a') : "fine"); }, s);
+    const int reads_nothing = connect_to(port_);
+    int tiny = 1;
+    ::setsockopt(reads_nothing, SOL_SOCKET, SO_RCVBUF, &tiny, sizeof tiny);
+    std::string pipeline;
+    for (int i = 0; i < 20000; ++i) pipeline += "GET /big HTTP/1.1\r\nHost: x\r\n\r\n";
+    size_t sent = 0;
+    for (int round = 0; round < 10000 && sent < pipeline.size(); ++round) {
+        pollfd p{reads_nothing, POLLOUT, 0};
+        if (::poll(&p, 1, 1000) != 1) break;  // the server stopped reading: its answers have no room
+        const ssize_t n = ::send(reads_nothing, pipeline.data() + sent, pipeline.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n <= 0) break;
+        sent += static_cast<size_t>(n);
+    }
+    std::this_thread::sleep_for(500ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int other = connect_to(port_);
+    send_text(other, "GET /other HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_NE(read_until(other, "fine", nullptr, 5000).find("200 OK"), std::string::npos) << "the only handler thread is still writing";
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+    // Closed after the idle time, its unread answers dropped (a reset: reading them through the tiny
+    // window would take minutes).
+    pollfd hangup{reads_nothing, 0, 0};
+    EXPECT_EQ(::poll(&hangup, 1, 5000), 1) << "a client reading nothing was kept past the idle time";
+    ::close(other);
+    ::close(reads_nothing);
+}
+
 TEST(HttpServer, RefusesAnAddressItCannotBind) {
     Server first("127.0.0.1", 0, echo);
     try {
