@@ -30,6 +30,7 @@ struct Connection {
     bool handling = false;  // a handler's thread owns it
     bool served = false;    // it has carried a request (a kept-alive connection, not a fresh one)
     size_t header_bytes = 0;  // of the request under way, taken by the parser so far
+    size_t header_lines = 0;  // the request line and the fields among them
     std::list<std::shared_ptr<Connection>>::iterator waiting_at;  // in the server's LRU list when !handling
 };
 

@@ -182,8 +182,9 @@ struct Server::Impl {
         // Each handler bounds what it reads. (Not boost::none: Beast 1.74 compares the length with the
         // empty optional and refuses every body.)
         c->parser->body_limit(std::numeric_limits<std::uint64_t>::max());
-        c->parser->eager(true);
+        c->parser->eager(false);  // the parser stops where the header ends (header_done() sets it for the body)
         c->header_bytes = 0;
+        c->header_lines = 0;
         parse_header(c);
     }
 
@@ -196,10 +197,18 @@ struct Server::Impl {
         while (c->buffer.size() > 0) {
             boost::beast::error_code ec;
             const size_t used = c->parser->put(c->buffer.data(), ec);
+            const char *taken = static_cast<const char *>(c->buffer.data().data());
+            c->header_lines += static_cast<size_t>(std::count(taken, taken + used, '\n'));
             c->buffer.consume(used);
             c->header_bytes += used;
-            if (c->parser->is_header_done()) return header_done(c);  // (eager: the body waits for a handler)
-            if (c->header_bytes >= settings.max_header_bytes) return refuse(c, refusal_for(bhttp::error::header_limit));
+            // Each field costs the parser ~80 bytes however short it is ("a:" is one): their number is
+            // bounded as well as their size. (One parse call may take a whole header of them; refuse()
+            // frees them at once, so one connection's at most is held at a time.) Lines taken: the
+            // request line, the fields, and once the header is done the empty line.
+            const bool done = c->parser->is_header_done();
+            if (c->header_bytes > settings.max_header_bytes || c->header_lines > settings.max_header_fields + (done ? 2 : 1))
+                return refuse(c, refusal_for(bhttp::error::header_limit));
+            if (done) return header_done(c);
             if (ec == bhttp::error::need_more) break;
             if (ec) return refuse(c, refusal_for(ec));
             if (used == 0) break;
@@ -221,6 +230,7 @@ struct Server::Impl {
 
     void header_done(const ConnectionPtr &c) {
         c->timer.cancel();
+        c->parser->eager(true);  // the body reader parses as much as each read brings
         if (ambiguous_framing(*c->parser)) return refuse(c, refusal_for(bhttp::error::bad_transfer_encoding));
         hand_over(c);
     }
@@ -228,6 +238,10 @@ struct Server::Impl {
     // Answers a request that will not be handled, then closes the connection (its framing cannot be
     // trusted: whatever follows is not read as a request).
     void refuse(const ConnectionPtr &c, std::string response) {
+        // Nothing of the request is needed any more: what it holds goes now, not after the linger.
+        c->parser.reset();
+        c->buffer.clear();
+        c->buffer.shrink_to_fit();
         auto text = std::make_shared<std::string>(std::move(response));
         arm_timer(c, kLinger);
         asio::async_write(c->socket, asio::buffer(*text), [self = this, c, text](const boost::system::error_code &ec, size_t) {

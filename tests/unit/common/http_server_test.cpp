@@ -373,6 +373,30 @@ TEST_F(HttpServerTest, AHeaderIsBoundedAsAWhole) {
     ::close(fd);
 }
 
+// Each header field costs the parser ~80 bytes of memory however short it is: 64 KiB of "a:" fields
+// (16 000 of them, under the size limit, no key needed) cost the host 1.3 MB per connection, 2.6 GB for
+// 2 000 connections. The number of fields is bounded too.
+TEST_F(HttpServerTest, TheNumberOfHeaderFieldsIsBounded) {
+    start(echo);
+    std::string request = "GET / HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < 16000; ++i) request += "a:\r\n";
+    request += "\r\n";
+    const int fd = connect_to(port_);
+    (void)!::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    bool closed = false;
+    const std::string got = read_until(fd, "", &closed);
+    EXPECT_EQ(got.substr(0, got.find("\r\n")), "HTTP/1.1 431 Request Header Fields Too Large") << got.substr(0, 200);
+    EXPECT_TRUE(closed);
+    ::close(fd);
+    // As many fields as a browser behind a proxy sends, and more, are fine.
+    std::string many = "GET /ok HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < 200; ++i) many += "X-Field-" + std::to_string(i) + ": value\r\n";
+    const int ok = connect_to(port_);
+    send_text(ok, many + "\r\n");
+    EXPECT_NE(read_until(ok, "GET /ok").find("200 OK"), std::string::npos);
+    ::close(ok);
+}
+
 TEST(HttpServer, RefusesAnAddressItCannotBind) {
     Server first("127.0.0.1", 0, echo);
     try {

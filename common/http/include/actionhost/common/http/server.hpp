@@ -44,6 +44,7 @@ struct ServerSettings {
     std::chrono::milliseconds io_timeout{300000};     // a body read or response write making no progress
     size_t max_header_bytes = 64 * 1024;              // a larger header → 431; a chunked body's trailers,
                                                       // or one chunk-size line, longer → the body fails
+    size_t max_header_fields = 256;                   // more fields in a header → 431
     size_t max_handlers = 512;                        // requests handled at once; more wait their turn
     std::function<void(const std::string &)> log;     // problems worth a line (optional)
 };
