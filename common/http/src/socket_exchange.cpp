@@ -244,11 +244,23 @@ class SocketResponse : public Response {
         if (!sent_) socket_.write_all("HTTP/1.1 100 Continue\r\n\r\n");
     }
     bool finish_stream() { return !streaming_ || chunks_.finish(); }
-    bool keeps_connection() const { return !close_ && c_.parser->get().keep_alive(); }
+    bool keeps_connection() const { return !close_ && c_.parser->get().keep_alive() && rest_of_body_arrived(); }
 
   private:
+    // Whether what the handler has not read of the request body is all here already (finish() drains
+    // only that, never waiting): otherwise the connection ends after the answer. A chunked body's end is
+    // known only by reading it.
+    bool rest_of_body_arrived() const {
+        const RequestParser &p = *c_.parser;
+        if (p.is_done()) return true;
+        if (p.chunked()) return false;
+        const auto left = p.content_length_remaining();
+        return left && *left <= c_.buffer.size();
+    }
+
     std::string head(int status, std::string_view content_type, std::optional<uint64_t> length, bool chunked = false) {
         const bool keep = keeps_connection();
+        if (!keep) close_ = true;  // said once, kept to, whatever the handler reads afterwards
         std::string h = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) + "\r\n";
         if (!content_type.empty() && valid_header("Content-Type", content_type))
             h += "Content-Type: " + std::string(content_type) + "\r\n";

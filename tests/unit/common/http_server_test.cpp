@@ -397,6 +397,21 @@ TEST_F(HttpServerTest, TheNumberOfHeaderFieldsIsBounded) {
     ::close(ok);
 }
 
+// A body the handler did not read and that has not all arrived is never waited for: the connection ends
+// after the answer, and the answer says so, so that a client does not send its next request into a
+// connection being closed.
+TEST_F(HttpServerTest, AnAnswerBeforeTheBodyArrivedSaysTheConnectionCloses) {
+    start([](Request &, Response &resp) { resp.send(403, "text/plain", "no"); });
+    const int fd = connect_to(port_);
+    send_text(fd, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+    bool closed = false;
+    const std::string got = read_until(fd, "", &closed, 3000);
+    EXPECT_NE(got.find("HTTP/1.1 403 Forbidden\r\n"), std::string::npos) << got;
+    EXPECT_NE(got.find("\r\nConnection: close\r\n"), std::string::npos) << got;
+    EXPECT_TRUE(closed);
+    ::close(fd);
+}
+
 TEST(HttpServer, RefusesAnAddressItCannotBind) {
     Server first("127.0.0.1", 0, echo);
     try {
