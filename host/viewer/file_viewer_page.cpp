@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +21,9 @@ namespace {
 constexpr std::array<const char *, 5> kSupported = {".pdf", ".png", ".jpg", ".jpeg", ".gif"};
 // The page inlines the file as base64: past this a page would strain the host and the browser alike.
 constexpr off_t kMaxViewedBytes = 64 << 20;
+constexpr const char *kHtml = "text/html; charset=utf-8";
+
+using common::http::Response;
 
 
 // A JavaScript string literal's inside (OpenHands writes the raw path between double quotes); JSON's
@@ -40,10 +42,10 @@ std::string mime_type_of(const std::string &ext) {
     return "image/jpeg";  // .jpg, .jpeg
 }
 
-ViewerPage error_page(int status, const std::string &title, const std::string &path, const std::string &extra = "") {
+void send_error_page(Response &resp, int status, const std::string &title, const std::string &path, const std::string &extra = "") {
     std::string html = "<h1>" + title + "</h1><p>" + common::html_escape(path) + "</p>";
     if (!extra.empty() || status == 500) html += "<p>" + common::html_escape(extra) + "</p>";
-    return {status, html};
+    resp.send(status, kHtml, html);
 }
 
 std::string base_name(const std::string &path) {
@@ -52,10 +54,15 @@ std::string base_name(const std::string &path) {
 }
 
 // The viewer page, byte for byte the template of openhands/runtime/utils/file_viewer.py for the
-// binary types it supports (its text branch is unreachable with those extensions: fileContent is empty).
-std::string viewer_html(const std::string &path, const std::string &ext, const std::string &base64) {
+// binary types it supports (its text branch is unreachable with those extensions: fileContent is empty):
+// the text before the file's base64 and the text after it.
+struct PageAround {
+    std::string before, after;
+};
+PageAround viewer_html(const std::string &path, const std::string &ext) {
+    PageAround page;
     std::string h;
-    h.reserve(base64.size() + 4096);
+    h.reserve(4096);
     h += R"(<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -85,8 +92,8 @@ std::string viewer_html(const std::string &path, const std::string &ext, const s
     h += R"(";
     const fileContent = ``;
     const fileBase64 = ")";
-    h += base64;
-    h += R"(";
+    page.before = std::move(h);
+    h = R"(";
     const mimeType = ")";
     h += mime_type_of(ext);
     h += R"(";
@@ -152,7 +159,8 @@ std::string viewer_html(const std::string &path, const std::string &ext, const s
     </script>
 </body>
 </html>)";
-    return h;
+    page.after = std::move(h);
+    return page;
 }
 
 }  // namespace
@@ -168,41 +176,48 @@ std::string lower_extension(const std::string &path) {
     return ext;
 }
 
-ViewerPage view_file_page(const std::string &path, const std::string &client_host) {
+void answer_view(const std::string &path, const std::string &client_host, Response &resp) {
     if (client_host != "127.0.0.1" && client_host != "localhost" && client_host != "::1")
-        return {403, "<h1>Access Denied</h1><p>This endpoint is only accessible from localhost</p>"};
-    if (path.empty() || path[0] != '/') return error_page(400, "Error: Path must be absolute", path);
+        return resp.send(403, kHtml, "<h1>Access Denied</h1><p>This endpoint is only accessible from localhost</p>");
+    if (path.empty() || path[0] != '/') return send_error_page(resp, 400, "Error: Path must be absolute", path);
     struct stat st{};
     // A NUL cannot be in a file name; Python's os.path.exists answers False for it, so do we.
     const bool exists = path.find('\0') == std::string::npos && ::stat(path.c_str(), &st) == 0;
-    if (!exists) return error_page(404, "Error: File not found", path);
-    if (S_ISDIR(st.st_mode)) return error_page(400, "Error: Path is a directory", path);
+    if (!exists) return send_error_page(resp, 404, "Error: File not found", path);
+    if (S_ISDIR(st.st_mode)) return send_error_page(resp, 400, "Error: Path is a directory", path);
 
     const std::string ext = lower_extension(path);
     if (std::find_if(kSupported.begin(), kSupported.end(), [&](const char *e) { return ext == e; }) == kSupported.end())
-        return error_page(500, "Error viewing file", path,
-                          "Unsupported file extension: " + ext + ". Supported extensions are: .pdf, .png, .jpg, .jpeg, .gif");
+        return send_error_page(resp, 500, "Error viewing file", path,
+                               "Unsupported file extension: " + ext + ". Supported extensions are: .pdf, .png, .jpg, .jpeg, .gif");
     // The host often runs as root: what it reads for the page must be a regular file inside the session's
     // roots, reached with no link swapped in after the check (file_roots.hpp).
     const ConfinedFile file = open_confined_regular_file(path);
-    if (!file.refusal.empty()) return error_page(403, "Error: Access denied", path, file.refusal);
+    if (!file.refusal.empty()) return send_error_page(resp, 403, "Error: Access denied", path, file.refusal);
     if (file.fd < 0)
-        return error_page(500, "Error viewing file", path, "[Errno " + std::to_string(file.error) + "] " + std::strerror(file.error) + ": '" + path + "'");
-    if (st.st_size > kMaxViewedBytes) {
-        ::close(file.fd);
-        return error_page(500, "Error viewing file", path, "the file is larger than " + std::to_string(kMaxViewedBytes >> 20) + " MiB");
-    }
-    std::ostringstream encoded;
-    bool read_ok = true;
+        return send_error_page(resp, 500, "Error viewing file", path,
+                               "[Errno " + std::to_string(file.error) + "] " + std::strerror(file.error) + ": '" + path + "'");
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{file.fd};
+    struct stat opened{};
+    if (::fstat(file.fd, &opened) != 0 || opened.st_size > kMaxViewedBytes)
+        return send_error_page(resp, 500, "Error viewing file", path, "the file is larger than " + std::to_string(kMaxViewedBytes >> 20) + " MiB");
+    // The file's base64 is encoded as the page is sent: built whole, a 64 MiB file cost ~185 MB per view
+    // (its base64, the page, the response), and 16 views at once 3 GB of the host, which in a sandbox is
+    // the OOM killer's pick. A file that fails to read midway ends the page early (its status is sent).
+    const PageAround page = viewer_html(path, ext);
+    std::ostream &out = resp.begin_stream(200, kHtml);
+    out << page.before;
     {
-        Poco::Base64Encoder enc(encoded);
+        Poco::Base64Encoder enc(out);
         enc.rdbuf()->setLineLength(0);
         char buf[65536];
         size_t total = 0;
-        for (ssize_t n; (n = ::read(file.fd, buf, sizeof buf)) != 0 && total <= static_cast<size_t>(kMaxViewedBytes);) {
+        for (ssize_t n; out && total <= static_cast<size_t>(kMaxViewedBytes) && (n = ::read(file.fd, buf, sizeof buf)) != 0;) {
             if (n < 0) {
                 if (errno == EINTR) continue;
-                read_ok = false;
                 break;
             }
             enc.write(buf, n);
@@ -210,9 +225,7 @@ ViewerPage view_file_page(const std::string &path, const std::string &client_hos
         }
         enc.close();
     }
-    ::close(file.fd);
-    if (!read_ok) return error_page(500, "Error viewing file", path, "the file could not be read");
-    return {200, viewer_html(path, ext, encoded.str())};
+    out << page.after;
 }
 
 }  // namespace actionhost::host

@@ -5,20 +5,17 @@
 
 #include <string>
 
+#include <actionhost/common/http/exchange.hpp>
+
 namespace actionhost::host {
 
-struct ViewerPage {
-    int status = 200;
-    std::string html;
-};
-
-// The answer to /view?path=`path` for a client at `client_host` (an IP address text): 403 unless the
-// client is 127.0.0.1 or ::1, 400 for a relative path or a directory, 404 for a missing file, 500 for an
-// extension other than .pdf .png .jpg .jpeg .gif or an unreadable file, 403 for a path outside the
-// session's roots (ACTIONHOST_EDITOR_ROOTS, links resolved) or one that is not a regular file, else the
-// HTML viewer with the file inlined as base64. Text that comes from the request is HTML-escaped
-// (OpenHands inserts it raw).
-ViewerPage view_file_page(const std::string &path, const std::string &client_host);
+// Answers /view?path=`path` for a client at `client_host` (an IP address text): 403 unless the client is
+// 127.0.0.1 or ::1, 400 for a relative path or a directory, 404 for a missing file, 500 for an extension
+// other than .pdf .png .jpg .jpeg .gif or an unreadable file, 403 for a path outside the session's roots
+// (ACTIONHOST_EDITOR_ROOTS, links resolved) or one that is not a regular file, else the HTML viewer with
+// the file inlined as base64, encoded as it is sent (chunked). Text that comes from the request is
+// HTML-escaped (OpenHands inserts it raw).
+void answer_view(const std::string &path, const std::string &client_host, common::http::Response &resp);
 
 // Python's os.path.splitext(path)[1].lower(): the extension of the last component, ignoring leading dots.
 std::string lower_extension(const std::string &path);

@@ -114,8 +114,7 @@ void FileViewerServer::handle(common::http::Request &req, common::http::Response
                                                                               {"msg", "Field required"},
                                                                               {"input", nullptr}}})}});
         }
-        ViewerPage page = view_file_page(*file, req.remote_address());
-        resp.send(page.status, "text/html; charset=utf-8", page.html);
+        answer_view(*file, req.remote_address(), resp);
     } catch (const std::exception &) {
         if (!resp.sent()) send_detail(resp, 500, "An unexpected error occurred. Please try again later.");
     }

@@ -352,3 +352,52 @@ TEST(HostSurface, BodiesNeverSentHoldNoThread) {
     EXPECT_TRUE(closed) << "a connection with an unread body was kept";
     for (int fd : stalled) ::close(fd);
 }
+
+// 7c. The agent holds the viewer's capability and may view a 64 MiB file: the page inlines it as base64.
+// Built whole, the page cost ~185 MB per view (the base64, the page, the response, each a copy): 16 views
+// at once grew the host to 3 GB, enough for the OOM killer of a sandbox to pick the host. The page is
+// encoded as it is sent.
+TEST(HostSurface, TheFileViewerKeepsNoFileInMemory) {
+    TempDir dir("ahsec-viewmem");
+    write_file(dir / "big.png", std::string(48u << 20, 'x'));
+    HostOptions o;
+    o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
+    HostProcess host(o);
+    const std::string url = viewer_url_of(dir / "oh-server-url");
+    ASSERT_FALSE(url.empty()) << host.log();
+    const std::string request = "GET " + url.substr(url.rfind('/')) + "/view?path=" + url_encoded(dir / "big.png") +
+                                " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    auto peak_kib = [&] {
+        const std::string status = read_file("/proc/" + std::to_string(host.pid()) + "/status");
+        std::smatch m;
+        return std::regex_search(status, m, std::regex("VmHWM:\\s+([0-9]+) kB")) ? std::stol(m[1].str()) : -1L;
+    };
+    const long before = peak_kib();
+    ASSERT_GT(before, 0);
+    std::vector<std::thread> views;
+    std::vector<std::string> heads(4);
+    std::vector<size_t> sizes(4, 0);
+    for (size_t i = 0; i < heads.size(); ++i)
+        views.emplace_back([&, i] {
+            const int fd = connect_to(port_of(url));
+            if (fd < 0) return;
+            (void)!::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+            char buf[65536];
+            for (int round = 0; round < 100000; ++round) {
+                pollfd p{fd, POLLIN, 0};
+                if (::poll(&p, 1, 30000) <= 0) break;
+                const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+                if (n <= 0) break;
+                if (heads[i].size() < 200) heads[i].append(buf, static_cast<size_t>(std::min<ssize_t>(n, 200)));
+                sizes[i] += static_cast<size_t>(n);
+            }
+            ::close(fd);
+        });
+    for (auto &t : views) t.join();
+    for (size_t i = 0; i < heads.size(); ++i) {
+        EXPECT_EQ(status_line(heads[i]), "HTTP/1.1 200 OK") << i;
+        EXPECT_GT(sizes[i], (48u << 20) / 3 * 4) << "view " << i << " did not carry the whole file";
+    }
+    const long grown_mib = (peak_kib() - before) >> 10;
+    EXPECT_LT(grown_mib, 64) << "4 views of a 48 MiB file grew the host's peak memory by " << grown_mib << " MiB";
+}
