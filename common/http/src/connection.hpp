@@ -9,6 +9,7 @@
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <optional>
@@ -30,7 +31,9 @@ struct Connection {
     bool handling = false;  // a handler's thread owns it
     bool served = false;    // it has carried a request (a kept-alive connection, not a fresh one)
     size_t header_bytes = 0;  // of the request under way, taken by the parser so far
-    size_t header_lines = 0;  // the request line and the fields among them
+    size_t header_lines = 0;  // lines of it arrived so far: the request line, the fields, the empty line
+    uint32_t header_tail = 0;  // its last four bytes arrived
+    bool header_ended = false;  // its empty line has arrived
     std::list<std::shared_ptr<Connection>>::iterator waiting_at;  // in the server's LRU list when !handling
 };
 
