@@ -25,7 +25,10 @@ std::optional<ProcessStat> read_process_stat(pid_t pid) {
     if (close == nullptr) return std::nullopt;
     ProcessStat stat;
     int ppid = 0;
-    if (std::sscanf(close + 1, " %c %d", &stat.state, &ppid) != 2) return std::nullopt;
+    // Fields 3 (state) and 4 (ppid), then 5..21 skipped, then 22 (starttime).
+    if (std::sscanf(close + 1, " %c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+                    &stat.state, &ppid, &stat.start_ticks) < 2)
+        return std::nullopt;
     stat.ppid = ppid;
     return stat;
 }

@@ -12,6 +12,9 @@ namespace actionhost::common {
 struct ProcessStat {
     char state = '?';  // R, S, D, Z, ... ('Z': ended, waiting for its parent to reap it)
     pid_t ppid = 0;
+    // When it started, in clock ticks since boot: with the pid, names one process for good (a pid is
+    // reused once its process is reaped; the pair never is within a boot).
+    unsigned long long start_ticks = 0;
 };
 
 // Nullopt when the process does not exist (or its stat cannot be read).

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "actionhost/runtime_support/owned_dir.hpp"
 #include "actionhost/runtime_support/process.hpp"
 
 namespace actionhost::runtime_support {
@@ -11,6 +12,19 @@ namespace fs = std::filesystem;
 
 std::string kept_alive_record_path(const std::string &state_dir, const std::string &kind, const std::string &session_id) {
     return state_dir + "/" + kind + "-" + session_id + ".backend.json";
+}
+
+bool kept_alive_record_is_live(const nlohmann::json &record) {
+    std::string run_dir = record.value("run_dir", "");
+    if (!run_dir.empty()) {
+        std::error_code ec;
+        if (!fs::exists(run_dir, ec)) return false;  // a reboot emptied the temporary directory, say
+        const DirOwner owner = dir_owner(run_dir);
+        if (owner != DirOwner::Unknown) return owner == DirOwner::Alive;
+    }
+    if (record.contains("pid_start") && record["pid_start"].is_number_unsigned())
+        return is_running({record.value("pid", 0), record["pid_start"].get<unsigned long long>(), record.value("boot_id", "")});
+    return process_exists(record.value("pid", 0));
 }
 
 std::optional<nlohmann::json> load_kept_alive_record(const std::string &path) {
@@ -23,7 +37,7 @@ std::optional<nlohmann::json> load_kept_alive_record(const std::string &path) {
         return std::nullopt;
     }
     if (!record.is_object()) return std::nullopt;
-    if (!process_exists(record.value("pid", 0))) {
+    if (!kept_alive_record_is_live(record)) {
         std::error_code ec;
         fs::remove(path, ec);
         return std::nullopt;
@@ -40,7 +54,7 @@ std::optional<nlohmann::json> take_dead_kept_alive_record(const std::string &pat
     } catch (...) {
         return std::nullopt;
     }
-    if (!record.is_object() || process_exists(record.value("pid", 0))) return std::nullopt;
+    if (!record.is_object() || kept_alive_record_is_live(record)) return std::nullopt;
     std::error_code ec;
     fs::remove(path, ec);
     return record;

@@ -21,8 +21,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "actionhost/common/inherited_fds.hpp"
+#include <sys/syscall.h>
 #include <thread>
+
+#include "actionhost/common/inherited_fds.hpp"
+#include "actionhost/common/process_state.hpp"
 
 #include "actionhost/runtime_support/backend.hpp"
 
@@ -176,33 +179,116 @@ std::optional<int> try_reap(pid_t pid) {
     return std::nullopt;
 }
 
-std::string make_temp_dir(const std::string &prefix) {
+std::string temp_root() {
     const char *tmp = getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+std::string make_temp_dir(const std::string &prefix) {
+    std::string tmpl = temp_root() + "/" + prefix + "XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory " + tmpl);
     return tmpl;
 }
 
-bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+bool process_exists(pid_t pid) {
+    if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM)) return false;
+    const auto stat = actionhost::common::read_process_stat(pid);
+    return stat && stat->state != 'Z' && stat->state != 'X';
+}
+
+namespace {
+
+int open_pidfd(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+std::chrono::steady_clock::time_point deadline_in(double seconds) {
+    return std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Waits for the end of the process behind `pidfd` (readable once its last thread is gone, reaped or not).
+bool wait_pidfd(int pidfd, std::chrono::steady_clock::time_point deadline) {
+    for (int i = 0; i < 1000; ++i) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{pidfd, POLLIN, 0};
+        const int n = ::poll(&p, 1, static_cast<int>(std::max<long long>(0, left.count())));
+        if (n > 0) return true;
+        if (n == 0 || (n < 0 && errno != EINTR)) return false;
+    }
+    return false;
+}
+
+// Without pidfds (an old kernel): looks every 2 ms.
+bool poll_for_exit(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+    for (int i = 0; i < 10'000'000 && process_exists(pid); ++i) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+}
+
+}  // namespace
+
+bool wait_for_exit(pid_t pid, double timeout_s) {
+    const auto deadline = deadline_in(timeout_s);
+    const int pidfd = open_pidfd(pid);
+    if (pidfd < 0) return errno == ESRCH || poll_for_exit(pid, deadline);  // ESRCH: reaped already
+    const bool ended = wait_pidfd(pidfd, deadline);
+    ::close(pidfd);
+    return ended;
+}
+
+bool signal_and_wait(const ProcessIdentity &id, int sig, double timeout_s) {
+    const auto deadline = deadline_in(timeout_s);
+    // The pidfd pins the process: checked once, every signal through it reaches that process only.
+    const int pidfd = open_pidfd(id.pid);
+    if (pidfd < 0) {
+        if (errno == ESRCH || !is_running(id)) return true;
+        kill(id.pid, sig);
+        kill(id.pid, SIGCONT);
+        return poll_for_exit(id.pid, deadline);
+    }
+    bool ended = !is_running(id);
+    if (!ended) {
+        syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+        syscall(SYS_pidfd_send_signal, pidfd, SIGCONT, nullptr, 0);
+        ended = wait_pidfd(pidfd, deadline);
+    }
+    ::close(pidfd);
+    return ended;
+}
 
 void stop_process_group(pid_t pgid, double grace_s) {
     if (pgid <= 0) return;
     kill(-pgid, SIGTERM);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
-    for (int i = 0; i < 100000; ++i) {
-        auto reaped = try_reap(pgid);
-        if (reaped || !process_exists(pgid)) break;
-        if (std::chrono::steady_clock::now() >= deadline) {
-            kill(-pgid, SIGKILL);
-            // Our child: wait for it; someone else's: it is gone once the kernel delivers SIGKILL.
-            if (waitpid(pgid, nullptr, 0) < 0) {
-                for (int j = 0; j < 500 && process_exists(pgid); ++j) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
-            break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    kill(-pgid, SIGCONT);
+    if (!wait_for_exit(pgid, grace_s)) {
+        kill(-pgid, SIGKILL);
+        wait_for_exit(pgid, 5.0);
     }
+    waitpid(pgid, nullptr, WNOHANG);  // our child: reaped now; anyone else's: ECHILD
     kill(-pgid, SIGKILL);  // stragglers of the group (background jobs of the shell)
+}
+
+const std::string &current_boot_id() {
+    static const std::string id = [] {
+        std::ifstream in("/proc/sys/kernel/random/boot_id");
+        std::string text;
+        in >> text;
+        return text;
+    }();
+    return id;
+}
+
+std::optional<ProcessIdentity> identify_process(pid_t pid) {
+    if (!process_exists(pid)) return std::nullopt;
+    const auto stat = actionhost::common::read_process_stat(pid);
+    if (!stat) return std::nullopt;
+    return ProcessIdentity{pid, stat->start_ticks, current_boot_id()};
+}
+
+bool is_running(const ProcessIdentity &id) {
+    if (id.boot_id != current_boot_id() || !process_exists(id.pid)) return false;
+    const auto stat = actionhost::common::read_process_stat(id.pid);
+    return stat && stat->start_ticks == id.start_ticks;
 }
 
 std::map<std::string, std::string> process_environment() {

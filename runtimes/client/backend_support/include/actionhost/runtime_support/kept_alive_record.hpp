@@ -11,8 +11,12 @@ namespace actionhost::runtime_support {
 // <state_dir>/<kind>-<session_id>.backend.json
 std::string kept_alive_record_path(const std::string &state_dir, const std::string &kind, const std::string &session_id);
 
-// The record at `path` when it parses and its "pid" still runs; a record whose process is gone is
-// removed (it can never be attached to again).
+// Whether what a record names still runs: its "run_dir" still owned (owned_dir.hpp), else the process
+// "pid" (started at "pid_start" in boot "boot_id" when those are recorded).
+bool kept_alive_record_is_live(const nlohmann::json &record);
+
+// The record at `path` when it parses and what it names still runs (kept_alive_record_is_live); a
+// record whose process is gone is removed (it can never be attached to again).
 std::optional<nlohmann::json> load_kept_alive_record(const std::string &path);
 
 // The record at `path` when its process is gone (the host was killed, ran out of memory, the machine

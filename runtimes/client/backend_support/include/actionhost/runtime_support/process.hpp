@@ -25,12 +25,35 @@ pid_t spawn_process(const SpawnOptions &options);
 
 // Reaps `pid` if it exited (our child). Returns its wait status, or nullopt when still running.
 std::optional<int> try_reap(pid_t pid);
-// True when a process `pid` exists (any parent).
+// True when a process `pid` runs (any parent). A zombie has ended: it only waits for its parent (which,
+// for a host whose client exited, is whatever reaps orphans on this machine, and may take its time).
 bool process_exists(pid_t pid);
-// SIGTERM to the process group `pgid`, then SIGKILL after `grace_s`; reaps `pid` when it is our child.
+// Waits until `pid` has ended (a zombie counts) or `timeout_s` passed; true when it ended. Woken by a
+// pidfd at the moment of the exit: no polling interval is added to a teardown.
+bool wait_for_exit(pid_t pid, double timeout_s);
+// SIGTERM (and SIGCONT, so a stopped process can act on it) to the process group `pgid`, SIGKILL after
+// `grace_s`; reaps `pgid` when it is our child.
 void stop_process_group(pid_t pgid, double grace_s);
 
-// mkdtemp of <$TMPDIR or /tmp>/<prefix>XXXXXX. Throws std::runtime_error when it cannot.
+// One process for good: its pid, when it started and in which boot. A record holding this never takes
+// a recycled pid, or a pid of an earlier boot, for its process.
+struct ProcessIdentity {
+    pid_t pid = 0;
+    unsigned long long start_ticks = 0;  // /proc/<pid>/stat starttime
+    std::string boot_id;                 // /proc/sys/kernel/random/boot_id
+};
+// Nullopt when `pid` does not run.
+std::optional<ProcessIdentity> identify_process(pid_t pid);
+// True when that very process still runs.
+bool is_running(const ProcessIdentity &id);
+const std::string &current_boot_id();
+// Sends `sig` (then SIGCONT, so a stopped process acts on it) to the process `id` names — never to
+// another that got its pid — and waits up to `timeout_s` for it to end. True when it ended or was gone.
+bool signal_and_wait(const ProcessIdentity &id, int sig, double timeout_s);
+
+// $TMPDIR, or /tmp when it is unset or empty.
+std::string temp_root();
+// mkdtemp of <temp_root()>/<prefix>XXXXXX. Throws std::runtime_error when it cannot.
 std::string make_temp_dir(const std::string &prefix);
 
 // The environment of this process, as a map.
