@@ -1,10 +1,16 @@
 #include "cgroups.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -13,6 +19,8 @@ namespace sandbox {
 namespace fs = std::filesystem;
 
 namespace {
+
+const char *const kV1Controllers[] = {"memory", "pids", "cpu", "freezer"};
 
 bool write_text(const std::string &path, const std::string &text) {
     std::ofstream out(path);
@@ -26,6 +34,30 @@ std::string read_text(const std::string &path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+std::string v2_root() {
+    return fs::exists("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+}
+
+// The actionhost/ parent directory of every hierarchy that may hold sandbox groups.
+std::vector<std::string> parent_dirs() {
+    std::vector<std::string> out;
+    if (cgroup_v2_usable()) out.push_back(v2_root() + "/actionhost");
+    for (const char *c : kV1Controllers) out.push_back(std::string("/sys/fs/cgroup/") + c + "/actionhost");
+    return out;
+}
+
+std::vector<pid_t> procs_of(const std::string &dir) {
+    std::vector<pid_t> pids;
+    std::istringstream in(read_text(dir + "/cgroup.procs"));
+    for (long pid = 0; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
+    return pids;
+}
+
+void thaw_dir(const std::string &dir) {
+    if (fs::exists(dir + "/freezer.state")) write_text(dir + "/freezer.state", "THAWED");
+    if (fs::exists(dir + "/cgroup.freeze")) write_text(dir + "/cgroup.freeze", "0");
 }
 
 }  // namespace
@@ -43,11 +75,33 @@ bool cgroup_v2_usable() {
     return false;
 }
 
+CgroupCreationLock::CgroupCreationLock(Mode mode) {
+    // The first hierarchy's actionhost/ directory is the lock (flock works on any directory).
+    for (const auto &dir : parent_dirs()) {
+        std::error_code ec;
+        if (mode == Creating && ::geteuid() == 0) fs::create_directories(dir, ec);
+        fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd_ >= 0) break;
+    }
+    if (fd_ < 0) return;
+    if (mode == Creating) {
+        while (!(held_ = ::flock(fd_, LOCK_SH) == 0) && errno == EINTR) {
+        }
+        return;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (!(held_ = ::flock(fd_, LOCK_EX | LOCK_NB) == 0) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+CgroupCreationLock::~CgroupCreationLock() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
 Cgroup::Cgroup(const std::string &name, const Limits &limits) {
     std::error_code ec;
     if (cgroup_v2_usable()) {
-        std::string root = fs::exists("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
-        std::string parent = root + "/actionhost";
+        std::string parent = v2_root() + "/actionhost";
         fs::create_directories(parent, ec);
         write_text(parent + "/cgroup.subtree_control", "+memory +pids +cpu");
         std::string dir = parent + "/" + name;
@@ -97,6 +151,10 @@ void Cgroup::join(pid_t pid) {
         if (!write_text(dir + "/cgroup.procs", std::to_string(pid))) warnings_.push_back("cannot join " + dir);
 }
 
+void Cgroup::thaw() const {
+    for (const auto &dir : paths_) thaw_dir(dir);
+}
+
 void Cgroup::remove(double timeout_s) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     for (const auto &dir : paths_) {
@@ -104,10 +162,59 @@ void Cgroup::remove(double timeout_s) {
             if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) break;
             if (std::chrono::steady_clock::now() >= deadline) break;
             // A frozen group never empties: thaw it first.
-            if (dir.find("/freezer/") != std::string::npos) write_text(dir + "/freezer.state", "THAWED");
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            thaw_dir(dir);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
     }
+}
+
+std::vector<std::string> sandbox_cgroup_names() {
+    std::set<std::string> names;
+    for (const auto &parent : parent_dirs()) {
+        DIR *d = ::opendir(parent.c_str());
+        if (d == nullptr) continue;
+        for (dirent *e = ::readdir(d); e != nullptr; e = ::readdir(d))
+            if (e->d_type == DT_DIR && std::string(e->d_name).rfind("ah-", 0) == 0) names.insert(e->d_name);
+        ::closedir(d);
+    }
+    return {names.begin(), names.end()};
+}
+
+std::vector<std::string> sandbox_cgroup_dirs(const std::string &name) {
+    std::vector<std::string> dirs;
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") return dirs;
+    for (const auto &parent : parent_dirs())
+        if (fs::is_directory(parent + "/" + name)) dirs.push_back(parent + "/" + name);
+    return dirs;
+}
+
+bool sandbox_cgroup_empty(const std::string &name) {
+    for (const auto &dir : sandbox_cgroup_dirs(name))
+        if (!procs_of(dir).empty()) return false;
+    return true;
+}
+
+bool kill_and_remove_cgroup(const std::string &name, double timeout_s) {
+    const auto dirs = sandbox_cgroup_dirs(name);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (const auto &dir : dirs) thaw_dir(dir);
+    for (const auto &dir : dirs)
+        if (fs::exists(dir + "/cgroup.kill")) write_text(dir + "/cgroup.kill", "1");
+    bool gone = true;
+    for (const auto &dir : dirs) {
+        for (int round = 0;; ++round) {
+            if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) break;
+            if (std::chrono::steady_clock::now() >= deadline || round > 100'000) {
+                gone = false;
+                break;
+            }
+            // Killed processes leave their groups as they exit; new ones may have been forked meanwhile.
+            for (pid_t pid : procs_of(dir)) ::kill(pid, SIGKILL);
+            thaw_dir(dir);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+    return gone;
 }
 
 }  // namespace sandbox

@@ -1,5 +1,12 @@
 // Resource limits with cgroups: v2 where the unified hierarchy has the controllers, else v1 (this
-// project's CI machine has only v1 controllers: memory, pids, cpu). Also the freezer for pause/resume.
+// project's CI machine has only v1 controllers: memory, pids, cpu). Also the freezer for pause/resume,
+// and the ending of a sandbox's groups whoever ends it: ah-sandbox-init when it stops, the backend's
+// sweep when an ah-sandbox-init was killed before it could (see reclaim in sandbox_runtime.cpp).
+//
+// Every sandbox's groups are actionhost/<name> in each hierarchy. A sweep removes empty groups whose
+// sandbox is gone; a group is also empty between its creation and the moment its sandbox's first
+// process joins it. CgroupCreationLock closes that window: creators hold it shared from mkdir to join,
+// a sweep holds it exclusively.
 #pragma once
 
 #include <sys/types.h>
@@ -16,6 +23,24 @@ struct Limits {
     double cpus = 0;
 };
 
+class CgroupCreationLock {
+  public:
+    enum Mode { Creating, Sweeping };
+    // Creating blocks until granted; Sweeping gives up after a short while (held() says which): creators
+    // hold it for a millisecond, a sweep can wait for the next one. No-op where no tree of ours exists.
+    explicit CgroupCreationLock(Mode mode);
+    ~CgroupCreationLock();
+    bool held() const { return held_; }
+    // The descriptor to close in a child that must not keep the lock (-1 when none).
+    int fd() const { return fd_; }
+    CgroupCreationLock(const CgroupCreationLock &) = delete;
+    CgroupCreationLock &operator=(const CgroupCreationLock &) = delete;
+
+  private:
+    int fd_ = -1;
+    bool held_ = false;
+};
+
 class Cgroup {
   public:
     // Creates the group `name` (under actionhost/) in every hierarchy that has a controller we use and
@@ -23,6 +48,8 @@ class Cgroup {
     Cgroup(const std::string &name, const Limits &limits);
     // Moves `pid` into every created group.
     void join(pid_t pid);
+    // Lets a frozen (paused) group run again, so that a SIGKILL sent to its processes takes effect.
+    void thaw() const;
     // Removes the groups (they must be empty: waits up to `timeout_s` for the last tasks to go).
     void remove(double timeout_s);
     const std::vector<std::string> &warnings() const { return warnings_; }
@@ -40,5 +67,18 @@ class Cgroup {
 // The directories `name`'s cgroups live in (for tests and the backend's pause/resume).
 std::string cgroup_v1_path(const std::string &controller, const std::string &name);
 bool cgroup_v2_usable();
+
+// --- for the backend: the groups of sandboxes whose ah-sandbox-init is gone -------------------------
+
+// Names of the groups under actionhost/ in any hierarchy ("ah-…").
+std::vector<std::string> sandbox_cgroup_names();
+// Every existing directory of group `name`, in any hierarchy.
+std::vector<std::string> sandbox_cgroup_dirs(const std::string &name);
+// True when no process is in group `name` in any hierarchy.
+bool sandbox_cgroup_empty(const std::string &name);
+// Thaws group `name`, SIGKILLs every process in it, waits (up to `timeout_s`) until it is empty and
+// removes it from every hierarchy. Only for a group whose sandbox has no ah-sandbox-init left: the
+// processes in it are then the orphans of a sandbox nobody can stop otherwise. True when it is gone.
+bool kill_and_remove_cgroup(const std::string &name, double timeout_s);
 
 }  // namespace sandbox

@@ -7,8 +7,8 @@
 //   cgroups created; unix socket bound       ──▶   cgroup namespace; takes the machine's trees (creator's
 //   clone(NEW*) → child joins the cgroups          ids), then becomes the sandbox's root/user and builds
 //   writes uid_map/gid_map, says go                the root: /etc view, scratch tmpfs, /proc and /sys
-//   waits; SIGTERM → SIGKILL pid 1                 views; pivot_root; bounding set cut to Docker's
-//   removes cgroups and the socket                 forks the command (no_new_privs, seccomp, exec), then
+//   supervises (supervisor.hpp): SIGTERM or its    views; pivot_root; bounding set cut to Docker's
+//   owner gone → SIGKILL pid 1; removes cgroups    forks the command (no_new_privs, seccomp, exec), then
 //                                                  drops every capability, becomes non-dumpable, loads
 //                                                  its own filter; event loop: reap, relay the socket
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -41,6 +42,7 @@
 #include "privileges.hpp"
 #include "root_layout.hpp"
 #include "seccomp_filter.hpp"
+#include "supervisor.hpp"
 #include "workspace_handover.hpp"
 
 namespace {
@@ -56,13 +58,8 @@ struct ChildContext {
     int out_fd;       // write end of the output pipe: the sandbox's stdout and stderr (output_relay.hpp)
     int out_read_fd;  // its read end, P's alone
     long rlimit_tasks;  // RLIMIT_NPROC of the main process (0: none; the pids cgroup limits it)
+    int outside_fds[3];  // the run directory's lock, the control socket, the cgroup creation lock: the machine's
 };
-
-volatile sig_atomic_t g_child = 0;
-
-void on_terminate(int) {
-    if (g_child > 0) kill(g_child, SIGKILL);  // pid 1 gone → the kernel kills the whole namespace
-}
 
 bool write_file(const std::string &path, const std::string &text) {
     int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -92,6 +89,8 @@ int child_main(void *arg) {
     char go = 0;
     if (read(ctx->go_fd, &go, 1) != 1 || go != 'g') _exit(125);  // P died or refused
     close(ctx->go_fd);
+    for (int fd : ctx->outside_fds)
+        if (fd >= 0) close(fd);
     // From here on everything the sandbox prints goes through P's bounded relay, never to a file.
     dup2(ctx->out_fd, STDOUT_FILENO);
     dup2(ctx->out_fd, STDERR_FILENO);
@@ -220,6 +219,12 @@ IdMaps choose_ids(const Options &o) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    // Termination requests wait (pending) until the sandbox exists to be ended, then the supervisor reads
+    // them: a SIGTERM at any moment of the start ends it as cleanly as one after.
+    sigset_t terminate;
+    sigemptyset(&terminate);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&terminate, sig);
+    sigprocmask(SIG_BLOCK, &terminate, nullptr);
     Options o;
     try {
         o = parse_options(argc, argv);
@@ -234,6 +239,10 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "ah-sandbox-init: %s\n", e.what());
         return 125;
     }
+    for (int fd : {o.lock_fd, o.control_fd})
+        if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    // Held from the groups' creation until pid 1 is in them: no sweep takes them for abandoned meanwhile.
+    auto creating = std::make_unique<CgroupCreationLock>(CgroupCreationLock::Creating);
     std::unique_ptr<Cgroup> cgroup;
     if (!o.cgroup_name.empty()) {
         cgroup = std::make_unique<Cgroup>(o.cgroup_name, Limits{o.memory_mb, o.pids, o.cpus});
@@ -245,42 +254,39 @@ int main(int argc, char **argv) {
                   o.scratch_mb > 0 ? o.scratch_mb : (o.memory_mb > 0 ? std::max(16L, o.memory_mb / 2) : 1024),
                   cgroup ? cgroup->views() : std::vector<std::pair<std::string, std::string>>{},
                   root_caller ? 0 : o.uid, root_caller ? 0 : o.gid};
+    // A start that fails from here on leaves no group behind.
+    auto fail = [&cgroup](const std::string &why) {
+        std::fprintf(stderr, "ah-sandbox-init: %s\n", why.c_str());
+        if (cgroup) cgroup->remove(0);
+        return 125;
+    };
     int listen_fd = -1;
     try {
         if (!o.socket_path.empty()) listen_fd = make_listener(o.socket_path);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "ah-sandbox-init: %s\n", e.what());
-        return 125;
+        return fail(e.what());
     }
     // No negative oom_score_adj anywhere: a privileged write would also lower the floor every process of
     // the sandbox may set itself to, so a command could make itself immune. The host starts its commands
     // above itself instead (common/oom.hpp); they can come down to the host's level, never below it.
 
     int go[2];
-    if (pipe2(go, O_CLOEXEC) != 0) return 125;
+    if (pipe2(go, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
     bool pids_cgroup = false;
     for (const auto &view : plan.cgroup_views) pids_cgroup = pids_cgroup || view.second == "pids" || view.second.empty();
     int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0) return 125;
+    if (pipe2(out, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
     fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
-    ChildContext ctx{&o, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids};
+    ChildContext ctx{&o, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids, {o.lock_fd, o.control_fd, creating->fd()}};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
     if (!o.network) flags |= CLONE_NEWNET;
-    struct sigaction sa {};
-    sa.sa_handler = on_terminate;
-    sigaction(SIGTERM, &sa, nullptr);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGHUP, &sa, nullptr);
     pid_t child = clone(child_main, stack.get() + stack_size, flags, &ctx);
-    if (child < 0) {
-        std::fprintf(stderr, "ah-sandbox-init: clone: %s\n", std::strerror(errno));
-        return 125;
-    }
-    g_child = child;
+    if (child < 0) return fail(std::string("clone: ") + std::strerror(errno));
     close(go[0]);
     if (cgroup) cgroup->join(child);
+    creating.reset();
     const std::string proc = "/proc/" + std::to_string(child);
     const bool mapped = (!maps.deny_setgroups || write_file(proc + "/setgroups", "deny")) &&
                         write_file(proc + "/uid_map", maps.uid_map) && write_file(proc + "/gid_map", maps.gid_map);
@@ -293,9 +299,18 @@ int main(int argc, char **argv) {
     close(go[1]);
     close(out[1]);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy
-    const int child_pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
-    const int status = relay_output_until_exit(child, child_pidfd, out[0], STDERR_FILENO);
-    if (child_pidfd >= 0) close(child_pidfd);
+    Supervision watch;
+    watch.child = child;
+    watch.child_pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+    watch.control_fd = o.control_fd;
+    watch.signal_fd = signalfd(-1, &terminate, SFD_CLOEXEC | SFD_NONBLOCK);
+    watch.end_sandbox = [child, &cgroup] {
+        kill(child, SIGKILL);  // pid 1 gone → the kernel kills the whole namespace
+        if (cgroup) cgroup->thaw();
+    };
+    OutputRelay relay(out[0], STDERR_FILENO);
+    const int status = supervise(watch, relay);
+    if (watch.child_pidfd >= 0) close(watch.child_pidfd);
     if (cgroup) cgroup->remove(5.0);
     if (!o.socket_path.empty()) unlink(o.socket_path.c_str());
     if (WIFEXITED(status)) return WEXITSTATUS(status);

@@ -29,6 +29,8 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
     app.add_option("--user", o.user, "the sandbox's user name");
     app.add_option("--uid", o.uid, "the sandbox's user id inside");
     app.add_option("--gid", o.gid, "the sandbox's group id inside");
+    app.add_option("--lock-fd", o.lock_fd, "inherited descriptor held until the sandbox ends (its run directory's lock)");
+    app.add_option("--control-fd", o.control_fd, "inherited socket of the backend: the sandbox ends when it closes before detaching");
     app.add_option("command", o.command, "the main process and its arguments (after --)")->required();
 }
 

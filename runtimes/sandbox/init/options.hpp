@@ -29,6 +29,8 @@ struct Options {
     std::string user = "root";
     uid_t uid = 0;
     gid_t gid = 0;
+    int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
+    int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process
 };
 

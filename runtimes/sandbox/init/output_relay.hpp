@@ -6,17 +6,31 @@
 // machine's disk filled. Through the pipe it writes only bytes, at most kLogCap of them.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstddef>
 
 namespace sandbox {
 
 inline constexpr size_t kLogCap = 16u << 20;
 
-// Waits for `child` (reaping it; `child_pidfd` wakes the wait at its exit) while copying what arrives on
-// `pipe_fd` to `log_fd`. Past `cap` bytes a last line says so and the pipe is closed (writers then get
-// EPIPE). Returns the child's wait status. EINTR (SIGTERM handling) is retried.
-int relay_output_until_exit(pid_t child, int child_pidfd, int pipe_fd, int log_fd, size_t cap = kLogCap);
+class OutputRelay {
+  public:
+    // Takes `pipe_fd` (non-blocking read end); copies to `log_fd`. Past `cap` bytes a last line says so
+    // and the pipe is closed (writers then get EPIPE).
+    OutputRelay(int pipe_fd, int log_fd, size_t cap = kLogCap) : pipe_fd_(pipe_fd), log_fd_(log_fd), cap_(cap) {}
+    ~OutputRelay();
+    OutputRelay(const OutputRelay &) = delete;
+    OutputRelay &operator=(const OutputRelay &) = delete;
+    // The descriptor to poll for input; -1 once every writer is gone or the cap was reached.
+    int fd() const { return pipe_fd_; }
+    // Copies what is there now.
+    void pump();
+    // What the last processes wrote before the end is still worth having: copies the rest, then closes.
+    void drain();
+
+  private:
+    void close_pipe();
+    int pipe_fd_, log_fd_;
+    size_t cap_, logged_ = 0;
+};
 
 }  // namespace sandbox

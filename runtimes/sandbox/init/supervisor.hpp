@@ -1,0 +1,37 @@
+// What ah-sandbox-init does outside the namespaces while its sandbox runs: it waits for pid 1, relays
+// the sandbox's output (output_relay.hpp) and ends the sandbox when it is told to or when its owner is
+// gone, then leaves nothing behind (main.cpp removes the cgroups and the socket after).
+//
+// Ending is immediate and needs nothing from inside: SIGKILL of pid 1, which makes the kernel kill every
+// process of the pid namespace, after thawing the sandbox's cgroups (a frozen, paused sandbox would
+// keep the SIGKILL pending). A stopped (SIGSTOP) or hung pid 1 dies the same way.
+//
+// When it ends the sandbox:
+//   - SIGTERM, SIGINT or SIGHUP (blocked from the start, read through a signalfd);
+//   - the control socket's peer (the backend that started it) is gone before it said "detach": a
+//     client killed mid-start or mid-command (kill -9, Ctrl-C) takes its sandbox with it. A kept-alive
+//     sandbox is detached once it is recorded, and then lives on its own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+
+namespace sandbox {
+
+// One byte on the control socket: the backend asks, ah-sandbox-init answers the same byte once done.
+inline constexpr char kDetach = 'd';
+
+struct Supervision {
+    pid_t child = -1;         // pid 1 of the sandbox (our child)
+    int child_pidfd = -1;     // wakes the wait at its exit (-1: polled every 100 ms)
+    int control_fd = -1;      // the backend's control socket, or -1
+    int signal_fd = -1;       // signalfd of SIGTERM, SIGINT and SIGHUP, or -1
+    std::function<void()> end_sandbox;  // SIGKILL pid 1, thaw the cgroups
+};
+
+// Runs until the child exits; returns its wait status. `relay` receives the output meanwhile.
+class OutputRelay;
+int supervise(const Supervision &s, OutputRelay &relay);
+
+}  // namespace sandbox
