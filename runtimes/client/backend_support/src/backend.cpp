@@ -1,5 +1,6 @@
 #include "actionhost/runtime_support/backend.hpp"
 
+#include <actionhost/ext/runtime_reclaim.h>
 #include <actionhost/ext/runtime_recovery.h>
 
 #include <nlohmann/json.hpp>
@@ -121,10 +122,31 @@ int32_t c_on_sandbox_error(ah_runtime_t *rt, int32_t http_status) {
 }
 const ah_ext_runtime_recovery_t kRecovery = {sizeof(ah_ext_runtime_recovery_t), c_on_sandbox_error};
 
+int32_t c_exists(ah_runtime_t *rt) {
+    Wrapper *w = wrapper_of(rt);
+    try {
+        return w->backend->sandbox_exists() ? 1 : 0;
+    } catch (const std::exception &e) {
+        w->host->set_error(w->host, e.what());
+    } catch (...) {
+    }
+    return 0;
+}
+ah_status_t c_discard(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->discard(); }); }
+ah_status_t c_reclaim(ah_runtime_t *rt, uint32_t flags, ah_session_ended_fn ended, void *context) {
+    return barrier(rt, [&](Wrapper &w) {
+        w.backend->reclaim((flags & AH_RECLAIM_THOROUGH) != 0, [&](const std::string &sid) {
+            if (ended) ended(context, sid.c_str());
+        });
+    });
+}
+const ah_ext_runtime_reclaim_t kReclaim = {sizeof(ah_ext_runtime_reclaim_t), c_exists, c_discard, c_reclaim};
+
 const void *c_get_extension(const ah_runtime_t *rt, const char *id) {
     if (!rt || !id) return nullptr;
     const Wrapper *w = static_cast<const Wrapper *>(rt->runtime_data);
     if (std::string(id) == AH_EXT_RUNTIME_RECOVERY && w->backend->handles_sandbox_errors()) return &kRecovery;
+    if (std::string(id) == AH_EXT_RUNTIME_RECLAIM && w->backend->reclaims_sandboxes()) return &kReclaim;
     try {
         return w->backend->extension(id);
     } catch (...) {

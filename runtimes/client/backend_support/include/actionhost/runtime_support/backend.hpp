@@ -6,6 +6,7 @@
 
 #include <actionhost/runtime.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,6 +50,16 @@ class Backend {
     // AH_RECOVERY_DISCONNECTED with its message.
     virtual bool handles_sandbox_errors() const { return false; }
     virtual int on_sandbox_error(int /*http_status*/) { return 0; }
+    // Sandboxes kept on this machine, answered for without connecting (sdk ext/runtime_reclaim.h).
+    // Backends that have such state return true from reclaims_sandboxes() and implement the three; a
+    // throw from discard or reclaim becomes an error status with its message.
+    virtual bool reclaims_sandboxes() const { return false; }
+    virtual bool sandbox_exists() { return false; }
+    virtual void discard() {}
+    virtual void reclaim(bool thorough, const std::function<void(const std::string &session_id)> &ended) {
+        (void)thorough;
+        (void)ended;
+    }
     // Other optional capabilities by id (ah_runtime_t.get_extension); the table must outlive the runtime.
     virtual const void *extension(const std::string &id) const {
         (void)id;

@@ -1,0 +1,47 @@
+/*
+ * actionhost SDK — optional runtime capability "actionhost.runtime_reclaim/1": a backend that keeps
+ * sandboxes on this machine (processes, directories, cgroups, records in core.state_dir) answers for
+ * them without connecting to them, so that a client can stop one that no longer answers (its processes
+ * stopped, frozen or hung), tell which kept-alive sessions still exist, and remove what ended ones left.
+ *
+ * Obtained with runtime->get_extension(runtime, AH_EXT_RUNTIME_RECLAIM); NULL when the backend has no
+ * such state (then the client stops a kept-alive session by connect + close). May be called instead of
+ * connect, on a runtime created for the session id in question (host->info->session_id); `reclaim`
+ * concerns every session of the backend. A new id, no published struct changed.
+ */
+#ifndef ACTIONHOST_EXT_RUNTIME_RECLAIM_H
+#define ACTIONHOST_EXT_RUNTIME_RECLAIM_H
+
+#include "../runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AH_EXT_RUNTIME_RECLAIM "actionhost.runtime_reclaim/1"
+
+/* Flags of reclaim. */
+#define AH_RECLAIM_THOROUGH 1u /* also check every record of core.state_dir (slower with many sessions) */
+
+/* Told the session id of each kept-alive session reclaim found ended. */
+typedef void (*ah_session_ended_fn)(void *context, const char *session_id);
+
+typedef struct ah_ext_runtime_reclaim {
+    uint32_t struct_size;
+    /* Whether this session's kept-alive sandbox still runs: 1 yes, 0 no (it ended, or never was). Never
+     * connects; never blocks on the sandbox. */
+    int32_t (*exists)(ah_runtime_t *runtime);
+    /* Ends this session's kept-alive sandbox without connecting to it, whatever it is doing, and removes
+     * everything of it. AH_OK when nothing of it remains (also when there was none). */
+    ah_status_t (*discard)(ah_runtime_t *runtime);
+    /* Removes what this backend's ended sandboxes left on this machine (AH_RECLAIM_* flags); calls
+     * `ended(context, session_id)` for each kept-alive session of core.state_dir found ended, whose
+     * record the client may then drop. Cheap without AH_RECLAIM_THOROUGH: made to run at every start. */
+    ah_status_t (*reclaim)(ah_runtime_t *runtime, uint32_t flags, ah_session_ended_fn ended, void *context);
+} ah_ext_runtime_reclaim_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACTIONHOST_EXT_RUNTIME_RECLAIM_H */
