@@ -5,23 +5,34 @@
 // the client reaches it through a unix socket that ah-sandbox-init's pid 1 relays (endpoint
 // unix://<run dir>/api.sock). With `[sandbox] network = true` the sandbox shares the caller's network
 // and the host listens on an ephemeral 127.0.0.1 port (endpoint http://127.0.0.1:<port>).
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
+#include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "sandbox_leftovers.hpp"
+#include "supervisor.hpp"
+
 namespace {
 
 using namespace actionhost::runtime_support;
+using namespace actionhost::sandbox_runtime;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -51,11 +62,21 @@ std::optional<std::string> untrusted_link_on(const std::string &path) {
     return std::nullopt;
 }
 
+// The run directory's name carries the session id (readable in `ls /tmp` and in the cgroup names), cut
+// short and to safe characters: the socket path inside it must stay within 108 bytes.
+std::string run_dir_label(const std::string &session_id) {
+    std::string label;
+    for (char c : session_id.substr(0, 16)) label += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return label.empty() ? "s" : label;
+}
+
 class SandboxRuntime : public Backend {
   public:
     using Backend::Backend;
     ~SandboxRuntime() override {
         if (pid_ > 0 && !kept_) stop();
+        close_fd(control_fd_);
+        close_fd(lock_fd_);
     }
 
     void connect() override {
@@ -74,9 +95,15 @@ class SandboxRuntime : public Backend {
         std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
         if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
         network_ = config_bool("sandbox.network", false);
-        run_dir_ = make_temp_dir("ah-sandbox-");
+        const bool keep = config_bool("sandbox.keep_runtime_alive", false);
+        // Owned by this process until ah-sandbox-init holds the lock too; by ah-sandbox-init alone after.
+        OwnedDir dir = make_owned_temp_dir(std::string(kRunDirPrefix) + run_dir_label(info().session_id) + "-");
+        run_dir_ = dir.path;
+        lock_fd_ = dir.lock_fd;
+        cgroup_ = cgroup_of_run_dir(run_dir_);
         fs::create_directories(run_dir_ + "/root");
         fs::create_directories(run_dir_ + "/ports");
+        if (keep) write_run_dir_owner(run_dir_, state_dir(), info().session_id);
         std::string workspace = config_string("core.workspace_base", "");
         if (workspace.empty()) {
             workspace = run_dir_ + "/workspace";
@@ -88,11 +115,21 @@ class SandboxRuntime : public Backend {
         if (!temp_workspace_.empty()) fs::permissions(workspace, fs::perms::owner_all);
         workspace_ = fs::canonical(workspace).string();
         std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
-        cgroup_ = std::string("ah-") + info().session_id;
+
+        // The control socket ties the sandbox to this process until it is kept (see init/supervisor.hpp).
+        int control[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
+            throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+        control_fd_ = control[0];
+        struct CloseFd {
+            int fd;
+            ~CloseFd() { ::close(fd); }
+        } child_end{control[1]};
 
         std::vector<std::string> argv = {init, "--root-mount", run_dir_ + "/root", "--workspace", workspace_,
                                          "--workspace-target", target, "--ro-bind", install,
-                                         "--rw-bind", run_dir_ + "/ports:" + kPortDirInside, "--cgroup", cgroup_};
+                                         "--rw-bind", run_dir_ + "/ports:" + kPortDirInside, "--cgroup", cgroup_,
+                                         "--lock-fd", std::to_string(lock_fd_), "--control-fd", std::to_string(control[1])};
         long memory = static_cast<long>(config_number("sandbox.memory_limit_mb", 4096));
         long pids = static_cast<long>(config_number("sandbox.pids_limit", 1024));
         double cpus = config_number("sandbox.cpu_limit", 0);
@@ -130,14 +167,21 @@ class SandboxRuntime : public Backend {
         for (const auto &[k, v] : host_env()) spawn.env[k] = v;
         key_ = spawn.env["SESSION_API_KEY"];
         spawn.log_path = run_dir_ + "/sandbox.log";
-        spawn.die_with_parent = !config_bool("sandbox.keep_runtime_alive", false);
+        spawn.keep_fds = {lock_fd_, control[1]};
         pid_ = spawn_process(spawn);
+        if (auto id = identify_process(pid_)) identity_ = *id;
+        else identity_ = {pid_, 0, current_boot_id()};
 
         int port = wait_port_file(run_dir_ + "/ports/port", pid_, 60, spawn.log_path);
         url_ = network_ ? "http://127.0.0.1:" + std::to_string(port) : "unix://" + run_dir_ + "/api.sock";
         wait_alive(url_, key_, 60);
+        started_at_ = static_cast<long long>(std::time(nullptr));
+        if (keep) {
+            save_state();
+            detach();
+        }
+        close_fd(lock_fd_);  // from here the directory lives exactly as long as its ah-sandbox-init
         status(AH_STATUS_RUNTIME_STARTED, url_);
-        if (config_bool("sandbox.keep_runtime_alive", false)) save_state();
     }
 
     Endpoint endpoint() override { return {url_, key_, cgroup_}; }
@@ -156,7 +200,45 @@ class SandboxRuntime : public Backend {
         stop();
     }
 
+    bool reclaims_sandboxes() const override { return true; }
+
+    bool sandbox_exists() override {
+        auto record = read_record();
+        return record && kept_alive_record_is_live(*record);
+    }
+
+    // Stops the kept-alive sandbox of this session without a word to it: it may not answer.
+    void discard() override {
+        if (pid_ > 0) {
+            stop();
+            return;
+        }
+        auto record = read_record();
+        if (!record) return;
+        take_record(*record);
+        stop();
+    }
+
+    void reclaim(bool thorough, const std::function<void(const std::string &)> &ended) override {
+        reclaim_leftovers(state_dir(), thorough, ended);
+    }
+
   private:
+    static void close_fd(int &fd) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+
+    // Tells ah-sandbox-init that the sandbox is recorded as kept: it no longer ends with this process.
+    void detach() {
+        char byte = sandbox::kDetach;
+        bool acknowledged = ::write(control_fd_, &byte, 1) == 1;
+        struct pollfd p{control_fd_, POLLIN, 0};
+        acknowledged = acknowledged && ::poll(&p, 1, 10'000) == 1 && ::read(control_fd_, &byte, 1) == 1 && byte == sandbox::kDetach;
+        close_fd(control_fd_);
+        if (!acknowledged) throw std::runtime_error("the sandbox's ah-sandbox-init did not take the keep-alive request");
+    }
+
     void freeze(bool frozen) {
         if (pid_ <= 0) throw std::runtime_error("the sandbox is not running");
         std::string v1 = "/sys/fs/cgroup/freezer/actionhost/" + cgroup_ + "/freezer.state";
@@ -180,19 +262,36 @@ class SandboxRuntime : public Backend {
         }
     }
 
-    std::string state_path() const {
-        return kept_alive_record_path(config_string("core.state_dir", "/tmp"), "sandbox", info().session_id);
+    std::string state_dir() const { return config_string("core.state_dir", "/tmp"); }
+    std::string state_path() const { return kept_alive_record_path(state_dir(), "sandbox", info().session_id); }
+
+    // The record as it is, alive or not.
+    std::optional<json> read_record() const {
+        std::ifstream in(state_path());
+        if (!in) return std::nullopt;
+        try {
+            json j = json::parse(in);
+            if (j.is_object()) return j;
+        } catch (...) {
+        }
+        return std::nullopt;
+    }
+
+    void take_record(const json &s) {
+        pid_ = s.value("pid", 0);
+        identity_ = {pid_, s.value("pid_start", 0ULL), s.value("boot_id", current_boot_id())};
+        url_ = s.value("url", "");
+        key_ = s.value("session_api_key", "");
+        run_dir_ = s.value("run_dir", "");
+        temp_workspace_ = s.value("temp_workspace", "");
+        cgroup_ = s.value("cgroup", "");
+        started_at_ = s.value("started_at", 0LL);
     }
 
     bool attach() {
         auto s = load_kept_alive_record(state_path());
         if (!s) return false;
-        pid_ = s->value("pid", 0);
-        url_ = s->value("url", "");
-        key_ = s->value("session_api_key", "");
-        run_dir_ = s->value("run_dir", "");
-        temp_workspace_ = s->value("temp_workspace", "");
-        cgroup_ = s->value("cgroup", "");
+        take_record(*s);
         try {
             freeze(false);
         } catch (...) {
@@ -203,25 +302,33 @@ class SandboxRuntime : public Backend {
     }
 
     void save_state() const {
-        save_kept_alive_record(state_path(), json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
-                                                  {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_}});
+        save_kept_alive_record(state_path(), json{{"pid", pid_}, {"pid_start", identity_.start_ticks}, {"boot_id", identity_.boot_id},
+                                                  {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
+                                                  {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_},
+                                                  {"started_at", started_at_}});
     }
 
+    // ah-sandbox-init turns SIGTERM into SIGKILL of the namespace's pid 1 (after thawing a paused
+    // sandbox), removes the cgroups and the socket, and exits: a few milliseconds, woken by its pidfd.
+    // One that does not (stopped, or killed before) is SIGKILLed, and what it left is removed here.
     void stop() {
-        try {
-            freeze(false);  // a frozen sandbox cannot die
-        } catch (...) {
+        if (pid_ > 0) {
+            if (!signal_and_wait(identity_, SIGTERM, 5.0)) signal_and_wait(identity_, SIGKILL, 5.0);
+            ::waitpid(pid_, nullptr, WNOHANG);  // our child: reaped; a reattached one: ECHILD
         }
-        // ah-sandbox-init turns SIGTERM into SIGKILL of the namespace's pid 1, then cleans up its cgroups.
-        stop_process_group(pid_, 10.0);
         pid_ = -1;
+        close_fd(control_fd_);
+        close_fd(lock_fd_);
+        remove_sandbox_leftovers(run_dir_, cgroup_);  // the workspace inside it too when it was a temporary one
         std::error_code ec;
-        fs::remove_all(run_dir_, ec);  // the workspace inside it too when it was a temporary one
-        fs::remove(state_path(), ec);
+        if (!run_dir_.empty()) fs::remove(state_path(), ec);
     }
 
     pid_t pid_ = -1;
+    ProcessIdentity identity_;
+    int control_fd_ = -1, lock_fd_ = -1;
     bool kept_ = false, network_ = false;
+    long long started_at_ = 0;
     std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;
 };
 
