@@ -1,6 +1,7 @@
 #include "actionhost/client/runtime.hpp"
 
 #include <actionhost/ext/http_response_headers.h>
+#include <actionhost/ext/runtime_reclaim.h>
 #include <actionhost/ext/runtime_recovery.h>
 #include <actionhost/runtime_support/header_line.hpp>
 #include <actionhost/runtime.h>
@@ -263,6 +264,11 @@ struct Runtime::Impl {
 
     bool jupyter() const { return std::find(plugins.begin(), plugins.end(), "jupyter") != plugins.end(); }
 
+    const ah_ext_runtime_reclaim_t *reclaimer() const {
+        auto *ext = static_cast<const ah_ext_runtime_reclaim_t *>(runtime->get_extension(runtime, AH_EXT_RUNTIME_RECLAIM));
+        return ext && ext->struct_size >= sizeof(ah_ext_runtime_reclaim_t) ? ext : nullptr;
+    }
+
     // OpenHands' setup_initial_env plus its clone_or_init_repo, once the host is alive.
     void setup_sandbox() {
         const Config &c = options.config;
@@ -373,8 +379,21 @@ void Runtime::connect() {
     if (s.connected) return;
     auto started = std::chrono::steady_clock::now();
     // A record of this session means the backend reattaches to a kept-alive sandbox: already set up.
-    auto record = StateStore(s.state_dir).get(s.session_id);
+    StateStore store(s.state_dir);
+    auto record = store.get(s.session_id);
+    if (record) {
+        // ... unless that sandbox has ended (killed, machine rebooted): then this is a fresh start.
+        if (auto *ext = s.reclaimer(); ext && ext->exists(s.runtime) == 0) {
+            store.remove(s.session_id);
+            record.reset();
+        }
+    }
     bool attached = record.has_value();
+    const bool keep = s.options.config.get_bool("sandbox.keep_runtime_alive");
+    // Until its record exists, a kept-alive start is known by a marker: a client killed mid-start
+    // leaves it behind, and the next sweep stops what it had started (reclaim_abandoned_starts).
+    std::optional<StateStore::Starting> starting;
+    if (!attached && keep) starting.emplace(store.mark_starting(s.session_id, s.runtime_name));
     if (attached && s.plugins.empty() && record->contains("plugins") && (*record)["plugins"].is_array())
         for (const auto &p : (*record)["plugins"])
             if (p.is_string()) s.plugins.push_back(p.get<std::string>());
@@ -398,12 +417,15 @@ void Runtime::connect() {
     }
     s.connected = true;
     s.closed = false;
-    if (s.options.config.get_bool("sandbox.keep_runtime_alive")) {
-        StateStore(s.state_dir).put({{"session_id", s.session_id}, {"runtime", s.runtime_name}, {"module", s.module_name},
-                                     {"url", s.url}, {"session_api_key", s.endpoint_key}, {"runtime_id", s.runtime_id},
-                                     {"plugins", s.plugins},
-                                     {"started_at", static_cast<long long>(std::time(nullptr))}});
+    if (keep) {
+        // A reattached session keeps the time its sandbox started: `ahctl ps` shows its real age.
+        long long started_at = record ? record->value("started_at", 0LL) : 0LL;
+        if (started_at <= 0) started_at = static_cast<long long>(std::time(nullptr));
+        store.put({{"session_id", s.session_id}, {"runtime", s.runtime_name}, {"module", s.module_name},
+                   {"url", s.url}, {"session_api_key", s.endpoint_key}, {"runtime_id", s.runtime_id},
+                   {"plugins", s.plugins}, {"started_at", started_at}});
     }
+    starting.reset();
     if (attached && !s.options.sandbox_env.empty()) {
         // Set up already; variables given for this connection (ahctl -s ID --env K=V) still apply.
         try {
@@ -495,6 +517,45 @@ void Runtime::close() {
     s.connected = false;
     if (st != AH_OK) s.check(st, "close");
     s.status(AH_STATUS_STOPPED, "");
+}
+
+void Runtime::stop_kept_alive() {
+    Impl &s = *impl_;
+    if (s.connected) {
+        s.options.config.set("sandbox.keep_runtime_alive", false);
+        close();
+        return;
+    }
+    if (auto *ext = s.reclaimer()) {
+        s.check(ext->discard(s.runtime), "stop");
+    } else {
+        s.options.config.set("sandbox.keep_runtime_alive", false);
+        connect();  // reattaches
+        close();    // stops
+    }
+    StateStore(s.state_dir).remove(s.session_id);
+    s.closed = true;
+    s.status(AH_STATUS_STOPPED, "");
+}
+
+std::optional<bool> Runtime::kept_alive_exists() {
+    auto *ext = impl_->reclaimer();
+    if (!ext) return std::nullopt;
+    return ext->exists(impl_->runtime) != 0;
+}
+
+std::vector<std::string> Runtime::reclaim_leftovers(bool thorough) {
+    Impl &s = *impl_;
+    auto *ext = s.reclaimer();
+    if (!ext) return {};
+    std::vector<std::string> ended;
+    auto collect = [](void *context, const char *session_id) {
+        if (session_id) static_cast<std::vector<std::string> *>(context)->push_back(session_id);
+    };
+    s.check(ext->reclaim(s.runtime, thorough ? AH_RECLAIM_THOROUGH : 0, collect, &ended), "reclaim what ended sandboxes left");
+    StateStore store(s.state_dir);
+    for (const auto &sid : ended) store.remove(sid);
+    return ended;
 }
 
 const std::string &Runtime::runtime_name() const { return impl_->runtime_name; }

@@ -1,5 +1,7 @@
 #include "actionhost/client/state_store.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +52,48 @@ std::optional<json> StateStore::get(const std::string &sid) const {
 void StateStore::remove(const std::string &sid) {
     std::error_code ec;
     fs::remove(path_of(sid), ec);
+}
+
+StateStore::Starting::~Starting() {
+    if (fd_ < 0) return;
+    ::unlink(path_.c_str());
+    ::close(fd_);
+}
+
+StateStore::Starting StateStore::mark_starting(const std::string &sid, const std::string &runtime) {
+    fs::create_directories(dir_);
+    std::string path = path_of(sid);
+    path = path.substr(0, path.size() - 5) + ".starting";  // <sid>.json → <sid>.starting
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (fd >= 0) ::close(fd);
+        throw std::runtime_error("session " + sid + " is being started by another process (" + path + ")");
+    }
+    const std::string text = json{{"session_id", sid}, {"runtime", runtime}}.dump();
+    (void)!::write(fd, text.data(), text.size());
+    return Starting(path, fd);
+}
+
+std::vector<StateStore::AbandonedStart> StateStore::take_abandoned_starts() {
+    std::vector<AbandonedStart> out;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir_, ec)) {
+        if (e.path().extension() != ".starting") continue;
+        const int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            std::ifstream in(e.path());
+            try {
+                // An empty marker is one being made this instant: not abandoned.
+                json m = json::parse(in);
+                out.push_back({m.value("session_id", ""), m.value("runtime", "")});
+                ::unlink(e.path().c_str());
+            } catch (...) {
+            }
+        }
+        ::close(fd);
+    }
+    return out;
 }
 
 std::vector<json> StateStore::list() const {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,18 @@ class Runtime {
     // Ends the session: the backend stops the sandbox, or keeps it when sandbox.keep_runtime_alive
     // (then a record is left for `ahctl ps` / `ahctl stop`). Idempotent.
     void close();
+
+    // --- a kept-alive session, without connecting to it (`ahctl stop`, `ps`, sweeps) ------------------
+    // Ends this session's kept-alive sandbox and removes its record: without a word to it where the
+    // backend can (sdk ext/runtime_reclaim.h), so one that no longer answers (its processes stopped,
+    // frozen or hung) ends as fast as a healthy one; else by connecting to it and closing it. Nothing
+    // to do is no error. Throws RuntimeError.
+    void stop_kept_alive();
+    // Whether this session's kept-alive sandbox still runs; nullopt when the backend cannot tell.
+    std::optional<bool> kept_alive_exists();
+    // Removes what this backend's ended sandboxes left on the machine, and the records of the kept-alive
+    // sessions it found ended (returned). `thorough` also checks every record: slower with many.
+    std::vector<std::string> reclaim_leftovers(bool thorough);
 
     const std::string &runtime_name() const;
     const std::string &module_name() const;

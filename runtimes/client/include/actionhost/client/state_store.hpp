@@ -23,6 +23,28 @@ class StateStore {
     void remove(const std::string &session_id);
     std::vector<nlohmann::json> list() const;
 
+    // A kept-alive session being started: other processes learn of it before its record exists. The
+    // marker <dir>/<session_id>.starting stays locked (flock) by the starting process and is removed
+    // when this object goes; the kernel frees the lock if the process dies (kill -9 mid-start), whose
+    // sandbox may then run unrecorded: take_abandoned_starts() finds it.
+    class Starting {
+      public:
+        Starting(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+        Starting(Starting &&other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) { other.fd_ = -1; }
+        Starting &operator=(Starting &&) = delete;
+        ~Starting();
+
+      private:
+        std::string path_;
+        int fd_;
+    };
+    Starting mark_starting(const std::string &session_id, const std::string &runtime);
+    struct AbandonedStart {
+        std::string session_id, runtime;
+    };
+    // Markers whose starting process is gone, removed as they are returned.
+    std::vector<AbandonedStart> take_abandoned_starts();
+
   private:
     std::string path_of(const std::string &session_id) const;
     std::string dir_;
