@@ -15,6 +15,16 @@ std::string need_value(int &i, int argc, char **argv, const std::string &name) {
     return argv[++i];
 }
 
+size_t positive_count(const std::string &name, const std::string &v) {
+    try {
+        size_t used = 0;
+        const long long n = std::stoll(v, &used);
+        if (used == v.size() && n > 0 && n <= 1'000'000) return static_cast<size_t>(n);
+    } catch (...) {
+    }
+    throw UsageError(name + " needs a positive whole number, got: " + v);
+}
+
 }  // namespace
 
 Options parse_command_line(int argc, char **argv) {
@@ -49,6 +59,9 @@ Options parse_command_line(int argc, char **argv) {
         else if (a == "--keep") o.keep = true;
         else if (a == "--quiet" || a == "-q") o.quiet = true;
         else if (a == "--json") o.json = true;
+        else if (a == "--all") o.all = true;
+        else if (a == "--count") o.count = positive_count(a, value(a));
+        else if (a == "--jobs" || a == "-j") o.jobs = positive_count(a, value(a));
         else if (a == "--plugins" || a == "-p") {
             std::string list = value(a);
             size_t start = 0;
@@ -110,6 +123,7 @@ std::optional<std::string> help_text(const std::string &command) {
         "  -e, --env K=V         a variable for the sandbox (bash, ~/.bashrc, the kernel); repeatable\n"
         "      --repo URL[@BR]   clone URL (branch BR) into the workspace at start ([sandbox] selected_repo)\n"
         "  -t, --timeout S       hard timeout of the action in seconds (default [sandbox] timeout)\n"
+        "  -j, --jobs N          start, run or stop at most N sandboxes at once (default 4 per core)\n"
         "      --json            print observations as JSON instead of their content\n"
         "  -q, --quiet           no progress line on stderr\n"
         "      --state-dir DIR   where kept-alive runtimes are recorded\n"
@@ -121,6 +135,7 @@ std::optional<std::string> help_text(const std::string &command) {
          "Starts the configured actionhost runtime and runs actions in it.\n\n"
          "Commands:\n"
          "  run -- CMD...        run a shell command; exits with its exit code\n"
+         "  run --all -- CMD...  run it in every kept-alive runtime at once; one exit code each\n"
          "  ipython CODE         run Python code in the IPython kernel (needs --plugins jupyter)\n"
          "  edit CMD PATH ...    the file editor (view, create, str_replace, insert, undo_edit)\n"
          "  read PATH            print a file;  write PATH  writes stdin to a file\n"
@@ -128,9 +143,9 @@ std::optional<std::string> help_text(const std::string &command) {
          "  shell                interactive shell in the runtime\n"
          "  upload SRC DEST      copy a local file or directory into the runtime\n"
          "  download PATH OUT    save a zip of PATH from the runtime\n"
-         "  start                start a runtime and keep it alive (prints its session id)\n"
+         "  start [--count N]     start runtimes and keep them alive (prints their session ids)\n"
          "  ps                   list kept-alive runtimes\n"
-         "  stop SID...|--all    stop kept-alive runtimes\n"
+         "  stop SID...|--all    stop kept-alive runtimes (at once, without asking them)\n"
          "  runtimes             list the runtime backends found\n"
          "  env set K=V...       set variables in the running sandbox (bash, ~/.bashrc, kernel)\n"
          "  cp SRC DST           copy files/directories in or out; sandbox:PATH names the sandbox side\n"
@@ -141,12 +156,17 @@ std::optional<std::string> help_text(const std::string &command) {
              "\nExit codes: 0 ok, 1 action failed, 2 usage, 3 config, 4 runtime start/stop failed,\n"
              "5 host unreachable or request refused, 124 command timed out; `run` exits with the command's code.\n"},
         {"run",
-         "Usage: ahctl [options] run [--is-input] [--blocking] [--cwd DIR] [--] CMD...\n\n"
+         "Usage: ahctl [options] run [--is-input] [--blocking] [--cwd DIR] [--] CMD...\n"
+         "       ahctl [options] run --all [--jobs N] [--] CMD...\n\n"
          "Runs CMD (the words joined by spaces) in the runtime's persistent bash session and prints its\n"
          "output. Exits with the command's exit code; 124 when it did not finish (exit code -1).\n"
          "  --is-input    send CMD as input to the running process (e.g. C-c)\n"
          "  --blocking    wait for the full --timeout instead of the 10 s no-output soft timeout\n"
-         "  --cwd DIR     run in DIR\n"},
+         "  --cwd DIR     run in DIR\n"
+         "  --all         run CMD in every kept-alive runtime of the state directory, N at once; prints\n"
+         "                `== SID exit CODE` and the output of each, in session order (with --json one\n"
+         "                {\"session_id\",\"exit_code\",\"observation\"} line each). Exits 0 when every\n"
+         "                command exited 0, else 1.\n"},
         {"ipython",
          "Usage: ahctl [options] ipython CODE...|-\n\n"
          "Runs CODE (or stdin with -) in the IPython kernel; start with --plugins jupyter.\n"},
@@ -170,10 +190,16 @@ std::optional<std::string> help_text(const std::string &command) {
         {"upload", "Usage: ahctl [options] upload SRC DEST\n\nCopies a local file or directory into DEST.\n"},
         {"download", "Usage: ahctl [options] download PATH OUT.zip\n\nSaves a zip of PATH from the runtime.\n"},
         {"start",
-         "Usage: ahctl [options] start\n\nStarts a runtime, keeps it alive and prints its session id; use it\n"
-         "with --session ID in later commands and `ahctl stop ID` at the end.\n"},
-        {"ps", "Usage: ahctl [options] ps\n\nLists kept-alive runtimes: session id, runtime, state, url.\n"},
-        {"stop", "Usage: ahctl [options] stop SID...|--all\n\nStops kept-alive runtimes.\n"},
+         "Usage: ahctl [options] start [--count N] [--jobs J]\n\nStarts a runtime (N runtimes, J at once), keeps it\n"
+         "alive and prints its session id (one line each); use it with --session ID in later commands and\n"
+         "`ahctl stop ID` at the end. Exits 4 when any start failed (the others are kept and printed).\n"},
+        {"ps",
+         "Usage: ahctl [options] ps\n\nLists kept-alive runtimes: session id, runtime, state (alive, or\n"
+         "unresponsive: it runs but does not answer), age since it started, url. Records of runtimes that\n"
+         "ended are removed first, with what those left on the machine.\n"},
+        {"stop",
+         "Usage: ahctl [options] stop SID...|--all [--jobs N]\n\nStops kept-alive runtimes, N at once. A sandbox\n"
+         "runtime is ended without asking it (one that hangs or was stopped ends as fast).\n"},
         {"env",
          "Usage: ahctl [options] env set KEY=VALUE...\n\n"
          "Sets variables in the runtime (use with --session ID for a kept-alive one): exported in the bash\n"

@@ -36,6 +36,9 @@ struct Options {
     bool json = false;
     bool help = false;
     std::optional<double> timeout;
+    bool all = false;                 // --all: every kept-alive session (stop, run)
+    std::optional<size_t> count;      // --count N: how many runtimes `start` starts
+    std::optional<size_t> jobs;       // --jobs N: at most N sandboxes started, run or stopped at once
     std::string command;
     std::vector<std::string> args;  // the command's own arguments (after its name)
 };

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <actionhost/client/errors.hpp>
+#include <actionhost/client/fleet.hpp>
 #include <actionhost/client/registry.hpp>
 #include <actionhost/client/runtime.hpp>
 #include <actionhost/client/state_store.hpp>
@@ -89,6 +90,20 @@ Config load_config(const Options &o, const Environment &env) {
 
 std::string state_dir_of(const Config &config) { return StateStore::default_dir(config.get_text("core.state_dir")); }
 
+// What every runtime of this command starts from: the configuration, install dir, plugins, the
+// sandbox's variables, warnings to stderr. No progress line (several runtimes may start at once).
+RuntimeOptions base_runtime_options(const Options &o, Config config) {
+    RuntimeOptions ro;
+    ro.install_dir = o.install_dir.value_or("");
+    ro.plugins = o.plugins;
+    for (const auto &[k, v] : o.env) ro.sandbox_env[k] = v;
+    ro.on_log = [quiet = o.quiet](int level, const std::string &msg) {
+        if (level >= 2 && !quiet) std::cerr << "[ahctl] " + msg + "\n";
+    };
+    ro.config = std::move(config);
+    return ro;
+}
+
 // Starts (or reattaches to) the runtime the options select, drawing the progress line.
 std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
     Environment env = current_environment();
@@ -101,18 +116,11 @@ std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
             config.set("sandbox.keep_runtime_alive", true);
         }
     }
-    RuntimeOptions ro;
-    ro.session_id = o.session.value_or("");
-    ro.install_dir = o.install_dir.value_or("");
-    ro.plugins = o.plugins;
-    for (const auto &[k, v] : o.env) ro.sandbox_env[k] = v;
     std::string name = select_runtime_name(config, env);
+    RuntimeOptions ro = base_runtime_options(o, std::move(config));
+    ro.session_id = o.session.value_or("");
     auto progress = std::make_shared<Progress>(name, !o.quiet);
     ro.on_status = [progress](const std::string &s, const std::string &d) { progress->on_status(s, d); };
-    ro.on_log = [quiet = o.quiet](int level, const std::string &msg) {
-        if (level >= 2 && !quiet) std::cerr << "[ahctl] " << msg << "\n";
-    };
-    ro.config = std::move(config);
     std::unique_ptr<Runtime> rt;
     try {
         rt = Runtime::create(std::move(ro));
@@ -178,12 +186,44 @@ int exit_for_observation(const json &obs) {
     return kOk;
 }
 
+// The kept-alive sessions of the state directory, in session order.
+std::vector<std::string> kept_alive_sessions(const Config &config) {
+    std::vector<std::string> ids;
+    for (const auto &r : StateStore(state_dir_of(config)).list()) ids.push_back(r.value("session_id", ""));
+    return ids;
+}
+
+// `run --all`: the command in every kept-alive session at once, each one's exit code reported.
+int run_everywhere(const Options &o, const json &action) {
+    if (o.session) throw UsageError("run --all runs in every kept-alive runtime: it takes no --session");
+    Config config = load_config(o, current_environment());
+    std::vector<std::string> ids = kept_alive_sessions(config);
+    auto results = execute_in_sessions(base_runtime_options(o, config), ids, action, o.jobs.value_or(0));
+    bool all_zero = true;
+    for (const auto &r : results) {
+        const int code = r.error.empty() ? exit_for_observation(r.observation) : kWire;
+        all_zero = all_zero && code == 0;
+        if (o.json) {
+            json line = {{"session_id", r.session_id}, {"exit_code", code}, {"observation", r.observation}};
+            if (!r.error.empty()) line["error"] = r.error;
+            std::cout << line.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+            continue;
+        }
+        std::cout << "== " << r.session_id << " exit " << code << "\n";
+        if (!r.error.empty()) std::cerr << "[ahctl] " << r.session_id << ": " << r.error << "\n";
+        else print_content(r.observation, false);
+    }
+    std::cout.flush();
+    return all_zero ? kOk : kActionFailed;
+}
+
 int cmd_run(const Options &o) {
     auto a = split_args(o.args, {{"--is-input", 0}, {"--blocking", 0}, {"--cwd", 1}});
     if (a.positional.empty()) throw UsageError("run needs a command: ahctl run -- 'echo hi'");
     json args = {{"command", join(a.positional)}, {"is_input", a.named.count("--is-input") > 0},
                  {"blocking", a.named.count("--blocking") > 0}};
     if (a.named.count("--cwd")) args["cwd"] = a.named["--cwd"][0];
+    if (o.all) return run_everywhere(o, with_timeout({{"action", "run"}, {"args", args}}, o));
     auto rt = open_runtime(o);
     json obs = rt->execute(with_timeout({{"action", "run"}, {"args", args}}, o));
     rt->close();
@@ -369,41 +409,85 @@ int cmd_download(const Options &o) {
 }
 
 int cmd_start(const Options &o) {
-    auto rt = open_runtime(o, true);
-    std::cout << rt->session_id() << "\n";
-    rt->close();  // keep_runtime_alive: the sandbox stays, recorded for ps/stop
-    return kOk;
+    if (!o.count && !o.jobs) {
+        auto rt = open_runtime(o, true);
+        std::cout << rt->session_id() << "\n";
+        rt->close();  // keep_runtime_alive: the sandbox stays, recorded for ps/stop
+        return kOk;
+    }
+    if (o.session) throw UsageError("start --count starts runtimes of fresh session ids: it takes no --session");
+    Config config = load_config(o, current_environment());
+    config.set("sandbox.keep_runtime_alive", true);
+    auto started = start_runtimes(base_runtime_options(o, config), o.count.value_or(1), o.jobs.value_or(0));
+    int result = kOk;
+    for (auto &s : started) {
+        if (!s.runtime) {
+            std::cerr << "[ahctl] start failed: " << s.error << "\n";
+            result = kRuntime;
+            continue;
+        }
+        std::cout << s.runtime->session_id() << "\n";
+        s.runtime->close();
+    }
+    return result;
+}
+
+// "alive" when the host answers /alive within a second; otherwise "unresponsive" when its sandbox
+// still runs (stopped, frozen or hung) and "gone" when nothing tells that it does.
+std::string probe_state(const json &record, std::optional<bool> exists) {
+    bool alive = false;
+    try {
+        WireClient probe(record.value("url", ""), record.value("session_api_key", ""));
+        probe.policy().alive_timeout_s = 1;
+        alive = probe.alive();
+    } catch (...) {
+    }
+    if (alive) return "alive";
+    return exists.value_or(false) ? "unresponsive" : "gone";
 }
 
 int cmd_ps(const Options &o) {
     Config config = load_config(o, current_environment());
     StateStore store(state_dir_of(config));
+    // The sweep run before every command was thorough for ps: records of ended runtimes are gone.
     auto records = store.list();
+    std::vector<std::string> states(records.size());
+    RuntimeOptions base = base_runtime_options(o, config);
+    for_each_concurrently(records.size(), o.jobs.value_or(0), [&](size_t i) {
+        std::optional<bool> exists;
+        try {
+            RuntimeOptions one = base;
+            one.session_id = records[i].value("session_id", "");
+            one.config.set("core.runtime", records[i].value("runtime", ""));
+            exists = Runtime::create(std::move(one))->kept_alive_exists();
+        } catch (...) {
+        }
+        states[i] = probe_state(records[i], exists);
+    });
+    const long long now = static_cast<long long>(std::time(nullptr));
     if (o.json) {
         json out = json::array();
-        for (auto &r : records) {
-            WireClient probe(r.value("url", ""), r.value("session_api_key", ""));
-            probe.policy().alive_timeout_s = 1;
-            r["alive"] = probe.alive();
+        for (size_t i = 0; i < records.size(); ++i) {
+            json r = records[i];
+            r["alive"] = states[i] == "alive";
+            r["state"] = states[i];
+            r["age_s"] = now - r.value("started_at", now);
             r.erase("session_api_key");
             out.push_back(r);
         }
         std::cout << out.dump(2) << "\n";
         return kOk;
     }
-    std::printf("%-20s %-10s %-8s %-10s %s\n", "SESSION", "RUNTIME", "STATE", "AGE", "URL");
-    for (const auto &r : records) {
-        bool alive = false;
-        try {
-            WireClient probe(r.value("url", ""), r.value("session_api_key", ""));
-            probe.policy().alive_timeout_s = 1;
-            alive = probe.alive();
-        } catch (...) {
-        }
-        long age = static_cast<long>(std::time(nullptr)) - r.value("started_at", 0L);
-        std::string age_text = age < 120 ? std::to_string(age) + "s" : age < 7200 ? std::to_string(age / 60) + "m" : std::to_string(age / 3600) + "h";
-        std::printf("%-20s %-10s %-8s %-10s %s\n", r.value("session_id", "").c_str(), r.value("runtime", "").c_str(),
-                    alive ? "alive" : "gone", age_text.c_str(), r.value("url", "").c_str());
+    std::printf("%-20s %-10s %-13s %-8s %s\n", "SESSION", "RUNTIME", "STATE", "AGE", "URL");
+    for (size_t i = 0; i < records.size(); ++i) {
+        const json &r = records[i];
+        const long long age = now - r.value("started_at", now);
+        std::string age_text = age < 120    ? std::to_string(age) + "s"
+                               : age < 7200 ? std::to_string(age / 60) + "m"
+                               : age < 172800 ? std::to_string(age / 3600) + "h"
+                                              : std::to_string(age / 86400) + "d";
+        std::printf("%-20s %-10s %-13s %-8s %s\n", r.value("session_id", "").c_str(), r.value("runtime", "").c_str(),
+                    states[i].c_str(), age_text.c_str(), r.value("url", "").c_str());
     }
     return kOk;
 }
@@ -412,7 +496,7 @@ int cmd_stop(const Options &o) {
     Config config = load_config(o, current_environment());
     StateStore store(state_dir_of(config));
     std::vector<std::string> sids = o.args;
-    bool all = false;
+    bool all = o.all;
     for (auto it = sids.begin(); it != sids.end();)
         if (*it == "--all") {
             all = true;
@@ -421,38 +505,27 @@ int cmd_stop(const Options &o) {
             ++it;
         }
     if (all)
-        for (const auto &r : store.list()) sids.push_back(r.value("session_id", ""));
+        for (const auto &sid : kept_alive_sessions(config)) sids.push_back(sid);
     if (sids.empty() && !all) throw UsageError("stop needs session ids or --all");
     int result = kOk;
+    std::vector<std::string> known;
     for (const auto &sid : sids) {
-        auto record = store.get(sid);
-        if (!record) {
-            std::cerr << "[ahctl] no kept-alive runtime with session id " << sid << "\n";
-            result = kActionFailed;
+        if (store.get(sid)) {
+            known.push_back(sid);
             continue;
         }
-        Options one = o;
-        one.session = sid;
-        one.runtime = record->value("runtime", "");
-        one.keep = false;
-        one.quiet = true;
-        try {
-            Environment env = current_environment();
-            Config c = load_config(one, env);
-            c.set("sandbox.keep_runtime_alive", false);
-            RuntimeOptions ro;
-            ro.config = c;
-            ro.session_id = sid;
-            ro.install_dir = o.install_dir.value_or("");
-            auto rt = Runtime::create(std::move(ro));
-            rt->connect();  // reattaches
-            rt->close();    // stops
-            std::cout << sid << "\n";
-        } catch (const std::exception &e) {
-            std::cerr << "[ahctl] " << sid << ": " << e.what() << " (record removed)\n";
-            result = kRuntime;
+        std::cerr << "[ahctl] no kept-alive runtime with session id " << sid << "\n";
+        result = kActionFailed;
+    }
+    config.set("sandbox.keep_runtime_alive", false);
+    for (const auto &r : stop_sessions(base_runtime_options(o, config), known, o.jobs.value_or(0))) {
+        if (r.error.empty()) {
+            std::cout << r.session_id << "\n";
+            continue;
         }
-        store.remove(sid);
+        std::cerr << "[ahctl] " << r.session_id << ": " << r.error << " (record removed)\n";
+        store.remove(r.session_id);
+        result = kRuntime;
     }
     return result;
 }
@@ -472,6 +545,21 @@ int cmd_runtimes(const Options &o) {
     return kOk;
 }
 
+// What ended sandboxes left (directories, cgroups, records) is removed before any command: a client
+// killed mid-start or a reboot leaves nothing past the next ahctl call. Thorough (every record
+// checked) where the command lists or acts on all of them.
+void sweep_leftovers(const Options &o) {
+    if (o.command == "runtimes") return;
+    Config config;
+    try {
+        config = load_config(o, current_environment());
+    } catch (...) {
+        return;  // the command itself reports what is wrong with the configuration
+    }
+    const bool thorough = o.command == "ps" || o.all || o.count;
+    reclaim_leftovers(base_runtime_options(o, config), thorough);
+}
+
 }  // namespace
 
 int run_command(const Options &o) {
@@ -486,6 +574,7 @@ int run_command(const Options &o) {
         {"microagents", [](const Options &o) { return cmd_microagents(o, &open_runtime); }}};
     auto it = commands.find(o.command);
     if (it == commands.end()) throw UsageError("no command given (see ahctl --help)");
+    sweep_leftovers(o);
     return it->second(o);
 }
 
