@@ -1,6 +1,7 @@
 #include "sandbox_leftovers.hpp"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <actionhost/runtime_support/kept_alive_record.hpp>
@@ -8,6 +9,7 @@
 #include <actionhost/runtime_support/process.hpp>
 #include <actionhost/runtime_support/remove_tree.hpp>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -25,6 +27,7 @@ namespace {
 
 constexpr const char *kOwnerFile = "/owner.json";
 constexpr double kKillTimeoutS = 2.0;
+constexpr time_t kFreshGroupS = 10;
 
 std::string record_path(const std::string &state_dir, const std::string &session_id) {
     return kept_alive_record_path(state_dir, "sandbox", session_id);
@@ -53,15 +56,26 @@ std::set<std::string> groups_with_a_directory() {
     return out;
 }
 
+// A group made in the last seconds may be one a sandbox is joining this instant.
+bool recently_made(const std::string &group) {
+    const time_t now = std::time(nullptr);
+    for (const auto &dir : sandbox::sandbox_cgroup_dirs(group)) {
+        struct stat st{};
+        if (::stat(dir.c_str(), &st) == 0 && now - st.st_mtime < kFreshGroupS) return true;
+    }
+    return false;
+}
+
 // Empty groups whose run directory is not here: a sandbox of an earlier version, one whose directory
 // someone removed, or one of another TMPDIR that has ended. A group with processes is left alone (its
-// sandbox may live under another TMPDIR). The creation lock keeps groups that are being made out.
+// sandbox may live under another TMPDIR). The creation lock keeps groups that are being made out, and
+// a group made in the last seconds is left too (an earlier ah-sandbox-init takes no lock).
 void remove_empty_groups_of_no_sandbox() {
     if (::geteuid() != 0) return;  // only root makes groups
     std::vector<std::string> candidates;
     const auto here = groups_with_a_directory();
     for (const auto &name : sandbox::sandbox_cgroup_names())
-        if (!here.count(name)) candidates.push_back(name);
+        if (!here.count(name) && !recently_made(name)) candidates.push_back(name);
     if (candidates.empty()) return;
     sandbox::CgroupCreationLock sweeping(sandbox::CgroupCreationLock::Sweeping);
     if (!sweeping.held()) return;  // starts keep coming: the next sweep will do
@@ -76,7 +90,11 @@ void remove_dead_records(const std::string &state_dir, const std::function<void(
         const std::string name = e.path().filename().string();
         if (name.rfind("sandbox-", 0) != 0 || name.size() < 21 || name.substr(name.size() - 13) != ".backend.json") continue;
         auto record = read_json(e.path().string());
-        if (!record || kept_alive_record_is_live(*record)) continue;
+        if (!record) {
+            fs::remove(e.path(), ec);  // unreadable: nothing can ever attach through it
+            continue;
+        }
+        if (kept_alive_record_is_live(*record)) continue;
         const std::string run_dir = record->value("run_dir", "");
         const std::string cgroup = record->value("cgroup", "");
         if (!run_dir.empty() && dir_owner(run_dir) == DirOwner::Alive) continue;

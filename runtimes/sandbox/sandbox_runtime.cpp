@@ -77,6 +77,7 @@ class SandboxRuntime : public Backend {
         if (pid_ > 0 && !kept_) stop();
         close_fd(control_fd_);
         close_fd(lock_fd_);
+        close_fd(client_fd_);
     }
 
     void connect() override {
@@ -96,10 +97,12 @@ class SandboxRuntime : public Backend {
         if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
         network_ = config_bool("sandbox.network", false);
         const bool keep = config_bool("sandbox.keep_runtime_alive", false);
-        // Owned by this process until ah-sandbox-init holds the lock too; by ah-sandbox-init alone after.
-        OwnedDir dir = make_owned_temp_dir(std::string(kRunDirPrefix) + run_dir_label(info().session_id) + "-");
+        // Owned by this process until ah-sandbox-init holds the lock too, by ah-sandbox-init alone after;
+        // this process is its client (client.lock) until the sandbox is kept alive: see owned_dir.hpp.
+        OwnedDir dir = make_owned_temp_dir(std::string(kRunDirPrefix) + run_dir_label(info().session_id) + "-", true);
         run_dir_ = dir.path;
         lock_fd_ = dir.lock_fd;
+        client_fd_ = dir.client_fd;
         cgroup_ = cgroup_of_run_dir(run_dir_);
         fs::create_directories(run_dir_ + "/root");
         fs::create_directories(run_dir_ + "/ports");
@@ -231,6 +234,7 @@ class SandboxRuntime : public Backend {
 
     // Tells ah-sandbox-init that the sandbox is recorded as kept: it no longer ends with this process.
     void detach() {
+        release_to_owner(run_dir_, client_fd_);
         char byte = sandbox::kDetach;
         bool acknowledged = ::write(control_fd_, &byte, 1) == 1;
         struct pollfd p{control_fd_, POLLIN, 0};
@@ -320,13 +324,14 @@ class SandboxRuntime : public Backend {
         close_fd(control_fd_);
         close_fd(lock_fd_);
         remove_sandbox_leftovers(run_dir_, cgroup_);  // the workspace inside it too when it was a temporary one
+        close_fd(client_fd_);
         std::error_code ec;
         if (!run_dir_.empty()) fs::remove(state_path(), ec);
     }
 
     pid_t pid_ = -1;
     ProcessIdentity identity_;
-    int control_fd_ = -1, lock_fd_ = -1;
+    int control_fd_ = -1, lock_fd_ = -1, client_fd_ = -1;
     bool kept_ = false, network_ = false;
     long long started_at_ = 0;
     std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;

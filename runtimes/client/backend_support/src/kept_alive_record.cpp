@@ -62,8 +62,13 @@ std::optional<nlohmann::json> take_dead_kept_alive_record(const std::string &pat
 
 void save_kept_alive_record(const std::string &path, const nlohmann::json &record) {
     fs::create_directories(fs::path(path).parent_path());
-    std::ofstream out(path, std::ios::trunc);
-    out << record.dump();
+    // Written aside and renamed into place: a client killed while writing leaves no half a record.
+    const std::string pending = path + ".new";
+    {
+        std::ofstream out(pending, std::ios::trunc);
+        out << record.dump();
+    }
+    fs::rename(pending, path);
 }
 
 }  // namespace actionhost::runtime_support
