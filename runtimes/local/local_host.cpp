@@ -1,13 +1,26 @@
 #include "local_host.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
+#include <actionhost/runtime_support/remove_tree.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace actionhost::local_runtime {
 
 using namespace actionhost::runtime_support;
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kRunDirPrefix = "ah-local-";
+constexpr const char *kWorkspacePrefix = "openhands-workspace-";
+
+}  // namespace
 
 std::string LaunchPlan::pool_key() const {
     nlohmann::json env_json = nlohmann::json::object();
@@ -20,13 +33,24 @@ std::string LaunchPlan::pool_key() const {
 
 LocalHost launch_host(const LaunchPlan &plan, double timeout_s, const std::function<void(pid_t)> &on_spawned) {
     LocalHost h;
+    int lock_fd = -1;
+    struct CloseFd {
+        int &fd;
+        ~CloseFd() {
+            if (fd >= 0) ::close(fd);
+        }
+    } close_lock{lock_fd};
     try {
-        h.run_dir = make_temp_dir("ah-local-");
+        OwnedDir run_dir = make_owned_temp_dir(kRunDirPrefix);
+        h.run_dir = run_dir.path;
+        lock_fd = run_dir.lock_fd;
         std::string workspace = plan.workspace_base;
         if (workspace.empty()) {
-            workspace = make_temp_dir("openhands-workspace-");
+            workspace = make_temp_dir(kWorkspacePrefix);
             h.temp_workspace = workspace;
+            std::ofstream(h.run_dir + "/temp_workspace") << workspace;
         }
+        if (plan.keep) std::ofstream(h.run_dir + "/kept") << "";
         fs::create_directories(workspace);
         h.workspace = fs::canonical(workspace).string();
         SpawnOptions spawn;
@@ -37,6 +61,7 @@ LocalHost launch_host(const LaunchPlan &plan, double timeout_s, const std::funct
         spawn.log_path = h.run_dir + "/host.log";
         spawn.cwd = h.workspace;
         spawn.die_with_parent = plan.die_with_parent;
+        spawn.keep_fds = {lock_fd};  // the host holds its run directory's owner lock for its whole life
         h.pid = spawn_process(spawn);
         if (on_spawned) on_spawned(h.pid);
         const int port = wait_port_file(h.run_dir + "/port", h.pid, timeout_s, spawn.log_path);
@@ -51,11 +76,25 @@ LocalHost launch_host(const LaunchPlan &plan, double timeout_s, const std::funct
 void stop_host(LocalHost &h) {
     if (h.pid > 0) stop_process_group(h.pid, 5.0);
     h.pid = -1;
-    std::error_code ec;
-    if (!h.run_dir.empty()) fs::remove_all(h.run_dir, ec);
-    if (!h.temp_workspace.empty()) fs::remove_all(h.temp_workspace, ec);
+    if (!h.run_dir.empty()) remove_tree(h.run_dir);
+    if (!h.temp_workspace.empty()) remove_tree(h.temp_workspace);
     h.run_dir.clear();
     h.temp_workspace.clear();
+}
+
+void sweep_dead_hosts() {
+    sweep_abandoned_dirs(kRunDirPrefix, [](const std::string &run_dir) {
+        if (fs::exists(run_dir + "/kept")) return;
+        std::string workspace;
+        std::getline(std::ifstream(run_dir + "/temp_workspace"), workspace);
+        // Only a workspace this backend made: <TMPDIR>/openhands-workspace-*, a real directory of ours.
+        const fs::path w(workspace);
+        struct stat st{};
+        if (w.parent_path() != fs::path(temp_root()) || w.filename().string().rfind(kWorkspacePrefix, 0) != 0 ||
+            ::lstat(workspace.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+            return;
+        remove_tree(workspace);
+    });
 }
 
 }  // namespace actionhost::local_runtime

@@ -17,6 +17,7 @@ struct LaunchPlan {
     std::vector<std::string> args;  // host arguments after the port (without --working-dir/--port-file)
     std::map<std::string, std::string> env;  // the complete environment
     bool die_with_parent = true;
+    bool keep = false;  // a kept-alive host: what it leaves when it dies is taken over, not swept
 
     // Hosts started from plans with equal keys are interchangeable: the key leaves out what is
     // per-session (SESSION_API_KEY, OPENHANDS_SESSION_ID).
@@ -33,5 +34,11 @@ struct LocalHost {
 LocalHost launch_host(const LaunchPlan &plan, double timeout_s, const std::function<void(pid_t)> &on_spawned = {});
 // Stops the host's process group and removes its run directory and temporary workspace.
 void stop_host(LocalHost &host);
+
+// The run directory <TMPDIR>/ah-local-XXXXXX is owned by its host (runtime_support owned_dir.hpp) and
+// names its temporary workspace <TMPDIR>/openhands-workspace-XXXXXX: when the host dies unstopped (its
+// client killed, Ctrl-C) the next sweep removes both — except for a kept-alive host, whose workspace the
+// session's next start takes over (local_runtime.cpp).
+void sweep_dead_hosts();
 
 }  // namespace actionhost::local_runtime

@@ -70,6 +70,7 @@ class LocalRuntime : public Backend {
         plan.env["USER"] = user_name(getuid());
         const bool keep = config_bool("sandbox.keep_runtime_alive", false);
         plan.die_with_parent = !keep;
+        plan.keep = keep;
         // A kept-alive host must outlive this process, which pool hosts do not: no pool for those
         // (nor for a takeover, whose workspace is given).
         const auto pool_size = static_cast<size_t>(keep || !inherited.empty() ? 0 : std::max(0.0, warm_pool_size_setting()));
@@ -115,6 +116,27 @@ class LocalRuntime : public Backend {
         }
         stop();
     }
+
+    // Kept-alive hosts, answered for without connecting (sdk ext/runtime_reclaim.h). A dead kept host's
+    // record stays: the session's next start takes its workspace over (attach).
+    bool reclaims_sandboxes() const override { return true; }
+    bool sandbox_exists() override { return load_kept_alive_record(state_path()).has_value(); }
+    void discard() override {
+        if (pid_ <= 0) {
+            std::ifstream in(state_path());
+            json s = json::parse(in, nullptr, false);
+            if (!s.is_object()) return;
+            // A dead host's pid may be another process's by now: only a live one is signalled.
+            pid_ = kept_alive_record_is_live(s) ? s.value("pid", 0) : -1;
+            url_ = s.value("url", "");
+            run_dir_ = s.value("run_dir", "");
+            temp_workspace_ = s.value("temp_workspace", "");
+            workspace_ = s.value("workspace", "");
+            if (pid_ > 0) kill(-pid_, SIGCONT);
+        }
+        stop();
+    }
+    void reclaim(bool, const std::function<void(const std::string &)> &) override { sweep_dead_hosts(); }
 
   private:
     std::string state_path() const {

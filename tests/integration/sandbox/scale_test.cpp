@@ -230,3 +230,18 @@ TEST(Scale, WhatAnEarlierBootLeftIsRemovedByTheNextCall) {
     EXPECT_EQ(fleet.ahctl({"stop", live}).code, 0);
     EXPECT_EQ(fleet.leftovers({live, sid}), "");
 }
+
+// The local backend's temporary directories too: its run directory and the workspace it made for a
+// host whose client was killed are gone after the next call. (The host's own bash plugin leaves
+// <TMPDIR>/actionhost-bash-* when the host is SIGKILLed: not this test's concern.)
+TEST(Scale, ALocalHostKilledWithItsClientLeavesNoDirectoryAfterTheNextCall) {
+    Fleet fleet;
+    const pid_t client = fleet.ahctl_in_background({"-r", "local", "run", "--", "sleep", "60"}, fleet.tmp() + "/local.out");
+    ASSERT_TRUE(wait_for([&] { return any_entry(fleet.tmp(), "openhands-workspace-") && any_entry(fleet.tmp(), "actionhost-bash-"); }, 60));
+    kill(client, SIGKILL);
+    waitpid(client, nullptr, 0);
+    Ahctl next = fleet.ahctl({"-r", "local", "ps"});
+    EXPECT_EQ(next.code, 0) << next.err;
+    EXPECT_FALSE(any_entry(fleet.tmp(), "ah-local-"));
+    EXPECT_FALSE(any_entry(fleet.tmp(), "openhands-workspace-"));
+}
