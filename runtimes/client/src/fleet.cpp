@@ -115,6 +115,8 @@ std::vector<std::string> reclaim_leftovers(const RuntimeOptions &base, bool thor
             auto rt = Runtime::create(std::move(o));
             if (stop) rt->stop_kept_alive();
             for (auto &s : rt->reclaim_leftovers(thorough)) ended.push_back(std::move(s));
+        } catch (const RuntimeNotFound &) {
+            // a backend this build does not have left nothing either
         } catch (const std::exception &e) {
             if (base.on_log) base.on_log(2, "cleaning up after ended sandboxes (" + runtime + "): " + e.what());
         }
@@ -126,8 +128,11 @@ std::vector<std::string> reclaim_leftovers(const RuntimeOptions &base, bool thor
         swept.insert(abandoned.runtime);
     }
     std::set<std::string> runtimes = {select_runtime_name(base.config, current_environment())};
-    if (thorough)
+    if (thorough) {
+        // The backends that keep sandboxes on this machine, and those of the records.
+        runtimes.insert({"sandbox", "local"});
         for (const auto &r : store.list()) runtimes.insert(r.value("runtime", ""));
+    }
     for (const auto &runtime : runtimes)
         if (!runtime.empty() && !swept.count(runtime)) sweep(runtime, "", false);
     return ended;

@@ -47,8 +47,9 @@ std::vector<SessionOutcome> stop_sessions(const RuntimeOptions &base, const std:
 
 // What every client start should do first: the configured backend's sweep of what ended sandboxes left
 // (Runtime::reclaim_leftovers), the kept-alive starts whose client died before recording them (their
-// sandboxes are stopped), and, with `thorough`, the sweep of every backend that has records. Returns the
-// session ids whose records were dropped. Errors are the sweep's own business: never thrown.
+// sandboxes are stopped), and, with `thorough`, the sweep of every backend that has records and of the
+// backends that keep sandboxes on this machine (sandbox, local). Returns the session ids whose records
+// were dropped. Errors are the sweep's own business: never thrown.
 std::vector<std::string> reclaim_leftovers(const RuntimeOptions &base, bool thorough);
 
 }  // namespace actionhost::client
