@@ -13,13 +13,16 @@
 #include <actionhost/client/fleet.hpp>
 #include <actionhost/client/state_store.hpp>
 #include <actionhost/client/wire_client.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,7 +42,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // Memory the machine has given away, in kB: what is no longer available to a new program.
-long machine_used_kb() {
+long machine_used_kb_now() {
     std::ifstream in("/proc/meminfo");
     long total = 0, available = 0;
     std::string key;
@@ -52,6 +55,17 @@ long machine_used_kb() {
     return total - available;
 }
 
+// The same as the median of 9 readings 100 ms apart: other programs of a shared machine come and go.
+long machine_used_kb() {
+    std::vector<long> readings;
+    for (int i = 0; i < 9; ++i) {
+        if (i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        readings.push_back(machine_used_kb_now());
+    }
+    std::sort(readings.begin(), readings.end());
+    return readings[readings.size() / 2];
+}
+
 void spawn_true() {
     const pid_t p = fork();
     if (p == 0) {
@@ -59,6 +73,78 @@ void spawn_true() {
         _exit(127);
     }
     waitpid(p, nullptr, 0);
+}
+
+// Reads (sandboxes running, machine memory used) every 20 ms while the sandboxes start: the slope of the
+// least-squares line through them is the memory per sandbox, and what other programs of a shared machine
+// do meanwhile averages out instead of landing whole in a before/after difference.
+class MemorySampler {
+  public:
+    explicit MemorySampler(const std::atomic<size_t> &running) : running_(running), thread_([this] { loop(); }) {}
+    ~MemorySampler() { stop(); }
+    void stop() {
+        done_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+    // kB per sandbox; 0 when there were too few distinct points.
+    double slope_kb() const {
+        double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (const auto &[x, y] : points_) {
+            n += 1;
+            sx += x;
+            sy += y;
+            sxx += x * x;
+            sxy += x * y;
+        }
+        const double d = n * sxx - sx * sx;
+        return n > 2 && d > 0 ? (n * sxy - sx * sy) / d : 0;
+    }
+
+  private:
+    void loop() {
+        for (int i = 0; i < 1'000'000 && !done_; ++i) {
+            points_.emplace_back(static_cast<double>(running_.load()), static_cast<double>(machine_used_kb_now()));
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+    const std::atomic<size_t> &running_;
+    std::atomic<bool> done_{false};
+    std::vector<std::pair<double, double>> points_;
+    std::thread thread_;
+};
+
+// For comparison only (the figure above is the machine's): what the sandboxes' own processes hold, in kB
+// per sandbox — proportional set sizes, page tables and kernel stacks of ah-sandbox-init, pid 1, the host
+// and bash, found from the kept-alive records.
+double processes_kb_per_sandbox(const std::string &state_dir) {
+    auto field_kb = [](const std::string &path, const std::string &key) {
+        std::ifstream in(path);
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + key.size());
+        return 0L;
+    };
+    std::function<void(pid_t, std::vector<pid_t> &)> tree = [&](pid_t pid, std::vector<pid_t> &out) {
+        out.push_back(pid);
+        std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+        for (pid_t child; children >> child;) tree(child, out);
+    };
+    double total = 0;
+    size_t sandboxes = 0;
+    for (const auto &e : fs::directory_iterator(state_dir)) {
+        if (e.path().string().find(".backend.json") == std::string::npos) continue;
+        std::ifstream in(e.path());
+        const auto record = nlohmann::json::parse(in, nullptr, false);
+        if (!record.is_object()) continue;
+        std::vector<pid_t> pids;
+        tree(record.value("pid", 0), pids);
+        for (pid_t pid : pids) {
+            const std::string proc = "/proc/" + std::to_string(pid);
+            total += static_cast<double>(field_kb(proc + "/smaps_rollup", "Pss:") + field_kb(proc + "/status", "VmPTE:") +
+                                         16 * field_kb(proc + "/status", "Threads:"));
+        }
+        ++sandboxes;
+    }
+    return sandboxes ? total / static_cast<double>(sandboxes) : 0;
 }
 
 // Spawns per second of `bash -c true`, `jobs` at a time.
@@ -95,9 +181,10 @@ void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_p
     const long used_before = machine_used_kb();
     std::vector<double> start_ms(n, 0);
     std::vector<std::string> ids(n);
-    std::atomic<size_t> failed{0};
+    std::atomic<size_t> failed{0}, running{0};
     std::mutex error_mu;
     std::string first_error;
+    MemorySampler sampler(running);
     const auto t_start = Clock::now();
     client::for_each_concurrently(n, jobs, [&](size_t i) {
         const auto t0 = Clock::now();
@@ -107,6 +194,7 @@ void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_p
             ids[i] = rt->session_id();
             rt->close();  // kept alive: no client object stays behind in this process
             start_ms[i] = ms_since(t0);
+            ++running;
         } catch (const std::exception &e) {
             ++failed;
             std::lock_guard lock(error_mu);
@@ -114,6 +202,7 @@ void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_p
         }
     });
     const double start_s = seconds_since(t_start);
+    sampler.stop();
     malloc_trim(0);
     // Idle: let the hosts finish their start-up work before reading the memory they hold.
     std::this_thread::sleep_for(std::chrono::seconds(2));
@@ -123,9 +212,9 @@ void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_p
                 started, n, start_s, static_cast<double>(started) / start_s, bash_rate_seq, bash_rate_par, jobs);
     if (failed) std::printf("  first failure: %s\n", first_error.c_str());
     print_row("  one start (create, connect, close kept)", figures(std::vector<double>(start_ms.begin(), start_ms.end())));
-    std::printf("  machine memory: %.2f MB per sandbox (MemTotal - MemAvailable: %+ld kB for %zu)\n",
-                started ? static_cast<double>(used_after - used_before) / 1024.0 / static_cast<double>(started) : 0.0,
-                used_after - used_before, started);
+    auto per_sandbox_mb = [started](long kb) { return started ? static_cast<double>(kb) / 1024.0 / static_cast<double>(started) : 0.0; };
+
+    const double processes_kb = processes_kb_per_sandbox(state.path());
 
     // echo hi in every sandbox, as many in flight as there are sandboxes up to 64.
     auto records = client::StateStore(state.path()).list();
@@ -167,6 +256,16 @@ void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_p
     print_row("  one stop (teardown)", figures(stop_ms));
     std::printf("  stopped all %zu in %.2f s (%.1f/s); left behind: %s\n", ids.size(), stop_s, static_cast<double>(ids.size()) / stop_s,
                 leftovers(tmp.path(), state.path()).c_str());
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // namespaces are freed by the kernel after the exit
+    const long used_stopped = machine_used_kb();
+    // Three readings of the same thing: the slope while they started; what the machine gave them from
+    // before the start to after it; what it got back when they stopped. They differ by what other
+    // programs of the machine did meanwhile.
+    std::printf("  machine memory per sandbox (MemTotal - MemAvailable): %.2f MB by the slope while starting, %.2f MB "
+                "before/after the start, %.2f MB given back at the stop\n",
+                sampler.slope_kb() / 1024.0, per_sandbox_mb(used_after - used_before), per_sandbox_mb(used_after - used_stopped));
+    std::printf("  of which its processes (PSS, page tables, kernel stacks): %.2f MB; the rest is kernel objects\n",
+                processes_kb / 1024.0);
     setenv("TMPDIR", "/tmp", 1);
 }
 
