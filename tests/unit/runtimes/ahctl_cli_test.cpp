@@ -53,3 +53,21 @@ TEST(AhctlCli, HelpEverywhere) {
     }
     EXPECT_FALSE(help_text("nope").has_value());
 }
+
+// The many-sandbox forms: start --count, run --all, --jobs anywhere before `--`.
+TEST(AhctlCli, CountJobsAndAllAreGlobalOptions) {
+    Options start = parse({"start", "--count", "100", "-j", "8"});
+    EXPECT_EQ(start.command, "start");
+    EXPECT_EQ(start.count, 100u);
+    EXPECT_EQ(start.jobs, 8u);
+    EXPECT_TRUE(start.args.empty());
+    Options run = parse({"run", "--all", "--jobs=4", "--", "echo", "--all"});
+    EXPECT_TRUE(run.all);
+    EXPECT_EQ(run.jobs, 4u);
+    EXPECT_EQ(run.args, (std::vector<std::string>{"echo", "--all"}));  // after --, the command's own
+    EXPECT_TRUE(parse({"stop", "--all"}).all);
+    for (const char *bad : {"0", "-3", "many", "1.5", "2000000"}) {
+        EXPECT_THROW(parse({"start", "--count", bad}), UsageError) << bad;
+        EXPECT_THROW(parse({"stop", "--all", "--jobs", bad}), UsageError) << bad;
+    }
+}
