@@ -453,7 +453,8 @@ int cmd_ps(const Options &o) {
     auto records = store.list();
     std::vector<std::string> states(records.size());
     RuntimeOptions base = base_runtime_options(o, config);
-    for_each_concurrently(records.size(), o.jobs.value_or(0), [&](size_t i) {
+    // Probes only wait (up to a second for one that does not answer): many at once.
+    for_each_concurrently(records.size(), o.jobs.value_or(64), [&](size_t i) {
         std::optional<bool> exists;
         try {
             RuntimeOptions one = base;
