@@ -1,5 +1,7 @@
 #include "actionhost/common/json_io.hpp"
 
+#include <fstream>
+
 namespace actionhost::common {
 
 JsonParseResult parse_json(std::string_view text) {
@@ -24,6 +26,14 @@ JsonParseResult parse_json(std::string_view text) {
 
 std::string dump_json(const nlohmann::json &value) {
     return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::optional<nlohmann::json> read_json_object_file(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) return std::nullopt;
+    nlohmann::json value = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!value.is_object()) return std::nullopt;  // a parse error is `discarded`, not an object
+    return value;
 }
 
 }  // namespace actionhost::common

@@ -9,7 +9,6 @@
 #include <actionhost/runtime_support/process.hpp>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -20,7 +19,6 @@ namespace docker {
 
 namespace {
 
-namespace fs = std::filesystem;
 namespace rs = actionhost::runtime_support;
 using nlohmann::json;
 
@@ -55,14 +53,8 @@ std::optional<RegistryCredentials> from_helper(const std::string &helper, const 
     const std::string program = "docker-credential-" + helper;
     const std::string path = find_on_path(program);
     if (path.empty()) throw std::runtime_error("the Docker credential helper " + program + " (named in config.json) is not on PATH");
-    const std::string dir = rs::make_temp_dir("ah-credential-");
-    struct Cleanup {
-        std::string d;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(d, ec);
-        }
-    } cleanup{dir};
+    const rs::ScopedTempDir scratch("ah-credential-");
+    const std::string &dir = scratch.path();
     std::ofstream(dir + "/in") << server << "\n";
     rs::SpawnOptions o;
     o.argv = {path, "get"};

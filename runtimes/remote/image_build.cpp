@@ -62,14 +62,8 @@ std::string lowercase_tag_part(std::string s) {
 
 // tar -czf of the build directory: Dockerfile + actionhost/<files>.
 std::string build_context(const BuildSettings &s, const std::vector<std::string> &files) {
-    std::string dir = make_temp_dir("ah-remote-build-");
-    struct Cleanup {
-        std::string d;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(d, ec);
-        }
-    } cleanup{dir};
+    const ScopedTempDir scratch("ah-remote-build-");
+    const std::string &dir = scratch.path();
     std::ofstream(dir + "/Dockerfile") << "FROM " << s.base_image << "\nCOPY actionhost " << kInstallInImage
                                        << "\nCOPY micromamba " << fs::path(kInstallInImage).parent_path().string() << "/micromamba\n";
     std::ofstream list(dir + "/files");

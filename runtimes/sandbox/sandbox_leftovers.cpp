@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <actionhost/common/json_io.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -31,17 +32,6 @@ constexpr time_t kFreshGroupS = 10;
 
 std::string record_path(const std::string &state_dir, const std::string &session_id) {
     return kept_alive_record_path(state_dir, "sandbox", session_id);
-}
-
-std::optional<json> read_json(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    try {
-        json j = json::parse(in);
-        if (j.is_object()) return j;
-    } catch (...) {
-    }
-    return std::nullopt;
 }
 
 // The groups of run directories that exist under TMPDIR (dead ones were just swept).
@@ -89,7 +79,7 @@ void remove_dead_records(const std::string &state_dir, const std::function<void(
     for (const auto &e : fs::directory_iterator(state_dir, ec)) {
         const std::string name = e.path().filename().string();
         if (name.rfind("sandbox-", 0) != 0 || name.size() < 21 || name.substr(name.size() - 13) != ".backend.json") continue;
-        auto record = read_json(e.path().string());
+        auto record = actionhost::common::read_json_object_file(e.path().string());
         if (!record) {
             fs::remove(e.path(), ec);  // unreadable: nothing can ever attach through it
             continue;
@@ -126,11 +116,11 @@ void reclaim_leftovers(const std::string &state_dir, bool thorough, const std::f
         const std::string cgroup = cgroup_of_run_dir(run_dir);
         if (!sandbox::sandbox_cgroup_dirs(cgroup).empty()) sandbox::kill_and_remove_cgroup(cgroup, kKillTimeoutS);
         // The record that named it, when it is one of `state_dir`'s.
-        auto owner = read_json(run_dir + kOwnerFile);
+        auto owner = actionhost::common::read_json_object_file(run_dir + kOwnerFile);
         if (!owner || owner->value("state_dir", "") != state_dir) return;
         const std::string sid = owner->value("session_id", "");
         const std::string path = record_path(state_dir, sid);
-        auto record = read_json(path);
+        auto record = actionhost::common::read_json_object_file(path);
         if (record && record->value("run_dir", "") == run_dir) {
             std::error_code ec;
             fs::remove(path, ec);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/common/json_io.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -270,16 +271,7 @@ class SandboxRuntime : public Backend {
     std::string state_path() const { return kept_alive_record_path(state_dir(), "sandbox", info().session_id); }
 
     // The record as it is, alive or not.
-    std::optional<json> read_record() const {
-        std::ifstream in(state_path());
-        if (!in) return std::nullopt;
-        try {
-            json j = json::parse(in);
-            if (j.is_object()) return j;
-        } catch (...) {
-        }
-        return std::nullopt;
-    }
+    std::optional<json> read_record() const { return actionhost::common::read_json_object_file(state_path()); }
 
     void take_record(const json &s) {
         pid_ = s.value("pid", 0);

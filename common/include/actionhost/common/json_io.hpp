@@ -20,6 +20,10 @@ struct JsonParseResult {
 // Parses `text` as JSON, refusing invalid UTF-8 and nesting deeper than kMaxJsonDepth. Never throws.
 JsonParseResult parse_json(std::string_view text);
 
+// The JSON object stored in the file at `path` (a record, a state file): nullopt when the file is
+// missing or unreadable, or holds anything but one JSON object (a half-written file, say). Never throws.
+std::optional<nlohmann::json> read_json_object_file(const std::string &path);
+
 // Serialises `value`; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
 std::string dump_json(const nlohmann::json &value);
 

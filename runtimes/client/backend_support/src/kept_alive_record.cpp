@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <actionhost/common/json_io.hpp>
+
 #include "actionhost/runtime_support/owned_dir.hpp"
 #include "actionhost/runtime_support/process.hpp"
 
@@ -28,16 +30,9 @@ bool kept_alive_record_is_live(const nlohmann::json &record) {
 }
 
 std::optional<nlohmann::json> load_kept_alive_record(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    nlohmann::json record;
-    try {
-        record = nlohmann::json::parse(in);
-    } catch (...) {
-        return std::nullopt;
-    }
-    if (!record.is_object()) return std::nullopt;
-    if (!kept_alive_record_is_live(record)) {
+    std::optional<nlohmann::json> record = common::read_json_object_file(path);
+    if (!record) return std::nullopt;
+    if (!kept_alive_record_is_live(*record)) {
         std::error_code ec;
         fs::remove(path, ec);
         return std::nullopt;
@@ -46,15 +41,8 @@ std::optional<nlohmann::json> load_kept_alive_record(const std::string &path) {
 }
 
 std::optional<nlohmann::json> take_dead_kept_alive_record(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    nlohmann::json record;
-    try {
-        record = nlohmann::json::parse(in);
-    } catch (...) {
-        return std::nullopt;
-    }
-    if (!record.is_object() || kept_alive_record_is_live(record)) return std::nullopt;
+    std::optional<nlohmann::json> record = common::read_json_object_file(path);
+    if (!record || kept_alive_record_is_live(*record)) return std::nullopt;
     std::error_code ec;
     fs::remove(path, ec);
     return record;

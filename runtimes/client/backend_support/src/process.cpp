@@ -17,6 +17,7 @@
 #include <future>
 #include <mutex>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -188,6 +189,11 @@ std::string make_temp_dir(const std::string &prefix) {
     std::string tmpl = temp_root() + "/" + prefix + "XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory " + tmpl);
     return tmpl;
+}
+
+ScopedTempDir::~ScopedTempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);  // best effort: a destructor reports nothing
 }
 
 bool process_exists(pid_t pid) {

@@ -56,6 +56,20 @@ std::string temp_root();
 // mkdtemp of <temp_root()>/<prefix>XXXXXX. Throws std::runtime_error when it cannot.
 std::string make_temp_dir(const std::string &prefix);
 
+// A make_temp_dir directory removed with everything in it when the object ends (scratch space for one
+// call: a credential helper's input, a build context being packed).
+class ScopedTempDir {
+  public:
+    explicit ScopedTempDir(const std::string &prefix) : path_(make_temp_dir(prefix)) {}
+    ~ScopedTempDir();
+    ScopedTempDir(const ScopedTempDir &) = delete;
+    ScopedTempDir &operator=(const ScopedTempDir &) = delete;
+    const std::string &path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
 // The environment of this process, as a map.
 std::map<std::string, std::string> process_environment();
 // The last `max_bytes` of a file ("" when unreadable): for error messages quoting a log.
