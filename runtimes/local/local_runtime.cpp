@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <actionhost/common/json_io.hpp>
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -120,7 +121,11 @@ class LocalRuntime : public Backend {
     // Kept-alive hosts, answered for without connecting (sdk ext/runtime_reclaim.h). A dead kept host's
     // record stays: the session's next start takes its workspace over (attach).
     bool reclaims_sandboxes() const override { return true; }
-    bool sandbox_exists() override { return load_kept_alive_record(state_path()).has_value(); }
+    bool sandbox_exists() override {
+        // Asked without removing a dead host's record: the session's next start takes its workspace over.
+        const auto record = actionhost::common::read_json_object_file(state_path());
+        return record && kept_alive_record_is_live(*record);
+    }
     void discard() override {
         if (pid_ <= 0) {
             std::ifstream in(state_path());
