@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the SDK from this build, builds hello_plugin as a separate CMake project against that
+# Installs the SDK from this build, builds the example plugins as separate CMake projects against that
 # installed SDK only, then starts the real host with it and routes an action to it over HTTP.
 set -euo pipefail
 build_dir="$1"; source_dir="$2"
@@ -11,17 +11,25 @@ trap cleanup EXIT
 cmake --install "$build_dir" --prefix "$work/sdk" --component sdk > "$work/install.log"
 test -f "$work/sdk/include/actionhost/plugin.h"
 test -f "$work/sdk/lib/cmake/ActionHostSDK/ActionHostSDKConfig.cmake"
-# Nothing of the source tree is visible to the third-party build: only the installed prefix.
-cmake -S "$source_dir/tests/abi/out_of_tree/hello_plugin" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/sdk" > "$work/configure.log"
-cmake --build "$work/build" > "$work/build.log"
-mkdir -p "$work/plugins" && cp -r "$work/build/hello" "$work/plugins/hello"
+# Nothing of the source tree is visible to the third-party builds: only the installed prefix. Two
+# plugins (examples/plugins/): hello in C++ with the SDK's helper, uname in plain C11; both installed
+# with actionhost_sdk_install_plugin() into one prefix of their own, which the host gets as --plugin-dir.
+for plugin in hello uname_c; do
+  cmake -S "$source_dir/examples/plugins/$plugin" -B "$work/build-$plugin" -DCMAKE_PREFIX_PATH="$work/sdk" > "$work/configure-$plugin.log"
+  cmake --build "$work/build-$plugin" > "$work/build-$plugin.log" || { cat "$work/build-$plugin.log"; exit 1; }
+  cmake --install "$work/build-$plugin" --prefix "$work/plugin-prefix" > "$work/install-$plugin.log"
+done
+plugins="$work/plugin-prefix/lib/actionhost/plugins"
+test -f "$plugins/hello/manifest.json" && test -f "$plugins/uname/manifest.json"
 # Exactly one exported symbol (docs/design.md, "The C ABI").
-exported=$(nm -D --defined-only "$work/plugins/hello/libhello.so" | awk '$2 ~ /^[TDBRV]$/ {print $3}')
-[ "$exported" = "actionhost_plugin_entry" ] || { echo "exports: $exported"; exit 1; }
+for lib in "$plugins/hello/libhello.so" "$plugins/uname/libuname.so"; do
+  exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRV]$/ {print $3}')
+  [ "$exported" = "actionhost_plugin_entry" ] || { echo "exports of $lib: $exported"; exit 1; }
+done
 
 mkdir -p "$work/ws"
 "$build_dir/bin/actionhost" 0 --host 127.0.0.1 --port-file "$work/port" --working-dir "$work/ws" \
-  --username root --user-id 0 --plugin-dir "$work/plugins" --plugins hello > "$work/host.log" 2>&1 &
+  --username root --user-id 0 --plugin-dir "$plugins" --plugins hello uname > "$work/host.log" 2>&1 &
 host_pid=$!
 for _ in $(seq 1 200); do [ -s "$work/port" ] && break; sleep 0.05; done
 port=$(cat "$work/port")
@@ -42,4 +50,12 @@ echo "$out" | grep -q "unknown argument 'shout' for action 'hello'"
 out=$(post '{"action":{"action":"hello","args":{"name":"Bo","loud":"true"}}}'); echo "$out"
 echo "$out" | grep -q '"content":"Hello, Bo (LOUDLY)!"'
 grep -q "loaded plugin hello 1.2.0" "$work/host.log"
-echo "out-of-tree plugin built against the installed SDK was loaded and answered"
+# The C plugin: its manifest's default for `all` filled by the host, its answer the kernel's.
+out=$(post '{"action":{"action":"uname","args":{}}}'); echo "$out"
+echo "$out" | grep -q "\"content\":\"$(uname -s)\""
+out=$(post '{"action":{"action":"uname","args":{"all":true}}}'); echo "$out"
+echo "$out" | grep -q "\"content\":\"$(uname -s) $(uname -n) $(uname -r) .* $(uname -m)\""
+out=$(post '{"action":{"action":"uname","args":{"all":"yes"}}}'); echo "$out"
+echo "$out" | grep -q "argument 'all' of action 'uname' must be a boolean"
+grep -q "loaded plugin uname 1.0.0" "$work/host.log"
+echo "out-of-tree plugins (C++ and C) built against the installed SDK were installed, loaded and answered"
