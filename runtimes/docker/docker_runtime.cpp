@@ -231,6 +231,7 @@ class DockerRuntime : public Backend {
         if (mount_bundle) binds.push_back(bundle.tree() + ":" + install_path_ + ":ro");
         // Legacy, explicit opt-in only: the machine's /usr over the image's own hides the image's toolchain.
         if (config_bool("sandbox.docker_mount_host_usr", false)) binds.push_back("/usr:/usr:ro");
+        for (const auto &d : plugin_dirs()) binds.push_back(d + ":" + d + ":ro");  // the host's --plugin-dir
         if (auto volumes = config("sandbox.volumes"); volumes && !volumes->empty()) {
             for (const auto &b : docker::parse_volumes(*volumes)) binds.push_back(b);
         } else if (auto ws = config("core.workspace_base"); ws && !ws->empty()) {

@@ -141,6 +141,7 @@ class SandboxRuntime : public Backend {
         if (pids > 0) argv.insert(argv.end(), {"--pids", std::to_string(pids)});
         if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
+        for (const auto &d : plugin_dirs()) argv.insert(argv.end(), {"--ro-bind", d});  // the host's --plugin-dir
         // The sandbox's user is the caller's name and ids inside (root stays root inside, and either is
         // an unprivileged id of the machine: see runtimes/sandbox/init/id_map.hpp).
         std::string user = user_name(getuid());

@@ -72,6 +72,8 @@ Options parse_command_line(int argc, char **argv) {
                 if (comma == std::string::npos) break;
                 start = comma + 1;
             }
+        } else if (a == "--plugin-dir") {
+            o.plugin_dirs.push_back(value(a));
         } else if (a == "--set") {
             std::string kv = value(a);
             auto eq = kv.find('=');
@@ -119,6 +121,8 @@ std::optional<std::string> help_text(const std::string &command) {
         "  -s, --session ID      session id; reattaches to a kept-alive runtime of that id\n"
         "      --keep            keep the runtime alive after the command ([sandbox] keep_runtime_alive)\n"
         "  -p, --plugins A,B     host plugins to load at start (e.g. jupyter,agent_skills)\n"
+        "      --plugin-dir DIR  also load plugins from DIR (folders of manifest + .so); shown to a\n"
+        "                        sandbox read-only at the same path; repeatable\n"
         "      --set S.K=V       set any config key, e.g. --set sandbox.timeout=300\n"
         "  -e, --env K=V         a variable for the sandbox (bash, ~/.bashrc, the kernel); repeatable\n"
         "      --repo URL[@BR]   clone URL (branch BR) into the workspace at start ([sandbox] selected_repo)\n"

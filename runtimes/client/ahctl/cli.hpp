@@ -28,6 +28,7 @@ struct Options {
     std::optional<std::string> state_dir;
     std::optional<std::string> install_dir;
     std::vector<std::string> plugins;
+    std::vector<std::string> plugin_dirs;  // --plugin-dir DIR (repeatable): the host's --plugin-dir
     std::vector<std::pair<std::string, std::string>> sets;  // --set section.key=value
     std::vector<std::pair<std::string, std::string>> env;   // --env KEY=VALUE (sandbox variables)
     std::optional<std::string> repo;                        // --repo URL[@branch] ([sandbox] selected_repo)

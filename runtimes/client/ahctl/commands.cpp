@@ -96,6 +96,7 @@ RuntimeOptions base_runtime_options(const Options &o, Config config) {
     RuntimeOptions ro;
     ro.install_dir = o.install_dir.value_or("");
     ro.plugins = o.plugins;
+    ro.plugin_dirs = o.plugin_dirs;
     for (const auto &[k, v] : o.env) ro.sandbox_env[k] = v;
     ro.on_log = [quiet = o.quiet](int level, const std::string &msg) {
         if (level >= 2 && !quiet) std::cerr << "[ahctl] " + msg + "\n";

@@ -38,6 +38,7 @@ RuntimeRegistry RuntimeRegistry::scan(const std::vector<std::string> &dirs) {
                 if (m.contains("provides") && m["provides"].contains("runtimes"))
                     mod.runtimes = m["provides"]["runtimes"].get<std::vector<std::string>>();
                 if (mod.runtimes.empty()) mod.runtimes.push_back(mod.name);
+                mod.plugin_dirs = m.value("plugin_dirs", false);
                 size_t index = reg.modules_.size();
                 reg.modules_.push_back(mod);
                 for (const auto &r : mod.runtimes) reg.by_runtime_.try_emplace(r, index);

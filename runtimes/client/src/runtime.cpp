@@ -87,6 +87,7 @@ struct Runtime::Impl {
     std::string runtime_name, module_name, session_id, install_dir, host_command_json, env_json, api_key;
     std::string url, endpoint_key, runtime_id, last_status, last_error, state_dir, workspace;
     std::vector<std::string> plugins;  // the host's plugins (from the record when reattaching)
+    std::vector<std::string> plugin_dirs;  // absolute; the host's --plugin-dir, made visible by the backend
     std::string in_process_url;        // attached while connected to an in-process runtime
     std::deque<std::string> config_strings;  // stable storage for config_get answers
     std::mutex config_mutex;
@@ -243,6 +244,10 @@ struct Runtime::Impl {
             args.push_back(*eval);
         }
         if (!c.get_bool("core.enable_browser")) args.push_back("--no-enable-browser");
+        for (const auto &d : plugin_dirs) {
+            args.push_back("--plugin-dir");
+            args.push_back(d);
+        }
         host_command_json = args.dump();
 
         // The host process starts with the sandbox's variables too (a backend like docker or a remote API
@@ -332,6 +337,28 @@ struct Runtime::Impl {
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
+namespace {
+
+// The client's plugin directories as the host gets them: absolute, existing, and only for a backend that
+// shows them to its host (its manifest's "plugin_dirs"); a host on another machine could not see them.
+std::vector<std::string> plugin_dirs_for(const RuntimeModule &mod, const std::string &runtime_name,
+                                         const std::vector<std::string> &dirs) {
+    std::vector<std::string> out;
+    if (dirs.empty()) return out;
+    if (!mod.plugin_dirs)
+        throw RuntimeError("Runtime " + runtime_name + " cannot load plugins from a directory of this machine (--plugin-dir): "
+                           "its host does not see this machine's files; install the plugin in the sandbox's image instead");
+    for (const auto &d : dirs) {
+        std::error_code ec;
+        fs::path p = fs::canonical(d, ec);
+        if (ec || !fs::is_directory(p)) throw RuntimeError("plugin directory " + d + " does not exist");
+        out.push_back(p.string());
+    }
+    return out;
+}
+
+}  // namespace
+
 std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     auto impl = std::make_unique<Impl>();
     impl->env = current_environment();
@@ -355,6 +382,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     auto registry = RuntimeRegistry::scan(runtime_search_path(s.install_dir, dirs));
     for (const auto &w : registry.warnings()) s.log(2, w);
     const RuntimeModule &mod = registry.resolve(s.runtime_name);
+    s.plugin_dirs = plugin_dirs_for(mod, s.runtime_name, s.options.plugin_dirs);
     s.load_module(mod);
     s.build_host_command();
     s.build_host_view();

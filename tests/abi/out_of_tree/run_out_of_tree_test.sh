@@ -58,4 +58,36 @@ echo "$out" | grep -q "\"content\":\"$(uname -s) $(uname -n) $(uname -r) .* $(un
 out=$(post '{"action":{"action":"uname","args":{"all":"yes"}}}'); echo "$out"
 echo "$out" | grep -q "argument 'all' of action 'uname' must be a boolean"
 grep -q "loaded plugin uname 1.0.0" "$work/host.log"
-echo "out-of-tree plugins (C++ and C) built against the installed SDK were installed, loaded and answered"
+kill "$host_pid" && wait "$host_pid" || true
+host_pid=""
+
+# `ahctl --plugin-dir` with every runtime that can show the host this machine's directories: local (the
+# host reads it in place), sandbox (bound read-only at the same path); docker: Docker.PluginDir*.
+actions='{"action":"hello","args":{"name":"Ada"}}
+{"action":"uname","args":{}}'
+for runtime in local sandbox; do
+  mkdir -p "$work/ws-$runtime"
+  out=$("$build_dir/bin/ahctl" -q -r "$runtime" -w "$work/ws-$runtime" --state-dir "$work/state" \
+          --plugin-dir "$plugins" -p hello,uname exec <<< "$actions")
+  echo "$runtime: $out"
+  echo "$out" | grep -q '"content":"Hello, Ada!"'
+  echo "$out" | grep -q "\"content\":\"$(uname -s)\""
+done
+# The sandbox sees the directory read-only.
+out=$("$build_dir/bin/ahctl" -q -r sandbox --state-dir "$work/state" --plugin-dir "$plugins" \
+        run -- "touch $plugins/hello/x 2>&1; ls $plugins")
+echo "$out"
+echo "$out" | grep -q "Read-only file system"
+# A runtime whose host runs elsewhere cannot see the directory: said at once, nothing started. So is a
+# directory that does not exist.
+set +e
+out=$("$build_dir/bin/ahctl" -q -r remote --state-dir "$work/state" --plugin-dir "$plugins" run -- true 2>&1); code=$?
+set -e
+echo "remote: $code $out"
+[ "$code" -ne 0 ] && echo "$out" | grep -q "cannot load plugins from a directory of this machine (--plugin-dir)"
+set +e
+out=$("$build_dir/bin/ahctl" -q -r sandbox --state-dir "$work/state" --plugin-dir "$work/none" run -- true 2>&1); code=$?
+set -e
+echo "missing: $code $out"
+[ "$code" -ne 0 ] && echo "$out" | grep -q "plugin directory $work/none does not exist"
+echo "out-of-tree plugins (C++ and C) built against the installed SDK were installed, loaded and answered, from the host and through ahctl --plugin-dir"

@@ -48,6 +48,28 @@ TEST(DockerRuntime, ConformanceSet) {
     EXPECT_EQ(container_status(name), 404) << "close removes the container";
 }
 
+// `ahctl --plugin-dir DIR` with docker: DIR, a directory of the client's machine, is bound into the
+// container read-only at the same path and handed to the host's --plugin-dir, which loads the plugin.
+TEST(DockerRuntime, PluginDirOfTheClientMachine) {
+    DockerForTests docker;
+    if (!docker.available()) GTEST_SKIP() << docker.why_not();
+    const std::string fixture = actionhost::testing::build_path("tests/abi/fixture_modules/fx_good");
+    if (!std::filesystem::exists(fixture)) GTEST_SKIP() << "the ABI fixtures are not part of this build (ACTIONHOST_MODULES)";
+    actionhost::testing::TempDir plugins("ahrt-plugins");
+    std::filesystem::copy(fixture, plugins / "fx_good", std::filesystem::copy_options::recursive);
+    auto s = start_runtime("docker", {}, [&](RuntimeOptions &o) {
+        o.plugin_dirs = {plugins.path()};
+        o.plugins = {"fx_good"};
+    });
+    json obs = s->runtime->execute({{"action", "fixture_echo"}, {"args", {{"text", "from a plugin dir"}}}});
+    EXPECT_EQ(obs.value("observation", ""), "fixture") << obs.dump();
+    EXPECT_NE(obs.value("content", "").find("from a plugin dir"), std::string::npos) << obs.dump();
+    json touch = run(*s->runtime, "touch " + (plugins / "fx_good/x") + " 2>&1; ls " + plugins.path());
+    EXPECT_NE(touch.value("content", "").find("Read-only file system"), std::string::npos) << touch.dump();
+    EXPECT_NE(touch.value("content", "").find("fx_good"), std::string::npos) << touch.dump();
+    s->runtime->close();
+}
+
 TEST(DockerRuntime, KeepAliveAttachPauseResume) {
     DockerForTests docker;
     if (!docker.available()) GTEST_SKIP() << docker.why_not();

@@ -37,7 +37,8 @@ RuntimeOptions test_runtime_options(const std::string &backend, const std::strin
     return o;
 }
 
-std::unique_ptr<StartedRuntime> start_runtime(const std::string &backend, const std::function<void(Config &)> &tweak) {
+std::unique_ptr<StartedRuntime> start_runtime(const std::string &backend, const std::function<void(Config &)> &tweak,
+                                              const std::function<void(RuntimeOptions &)> &tweak_options) {
     auto s = std::make_unique<StartedRuntime>();
     s->workspace = std::make_unique<TempDir>("ahrt-ws");
     s->state = std::make_unique<TempDir>("ahrt-state");
@@ -46,6 +47,7 @@ std::unique_ptr<StartedRuntime> start_runtime(const std::string &backend, const 
     // The machine's ~/.bashrc (pyenv init) costs seconds per bash start; the local host would read it.
     if (backend == "local") o.env["HOME"] = s->state->path();
     if (tweak) tweak(o.config);
+    if (tweak_options) tweak_options(o);
     StartedRuntime *raw = s.get();
     o.on_status = [raw](const std::string &st, const std::string &) { raw->statuses.push_back(st); };
     s->runtime = Runtime::create(std::move(o));

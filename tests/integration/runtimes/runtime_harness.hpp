@@ -24,9 +24,11 @@ struct StartedRuntime {
 actionhost::client::RuntimeOptions test_runtime_options(const std::string &backend, const std::string &workspace,
                                                        const std::string &state_dir);
 
-// Creates and connects a runtime of `backend` with a fresh workspace. `tweak` may change the config.
+// Creates and connects a runtime of `backend` with a fresh workspace. `tweak` may change the config,
+// `tweak_options` the other options (plugins, plugin_dirs, ...).
 std::unique_ptr<StartedRuntime> start_runtime(const std::string &backend,
-                                              const std::function<void(actionhost::client::Config &)> &tweak = {});
+                                              const std::function<void(actionhost::client::Config &)> &tweak = {},
+                                              const std::function<void(actionhost::client::RuntimeOptions &)> &tweak_options = {});
 
 // A `run` action with OpenHands' defaults.
 nlohmann::json run(actionhost::client::Runtime &rt, const std::string &command, double timeout_s = 60);

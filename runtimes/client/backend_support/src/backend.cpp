@@ -43,6 +43,13 @@ std::vector<std::string> Backend::host_args() const {
     return out;
 }
 
+std::vector<std::string> Backend::plugin_dirs() const {
+    std::vector<std::string> args = host_args(), out;
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--plugin-dir") out.push_back(args[++i]);
+    return out;
+}
+
 std::map<std::string, std::string> Backend::host_env() const {
     std::map<std::string, std::string> out;
     json e = json::parse(info().env_json ? info().env_json : "{}");

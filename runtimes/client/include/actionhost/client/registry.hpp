@@ -16,6 +16,9 @@ struct RuntimeModule {
     std::string library_path;  // absolute path of the .so
     std::string description;
     std::vector<std::string> runtimes;  // provides.runtimes
+    // "plugin_dirs": true — the backend shows its host the client machine's plugin directories
+    // (RuntimeOptions::plugin_dirs) at the same paths, read-only where the host runs apart.
+    bool plugin_dirs = false;
 };
 
 class RuntimeRegistry {

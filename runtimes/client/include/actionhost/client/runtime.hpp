@@ -30,6 +30,11 @@ struct RuntimeOptions {
     std::string session_id;              // "" → a fresh random id
     std::string install_dir;             // "" → detect_install_dir()
     std::vector<std::string> plugins;    // host --plugins
+    // Directories of plugin folders on this machine, for the host's --plugin-dir (made absolute). Only
+    // for a runtime whose manifest says "plugin_dirs": true (local, cli, sandbox, docker: the backend
+    // makes each visible to its host at the same path); create() throws RuntimeError for another, and
+    // for a directory that does not exist.
+    std::vector<std::string> plugin_dirs;
     std::map<std::string, std::string> env;  // extra environment for the host process only
     // Variables for the sandbox (OpenHands' Runtime(env_vars=...)): added to SANDBOX_ENV_* and set after
     // connect in bash, ~/.bashrc and the kernel, like every variable of add_env_vars.

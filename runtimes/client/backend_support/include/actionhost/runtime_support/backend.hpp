@@ -79,6 +79,9 @@ class Backend {
     double config_number(const std::string &key, double fallback) const;
     // info->host_command_json and info->env_json, parsed.
     std::vector<std::string> host_args() const;
+    // The host's --plugin-dir values: directories of the client's machine (absolute) that a backend
+    // whose manifest says "plugin_dirs": true shows its host at the same path, read-only.
+    std::vector<std::string> plugin_dirs() const;
     std::map<std::string, std::string> host_env() const;
     // Waits for GET <url>/alive = 200 through the client library. Throws Timeout.
     void wait_alive(const std::string &url, const std::string &key, double timeout_s) const;
