@@ -61,11 +61,11 @@ grep -q "loaded plugin uname 1.0.0" "$work/host.log"
 kill "$host_pid" && wait "$host_pid" || true
 host_pid=""
 
-# `ahctl --plugin-dir` with every runtime that can show the host this machine's directories: local (the
-# host reads it in place), sandbox (bound read-only at the same path); docker: Docker.PluginDir*.
+# `ahctl --plugin-dir` with every runtime that can show the host this machine's directories: local and cli (the
+# host reads it in place), sandbox (bound read-only at the same path); docker: DockerRuntime.PluginDir*.
 actions='{"action":"hello","args":{"name":"Ada"}}
 {"action":"uname","args":{}}'
-for runtime in local sandbox; do
+for runtime in local cli sandbox; do
   mkdir -p "$work/ws-$runtime"
   out=$("$build_dir/bin/ahctl" -q -r "$runtime" -w "$work/ws-$runtime" --state-dir "$work/state" \
           --plugin-dir "$plugins" -p hello,uname exec <<< "$actions")
