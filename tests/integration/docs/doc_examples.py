@@ -50,14 +50,16 @@ def blocks_of(root, doc):
         tokens = MarkdownIt("commonmark").parse(f.read())
     out = []
     for i, tok in enumerate(tokens):
-        if tok.type != "fence":
+        if tok.type not in ("fence", "code_block"):
             continue
         prev = tokens[i - 1] if i > 0 else None
         mark = None
-        if prev is not None and prev.type == "html_block":
+        if prev is not None and prev.type == "html_block" and "file:" in prev.content:
             m = FILE_MARK.match(prev.content.strip().splitlines()[-1])
-            mark = m.group(1) if m else None
-        out.append(Block(doc, tok.map[0] + 1, tok.info.strip(), tok.content, mark))
+            mark = m.group(1) if m else "(unreadable mark: " + prev.content.strip() + ")"
+        # An indented code block has no info string: it counts as one without a language.
+        info = tok.info.strip() if tok.type == "fence" else ""
+        out.append(Block(doc, tok.map[0] + 1, info, tok.content, mark))
     return out
 
 
@@ -156,7 +158,60 @@ def run(root, build):
             print("  | " + "\n  | ".join(block.content.rstrip().splitlines()))
             print("  output:\n    " + "\n    ".join(output.rstrip().splitlines()[-40:]))
     print(f"{failures} failed; {time.monotonic() - total:.1f} s in all")
-    return 1 if failures else 0
+    return failures
+
+
+SELFTEST_README = """# t
+```
+unlabelled
+```
+
+    indented, so unlabelled too
+
+<!-- file: shown.txt -->
+```text
+not what the file holds
+```
+
+```sh
+false
+```
+
+```sh
+echo printed
+# → never printed
+```
+
+```sh
+echo fine
+# → fine
+```
+
+```sh illustrative
+exit 3
+```
+"""
+
+
+def selftest():
+    """The checks fail where they must: on a tree made of exactly the mistakes they exist for."""
+    root = tempfile.mkdtemp(prefix="ah-doc-selftest.")
+    try:
+        os.makedirs(os.path.join(root, "docs"))
+        with open(os.path.join(root, "README.md"), "w", encoding="utf-8") as f:
+            f.write(SELFTEST_README)
+        with open(os.path.join(root, "shown.txt"), "w", encoding="utf-8") as f:
+            f.write("what the file holds\n")
+        build = os.path.join(root, "build-none")
+        os.makedirs(os.path.join(build, "bin"))
+        problems = [b for b in all_blocks(root) if not b.language or b.file_mark]
+        assert check(root) == 1 and len(problems) == 3, "check must name the 2 unlabelled blocks and the differing one"
+        ran = run(root, build)
+        assert ran == 2, f"run must fail `false` and the missing output, pass `fine`, skip the illustrative one ({ran})"
+        print("selftest: the checks catch every kind of mistake they are for")
+        return 0
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
@@ -164,5 +219,7 @@ if __name__ == "__main__":
     if len(sys.argv) == 2 and sys.argv[1] == "check":
         sys.exit(check(root))
     if len(sys.argv) == 3 and sys.argv[1] == "run":
-        sys.exit(run(root, sys.argv[2]))
-    sys.exit("usage: doc_examples.py check | run BUILD_DIR")
+        sys.exit(1 if run(root, sys.argv[2]) else 0)
+    if len(sys.argv) == 2 and sys.argv[1] == "selftest":
+        sys.exit(selftest())
+    sys.exit("usage: doc_examples.py check | run BUILD_DIR | selftest")
