@@ -15,7 +15,7 @@
 #include "cli_command.hpp"
 #include "messages.hpp"
 #include "run_request.hpp"
-#include "shell_identity.hpp"
+#include <actionhost/common/process/shell_identity.hpp>
 #include "static_command.hpp"
 
 namespace actionhost::bash {
@@ -65,7 +65,7 @@ class BashPlugin final : public sdk::Plugin {
         const ah_host_info_t &info = host().info();
         base_.working_dir = info.working_dir && *info.working_dir ? info.working_dir : "/";
         const std::string username = info.username ? info.username : "";
-        base_.identity = std::make_shared<ShellIdentity>(resolve_shell_identity(username));
+        base_.identity = std::make_shared<common::ShellIdentity>(common::resolve_shell_identity(username));
         host().log(base_.identity->switch_user || username.empty() || username == base_.identity->username
                        ? AH_LOG_INFO
                        : AH_LOG_WARNING,
@@ -75,7 +75,7 @@ class BashPlugin final : public sdk::Plugin {
             base_.bash_path = *found;
         } else {
             const char *path = std::getenv("PATH");
-            base_.bash_path = find_on_path("bash", path ? path : "/usr/bin:/bin");
+            base_.bash_path = common::find_on_path("bash", path ? path : "/usr/bin:/bin");
             if (base_.bash_path.empty()) base_.bash_path = "/bin/bash";
         }
         if (auto v = host().config("NO_CHANGE_TIMEOUT_SECONDS")) {

@@ -139,7 +139,7 @@ std::string BashSession::write_rcfile(const std::string &start_dir, std::string 
 
 bool BashSession::start(std::string *error) {
     stop_reader();
-    std::unique_ptr<ChildProcess> old;
+    std::unique_ptr<common::ChildProcess> old;
     {
         std::lock_guard<std::mutex> lk(mu_);
         old = std::move(shell_);
@@ -168,13 +168,13 @@ bool BashSession::start(std::string *error) {
     const std::string rcfile = write_rcfile(start_dir, error);
     if (rcfile.empty()) return false;
 
-    SpawnSpec spec;
+    common::SpawnSpec spec;
     spec.program = config_.bash_path;
     spec.argv = {"bash", "--noediting", "--rcfile", rcfile, "-i"};
     spec.identity = config_.identity.get();
     spec.working_dir = start_dir;
     spec.use_pty = true;
-    std::unique_ptr<ChildProcess> shell = ChildProcess::spawn(spec, error);
+    std::unique_ptr<common::ChildProcess> shell = common::ChildProcess::spawn(spec, error);
     if (!shell) {
         unlink(rcfile.c_str());
         return false;
@@ -232,7 +232,7 @@ void BashSession::shutdown() {
 
 // ---- the reader thread ----------------------------------------------------------------------------------
 
-void BashSession::reader_loop(ChildProcess *shell, int wake_fd) {
+void BashSession::reader_loop(common::ChildProcess *shell, int wake_fd) {
     std::vector<char> buf(1 << 16);
     pollfd fds[3] = {{shell->output_fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
     const nfds_t nfds = shell->pidfd() >= 0 ? 3 : 2;
@@ -326,7 +326,7 @@ void BashSession::on_prompt(const PromptInfo &info) {
     wake_waiters_ = true;
 }
 
-void BashSession::on_shell_exit(ChildProcess *shell) {
+void BashSession::on_shell_exit(common::ChildProcess *shell) {
     int code = -1;
     // The pidfd or EIO says the shell is gone; reaping may lag by a moment.
     for (int i = 0; i < 200 && !shell->try_reap(&code); ++i) usleep(5000);
@@ -355,7 +355,7 @@ void BashSession::end_worker_reading() {
     reader_cv_.notify_all();
 }
 
-bool BashSession::worker_read_once(ChildProcess *shell, int timeout_ms) {
+bool BashSession::worker_read_once(common::ChildProcess *shell, int timeout_ms) {
     pollfd fds[2] = {{shell->output_fd(), POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
     const nfds_t nfds = shell->pidfd() >= 0 ? 2 : 1;
     const int r = poll(fds, nfds, timeout_ms);
@@ -401,7 +401,7 @@ void BashSession::sync_with_shell(std::unique_lock<std::mutex> &lk) {
     const std::string line = "__ah_sync=" + seq + "$(exit " + std::to_string(last_prompt_.exit_code & 255) + ")\n";
     awaited_sync_ = seq;
     sync_seen_ = false;
-    ChildProcess *shell = shell_.get();
+    common::ChildProcess *shell = shell_.get();
     lk.unlock();
     const auto deadline = Clock::now() + std::chrono::seconds(5);
     const bool ok = shell->write_all(line, deadline);
@@ -479,7 +479,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
 
     const auto start = Clock::now();
     if (!to_send.empty()) {
-        ChildProcess *shell = shell_.get();
+        common::ChildProcess *shell = shell_.get();
         lk.unlock();
         const bool ok = shell->write_all(to_send, start + std::chrono::seconds(30));
         lk.lock();
@@ -493,7 +493,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
                    : never;
     // This thread reads the terminal until the prompt (see begin_worker_reading); declared after `lk`, so
     // the reader thread is released with mu_ still held, on every return.
-    ChildProcess *const shell = shell_.get();
+    common::ChildProcess *const shell = shell_.get();
     bool self_read = shell != nullptr && !shell_exited_ && !stopping_;
     if (self_read) begin_worker_reading();
     struct EndWorkerReading {

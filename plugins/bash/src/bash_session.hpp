@@ -22,11 +22,11 @@
 #include <thread>
 #include <vector>
 
-#include "child_process.hpp"
+#include <actionhost/common/process/child_process.hpp>
 #include "observation_text.hpp"
 #include "prompt_marker.hpp"
 #include "run_request.hpp"
-#include "shell_identity.hpp"
+#include <actionhost/common/process/shell_identity.hpp>
 #include "stream_filters.hpp"
 
 namespace actionhost::bash {
@@ -34,7 +34,7 @@ namespace actionhost::bash {
 struct SessionConfig {
     std::string name;         // "" for the default session (only used in log lines)
     std::string working_dir;  // where the shell starts
-    std::shared_ptr<const ShellIdentity> identity;
+    std::shared_ptr<const common::ShellIdentity> identity;
     std::string bash_path = "/bin/bash";
     double no_change_timeout_s = 10;
     std::string no_change_timeout_text = "10";  // as OpenHands prints it
@@ -69,19 +69,19 @@ class BashSession {
   private:
     enum class Status { Completed, NoChangeTimeout, HardTimeout };
 
-    void reader_loop(ChildProcess *shell, int wake_fd);
+    void reader_loop(common::ChildProcess *shell, int wake_fd);
     // While an action waits for its prompt, its own thread reads the terminal (one hand-off less per
     // action); the reader thread parks meanwhile. Called with mu_ held.
     void begin_worker_reading();
     void end_worker_reading();
     // One poll+read of the terminal by the waiting action (mu_ released by the caller). False when the
     // terminal or the shell is gone: the reader thread then takes over and reports the exit.
-    bool worker_read_once(ChildProcess *shell, int timeout_ms);
+    bool worker_read_once(common::ChildProcess *shell, int timeout_ms);
     void stop_reader();
     void on_bytes(std::string_view raw);
     void on_output(std::string_view raw);
     void on_prompt(const PromptInfo &info);
-    void on_shell_exit(ChildProcess *shell);
+    void on_shell_exit(common::ChildProcess *shell);
 
     bool ensure_private_dir(std::string *error);
     std::string write_rcfile(const std::string &start_dir, std::string *error);
@@ -120,7 +120,7 @@ class BashSession {
     bool reader_stop_ = false;
     std::condition_variable cv_;  // signalled on prompts, shell exit and shutdown
     bool wake_waiters_ = false;   // a prompt was seen while feeding: notify once mu_ is released
-    std::unique_ptr<ChildProcess> shell_;
+    std::unique_ptr<common::ChildProcess> shell_;
     std::thread reader_;
     int wake_fd_ = -1;
     std::unique_ptr<MarkerScanner> scanner_;

@@ -11,7 +11,7 @@
 #include <iterator>
 
 #include "messages.hpp"
-#include "shell_identity.hpp"
+#include <actionhost/common/process/shell_identity.hpp>
 
 namespace actionhost::bash {
 
@@ -93,16 +93,16 @@ std::string run_cli_command(const RunRequest &rq, const StaticContext &ctx, CliS
 
     static std::atomic<unsigned long> counter{0};
     const std::string state_file = scratch_dir + "/end-state-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
-    ShellIdentity identity = *cfg.identity;
+    common::ShellIdentity identity = *cfg.identity;
     identity.env = state.env;
-    SpawnSpec spec;
+    common::SpawnSpec spec;
     spec.program = cfg.bash_path;
     spec.argv = {"bash", "-c", kWrapper, "bash", state_file, rq.command};
     spec.identity = &identity;
     spec.working_dir = dir.string();
     spec.use_pty = false;
     std::string error;
-    std::unique_ptr<ChildProcess> child = ChildProcess::spawn(spec, &error);
+    std::unique_ptr<common::ChildProcess> child = common::ChildProcess::spawn(spec, &error);
     if (!child) return error_observation_json("ERROR: " + error);
 
     // CLIRuntime has no no-change timeout; its hard timeout is the action's (the client always sets one).
@@ -116,7 +116,7 @@ std::string run_cli_command(const RunRequest &rq, const StaticContext &ctx, CliS
     m.username = cfg.identity->username;
     m.hostname = short_hostname();
     m.working_dir = done.kill_suffix.empty() ? state.cwd : dir.string();
-    m.py_interpreter_path = find_on_path("python", env_value(state.env, "PATH"));
+    m.py_interpreter_path = common::find_on_path("python", env_value(state.env, "PATH"));
     m.suffix = done.kill_suffix.empty() ? completed_suffix(done.exit_code) : done.kill_suffix;
     return run_observation_json(rq.command, done.content, m, rq.hidden);
 }

@@ -33,7 +33,7 @@ std::string short_hostname() {
     return dot == std::string::npos ? h : h.substr(0, dot);  // as bash's \h
 }
 
-ChildOutcome collect_child(ChildProcess &child, const ChildLimits &limits, const StaticContext &ctx, const EmitFn &emit) {
+ChildOutcome collect_child(common::ChildProcess &child, const ChildLimits &limits, const StaticContext &ctx, const EmitFn &emit) {
     const SessionConfig &cfg = *ctx.config;
     OutputNormalizer normalizer;
     Utf8Chunker emit_utf8;
@@ -120,14 +120,14 @@ std::string run_static_command(const RunRequest &rq, const StaticContext &ctx, c
     if (!std::filesystem::is_directory(dir, ec))
         return error_observation_json("ERROR: Work dir " + dir.string() + " does not exist.");
 
-    SpawnSpec spec;
+    common::SpawnSpec spec;
     spec.program = cfg.bash_path;
     spec.argv = {"bash", "-c", command};
     spec.identity = cfg.identity.get();
     spec.working_dir = dir.string();
     spec.use_pty = false;
     std::string error;
-    std::unique_ptr<ChildProcess> child = ChildProcess::spawn(spec, &error);
+    std::unique_ptr<common::ChildProcess> child = common::ChildProcess::spawn(spec, &error);
     if (!child) return error_observation_json("ERROR: " + error);
 
     const ChildOutcome done = collect_child(*child, {!rq.blocking, rq.timeout, hard_timeout_suffix, rq.hidden}, ctx, emit);
@@ -138,7 +138,7 @@ std::string run_static_command(const RunRequest &rq, const StaticContext &ctx, c
     m.username = cfg.identity->username;
     m.hostname = short_hostname();
     m.working_dir = dir.string();
-    m.py_interpreter_path = find_on_path("python", env_value(cfg.identity->env, "PATH"));
+    m.py_interpreter_path = common::find_on_path("python", env_value(cfg.identity->env, "PATH"));
     m.suffix = done.kill_suffix.empty() ? completed_suffix(done.exit_code) : done.kill_suffix;
     return run_observation_json(command, done.content, m, rq.hidden);
 }

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "child_process.hpp"
+#include <actionhost/common/process/child_process.hpp>
 
 #include "bash_session.hpp"
 
@@ -36,7 +36,7 @@ struct ChildLimits {
 };
 // Reads the child's merged output until it exits (or a limit or shutdown ends it), then discards the
 // session it leads. Shared by `is_static` commands and the CLI mode.
-ChildOutcome collect_child(ChildProcess &child, const ChildLimits &limits, const StaticContext &context,
+ChildOutcome collect_child(common::ChildProcess &child, const ChildLimits &limits, const StaticContext &context,
                            const EmitFn &emit);
 // The short hostname, as bash's \h prints it.
 std::string short_hostname();

@@ -1,5 +1,5 @@
-// A child process in a session of its own, on a pseudo-terminal the plugin owns (the persistent
-// shells) or on a pipe (is_static commands), started as a ShellIdentity.
+// A child process in a session of its own, on a pseudo-terminal its owner holds (the bash plugin's
+// persistent shells, the host's terminals) or on a pipe (is_static commands), started as a ShellIdentity.
 #pragma once
 
 #include <sys/types.h>
@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "shell_identity.hpp"
+#include "actionhost/common/process/shell_identity.hpp"
 
-namespace actionhost::bash {
+namespace actionhost::common {
 
 struct SpawnSpec {
     std::string program;  // absolute path
@@ -22,6 +22,9 @@ struct SpawnSpec {
     bool use_pty = true;
     unsigned short rows = 1000;  // OpenHands' tmux pane is 1000x1000
     unsigned short cols = 1000;
+    // false: the terminal is set for a program typing into it (no echo, LF kept as LF), as the bash
+    // plugin's shells need; true: the kernel's defaults, for a person at a terminal.
+    bool human_terminal = false;
 };
 
 class ChildProcess {
@@ -57,4 +60,4 @@ class ChildProcess {
     int exit_code_ = -1;
 };
 
-}  // namespace actionhost::bash
+}  // namespace actionhost::common

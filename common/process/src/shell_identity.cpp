@@ -1,4 +1,4 @@
-#include "shell_identity.hpp"
+#include "actionhost/common/process/shell_identity.hpp"
 
 #include <grp.h>
 #include <pwd.h>
@@ -9,7 +9,7 @@
 
 extern char **environ;
 
-namespace actionhost::bash {
+namespace actionhost::common {
 
 namespace {
 
@@ -113,4 +113,4 @@ ShellIdentity resolve_shell_identity(const std::string &username) {
     return id;
 }
 
-}  // namespace actionhost::bash
+}  // namespace actionhost::common

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "actionhost/common/process/child_process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,10 +18,10 @@
 #include <fstream>
 #include <sstream>
 
-#include <actionhost/common/inherited_fds.hpp>
-#include <actionhost/common/oom.hpp>
+#include "actionhost/common/inherited_fds.hpp"
+#include "actionhost/common/oom.hpp"
 
-namespace actionhost::bash {
+namespace actionhost::common {
 
 namespace {
 
@@ -114,11 +114,14 @@ std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec &spec, std::st
             *error = std::string("openpty: ") + std::strerror(errno);
             return nullptr;
         }
-        // No echo (the command we type is not output), LF stays LF, UTF-8 aware line editing.
+        // For a program: no echo (the command we type is not output), LF stays LF. Either way UTF-8
+        // aware line editing.
         termios t{};
         tcgetattr(io_child, &t);
-        t.c_lflag &= ~static_cast<tcflag_t>(ECHO | ECHONL);
-        t.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+        if (!spec.human_terminal) {
+            t.c_lflag &= ~static_cast<tcflag_t>(ECHO | ECHONL);
+            t.c_oflag &= ~static_cast<tcflag_t>(ONLCR);
+        }
         t.c_iflag |= IUTF8;
         tcsetattr(io_child, TCSANOW, &t);
     } else {
@@ -301,4 +304,4 @@ bool ChildProcess::try_reap(int *exit_code) {
     return false;
 }
 
-}  // namespace actionhost::bash
+}  // namespace actionhost::common

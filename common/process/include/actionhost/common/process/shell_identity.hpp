@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace actionhost::bash {
+namespace actionhost::common {
 
 struct ShellIdentity {
     bool switch_user = false;  // true: setgroups/setgid/setuid to the fields below in the child
@@ -32,4 +32,4 @@ ShellIdentity resolve_shell_identity(const std::string &username);
 // The first executable called `name` on `path_list` (":"-separated), or "".
 std::string find_on_path(const std::string &name, const std::string &path_list);
 
-}  // namespace actionhost::bash
+}  // namespace actionhost::common
