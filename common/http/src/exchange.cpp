@@ -1,4 +1,5 @@
 #include "actionhost/common/http/exchange.hpp"
+#include "actionhost/common/http/websocket.hpp"
 
 #include <Poco/URI.h>
 
@@ -8,6 +9,8 @@
 #include <boost/beast/http/status.hpp>
 
 namespace actionhost::common::http {
+
+std::unique_ptr<WebSocket> Response::accept_websocket(const WebSocketLimits &) { return nullptr; }
 
 std::string_view reason_phrase(int status) {
     if (status < 100 || status > 999) return "Unknown";

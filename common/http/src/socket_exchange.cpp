@@ -1,11 +1,13 @@
 #include "socket_exchange.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <array>
 #include <cctype>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "actionhost/common/http/websocket.hpp"
 #include "blocking_socket.hpp"
 
 namespace actionhost::common::http::detail {
@@ -239,6 +242,40 @@ class SocketResponse : public Response {
         return stream_;
     }
     bool sent() const override { return sent_; }
+
+    std::unique_ptr<WebSocket> accept_websocket(const WebSocketLimits &limits) override {
+        namespace ws = boost::beast::websocket;
+        // A client may send frames only after the 101: bytes already here are no part of a conversation.
+        if (sent_ || !ws::is_upgrade(c_.parser->get()) || c_.buffer.size() > 0) return nullptr;
+        sockaddr_storage local{};
+        socklen_t length = sizeof local;
+        if (::getsockname(c_.socket.native_handle(), reinterpret_cast<sockaddr *>(&local), &length) != 0) return nullptr;
+        // A descriptor of its own for the WebSocket's event loop: the server's loop keeps (and later
+        // closes) the connection's, which it no longer watches while the handler runs.
+        const int fd = ::fcntl(c_.socket.native_handle(), F_DUPFD_CLOEXEC, 3);
+        if (fd < 0) return nullptr;
+        auto socket = std::make_unique<WebSocket>();
+        boost::system::error_code ec;
+        socket->stream.next_layer().assign(local.ss_family == AF_INET6 ? boost::asio::ip::tcp::v6() : boost::asio::ip::tcp::v4(), fd, ec);
+        if (ec) {
+            ::close(fd);
+            return nullptr;
+        }
+        sent_ = true;
+        close_ = true;
+        ws::stream_base::timeout timeouts{};
+        timeouts.handshake_timeout = limits.handshake_timeout;
+        timeouts.idle_timeout = limits.idle_timeout;
+        timeouts.keep_alive_pings = true;
+        socket->stream.set_option(timeouts);
+        socket->stream.read_message_max(limits.max_message_bytes);
+        bool accepted = false;
+        socket->stream.async_accept(c_.parser->get(), [&accepted](const boost::system::error_code &e) { accepted = !e; });
+        socket->io.run();
+        socket->io.restart();
+        if (!accepted) return nullptr;  // Beast answered a bad upgrade with 400 itself, or the peer left
+        return socket;
+    }
 
     void send_continue() {
         if (!sent_) socket_.write_all("HTTP/1.1 100 Continue\r\n\r\n");

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -16,6 +17,9 @@
 #include <vector>
 
 namespace actionhost::common::http {
+
+struct WebSocket;  // websocket.hpp
+struct WebSocketLimits;
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
@@ -55,6 +59,12 @@ class Response {
     virtual std::ostream &begin_stream(int status, std::string_view content_type) = 0;
     // Whether send, send_file or begin_stream was called.
     virtual bool sent() const = 0;
+    // Completes the request's WebSocket upgrade: answers 101 (Beast checks the request's Upgrade,
+    // Connection, Sec-WebSocket-Key and -Version fields) and hands the connection over as a WebSocket,
+    // the handler's until it returns; the connection ends with it. nullptr when the request is no valid
+    // upgrade (nothing has been sent then: answer it as usual), when the peer sent bytes before the
+    // answer, or when this exchange has no socket (the in-memory one). Counts as sent.
+    virtual std::unique_ptr<WebSocket> accept_websocket(const WebSocketLimits &limits);
 };
 
 // The standard reason phrase of a status code ("Not Found"); "Unknown" for codes it does not name.
