@@ -120,6 +120,7 @@ int main(int argc, char **argv) {
     UserInitResult user = init_user_and_working_dir(opt.username, opt.user_id, opt.working_dir);
     if (!user.error.empty()) return fail(user.error);
     HostEnvironment &env = core->env();
+    core->enable_terminals();
     env.set_user_id(user.user_id);  // an existing user's uid wins, as in OpenHands
 
     install_signal_handlers();

@@ -6,6 +6,8 @@
 
 #include "files/file_roots.hpp"
 #include "http/body.hpp"
+#include "http/web_view.hpp"
+#include "terminal/terminal_shell.hpp"
 
 #ifndef ACTIONHOST_VERSION
 #define ACTIONHOST_VERSION "0.0.0"
@@ -88,9 +90,20 @@ std::string HostCore::load_start_plugins() {
     return "";
 }
 
+void HostCore::enable_terminals() {
+    TerminalSettings t;
+    t.max_sessions = size_setting(*env_, "ACTIONHOST_MAX_TERMINALS", t.max_sessions);
+    t.detached_timeout = std::chrono::seconds(size_setting(*env_, "ACTIONHOST_TERMINAL_DETACHED_TIMEOUT", static_cast<size_t>(t.detached_timeout.count())));
+    t.spawn = terminal_shell_spawner(env_->facts().username, env_->facts().working_dir);
+    terminals_ = std::make_unique<TerminalRegistry>(std::move(t));
+    api_->terminals = terminals_.get();
+    api_->web_view = std::make_shared<WebViewAccess>(api_->auth);
+}
+
 size_t HostCore::shutdown() {
     if (shut_down_) return 0;
     shut_down_ = true;
+    if (terminals_) terminals_->close_all();
     streams_.close_all();
     const size_t grace_s = size_setting(*env_, "ACTIONHOST_SHUTDOWN_GRACE_SECONDS", 30);
     return router_->shutdown(std::chrono::seconds(grace_s));

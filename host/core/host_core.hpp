@@ -16,6 +16,7 @@
 #include "http/stream_hub.hpp"
 #include "modules/host_environment.hpp"
 #include "modules/registry.hpp"
+#include "terminal/terminal_registry.hpp"
 
 namespace actionhost::host {
 
@@ -47,6 +48,12 @@ class HostCore {
     // calls still running: their plugins were left alive, and the process must not run destructors.
     size_t shutdown();
 
+    // The named terminals of GET /terminal (null until enable_terminals()).
+    TerminalRegistry *terminals() { return terminals_.get(); }
+    // Serves GET /terminal and the web view (/ui): the `actionhost` server does, the in-process cli
+    // runtime (no socket to upgrade, nobody to watch) does not.
+    void enable_terminals();
+
     HostEnvironment &env() { return *env_; }
     StreamHub &streams() { return streams_; }
     const ModuleRegistry &registry() const { return registry_; }
@@ -60,6 +67,7 @@ class HostCore {
     std::unique_ptr<HostEnvironment> env_;
     std::unique_ptr<Router> router_;
     std::unique_ptr<ApiContext> api_;
+    std::unique_ptr<TerminalRegistry> terminals_;
     bool shut_down_ = false;
 };
 

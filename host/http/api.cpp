@@ -11,6 +11,8 @@
 #include "http/openapi.hpp"
 #include "http/plugin_routes.hpp"
 #include "http/responses.hpp"
+#include "http/terminal_api.hpp"
+#include "http/web_view.hpp"
 
 namespace actionhost::host {
 namespace {
@@ -48,6 +50,8 @@ class ApiHandler {
             return send_detail(resp, 400, "Bad Request: the path is not validly percent-encoded");
         }
         const std::string &method = req.method();
+        // The web view authenticates by key or by its own cookie (web_view.hpp).
+        if (ctx_.web_view && is_web_view_path(path)) return serve_web_view(ctx_, *ctx_.web_view, req, resp, path, query);
         if (ctx_.auth.enabled() && !ApiKeyCheck::is_public_path(path) && !ctx_.auth.accepts(req.header("X-Session-API-Key"))) {
             send_detail(resp, 403, "Invalid API Key");
             return;
@@ -65,6 +69,7 @@ class ApiHandler {
             if (route("/upload_file", "POST")) return upload_file(req, resp, query);
             if (route("/download_files", "GET")) return download_files(resp, query_param(query, "path"));
             if (route("/stream", "GET")) return stream(resp, query);
+            if (route("/terminal", "GET")) return terminal(req, resp, query);
             if (route("/openapi.json", "GET")) return send_json(resp, 200, openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION));
             if (route("/docs", "GET"))
                 return resp.send(200, "text/html; charset=utf-8", openapi_html(openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION)));
@@ -179,6 +184,11 @@ class ApiHandler {
             }
             out << std::flush;
         }
+    }
+
+    void terminal(Request &req, Response &resp, const std::string &query) {
+        if (ctx_.terminals == nullptr) return send_detail(resp, 501, "this host serves no terminals (the in-process cli runtime)");
+        serve_terminal(*ctx_.terminals, req, resp, query, [this](const std::string &m) { ctx_.env.log(AH_LOG_INFO, "terminal", m); });
     }
 
     ApiContext &ctx_;

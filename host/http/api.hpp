@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "actions/router.hpp"
@@ -11,8 +12,11 @@
 #include "http/responses.hpp"
 #include "http/stream_hub.hpp"
 #include "sys/system_stats.hpp"
+#include "terminal/terminal_registry.hpp"
 
 namespace actionhost::host {
+
+class WebViewAccess;  // web_view.hpp
 
 struct ApiContext {
     Router &router;
@@ -26,6 +30,8 @@ struct ApiContext {
     uint64_t max_upload_bytes;
     IdempotencyCache idempotency{};  // X-Request-ID → the reply of the first run
     uint64_t max_unzip_bytes = UnzipLimits{}.max_total_bytes;  // ACTIONHOST_MAX_UNZIP_BYTES (zip-bomb guard)
+    TerminalRegistry *terminals = nullptr;
+    std::shared_ptr<const WebViewAccess> web_view;  // /ui; nullptr where there is none (the cli runtime)  // GET /terminal; nullptr where there is none (the cli runtime)
 };
 
 // Answers one request of the API: routing, the key check, every endpoint. Thread: any; one call per
