@@ -6,7 +6,7 @@ namespace ahctl {
 
 namespace {
 
-const std::set<std::string> kCommands = {"run", "ipython", "edit", "read", "write", "exec", "shell", "upload",
+const std::set<std::string> kCommands = {"run", "ipython", "edit", "read", "write", "exec", "shell", "attach", "upload",
                                          "download", "start", "ps", "stop", "runtimes", "help",
                                          "env", "git", "microagents", "cp"};
 
@@ -144,7 +144,8 @@ std::optional<std::string> help_text(const std::string &command) {
          "  edit CMD PATH ...    the file editor (view, create, str_replace, insert, undo_edit)\n"
          "  read PATH            print a file;  write PATH  writes stdin to a file\n"
          "  exec                 JSON action lines on stdin, observation lines on stdout\n"
-         "  shell                interactive shell in the runtime\n"
+         "  shell [NAME]         a terminal in the runtime, like docker exec -it (Ctrl-P Ctrl-Q detaches)\n"
+         "  attach NAME          re-attach to a terminal left running by a detach\n"
          "  upload SRC DEST      copy a local file or directory into the runtime\n"
          "  download PATH OUT    save a zip of PATH from the runtime\n"
          "  start [--count N]     start runtimes and keep them alive (prints their session ids)\n"
@@ -188,9 +189,22 @@ std::optional<std::string> help_text(const std::string &command) {
          "prints one observation per line as JSON. Blank lines are skipped. A line that is not a JSON object\n"
          "gives an error observation. Exits 1 when any action failed to reach the host or was refused.\n"},
         {"shell",
-         "Usage: ahctl [options] shell\n\n"
-         "Reads command lines and runs each in the runtime's bash session, printing output. While a command\n"
-         "is still running (no exit code yet), the next line is sent as its input. `exit` or EOF ends.\n"},
+         "Usage: ahctl [options] shell [NAME]\n\n"
+         "On a terminal: an interactive bash in the runtime, as `docker exec -it` gives: history, line editing,\n"
+         "full-screen programs, Ctrl-C to the remote command, the window's size followed. The terminal is\n"
+         "called NAME (a fresh name by default; NAME's running terminal is joined if there is one). `exit`\n"
+         "ends it and ahctl exits with its status; Ctrl-P Ctrl-Q detaches and leaves it running.\n"
+         "With stdin not a terminal: reads command lines and runs each in the runtime's bash session,\n"
+         "printing output; while a command is still running, the next line is its input. `exit` or EOF ends.\n\n"
+         "Examples:\n"
+         "  ahctl -s $(ahctl start) shell work     # detach with Ctrl-P Ctrl-Q ...\n"
+         "  ahctl -s SID attach work               # ... and come back later\n"
+         "  printf 'cd /tmp\\npwd\\n' | ahctl shell  # line mode\n"},
+        {"attach",
+         "Usage: ahctl [options] attach NAME\n\n"
+         "Joins the running terminal NAME (started by `ahctl shell NAME` or the web view and left by a detach)\n"
+         "and shows its recent output first. Needs a kept-alive runtime (--session). Exits 1 when there is no\n"
+         "terminal of that name.\n"},
         {"upload", "Usage: ahctl [options] upload SRC DEST\n\nCopies a local file or directory into DEST.\n"},
         {"download", "Usage: ahctl [options] download PATH OUT.zip\n\nSaves a zip of PATH from the runtime.\n"},
         {"start",

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "progress.hpp"
+#include "terminal_commands.hpp"
 #include "workspace_commands.hpp"
 
 namespace ahctl {
@@ -567,7 +568,8 @@ void sweep_leftovers(const Options &o) {
 int run_command(const Options &o) {
     static const std::map<std::string, int (*)(const Options &)> commands = {
         {"run", cmd_run},       {"ipython", cmd_ipython}, {"edit", cmd_edit},   {"read", cmd_read},
-        {"write", cmd_write},   {"exec", cmd_exec},       {"shell", cmd_shell}, {"upload", cmd_upload},
+        {"write", cmd_write},   {"exec", cmd_exec},       {"shell", [](const Options &o) { return wants_terminal() ? cmd_terminal(o, &open_runtime, false) : cmd_shell(o); }},
+        {"attach", [](const Options &o) { return cmd_terminal(o, &open_runtime, true); }}, {"upload", cmd_upload},
         {"download", cmd_download}, {"start", cmd_start}, {"ps", cmd_ps},       {"stop", cmd_stop},
         {"runtimes", cmd_runtimes},
         {"env", [](const Options &o) { return cmd_env(o, &open_runtime); }},
