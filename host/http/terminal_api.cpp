@@ -138,6 +138,8 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
         boost::system::error_code ignored;
         ws_.stream.next_layer().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
         ws_.stream.next_layer().close(ignored);
+        // Beast's idle-ping timer would keep the loop (and this client attached) up to idle_timeout more.
+        ws_.io.stop();
     }
 
     WebSocket &ws_;

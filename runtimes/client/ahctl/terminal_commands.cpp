@@ -207,7 +207,10 @@ int converse(websocket::stream<Socket> &ws, asio::io_context &io, const std::str
     ws.read_message_max(16u << 20);
     websocket::response_type answer;
     boost::system::error_code ec;
-    ws.handshake(answer, host, target, ec);
+    // Asynchronous: Beast 1.74's synchronous handshake leaves `answer` empty when the host declines.
+    ws.async_handshake(answer, host, target, [&ec](const boost::system::error_code &e) { ec = e; });
+    io.run();
+    io.restart();
     if (!ec) return Session<Socket>(ws, io).run();
     json body = json::parse(answer.body(), nullptr, false);
     const std::string why = body.is_object() && body.contains("detail") && body["detail"].is_string() ? body["detail"].get<std::string>() : ec.message();
