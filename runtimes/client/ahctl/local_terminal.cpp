@@ -40,7 +40,8 @@ RawTerminal::RawTerminal(int fd) {
         sigemptyset(&sa.sa_mask);
         sigaction(sig, &sa, nullptr);
     }
-    if (tcsetattr(fd, TCSAFLUSH, &raw) == 0) g_raw = true;
+    // TCSANOW, not TCSAFLUSH: what was typed ahead, before the terminal was up, is kept and sent.
+    if (tcsetattr(fd, TCSANOW, &raw) == 0) g_raw = true;
 }
 
 RawTerminal::~RawTerminal() { restore(); }

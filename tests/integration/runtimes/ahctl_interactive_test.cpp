@@ -148,31 +148,65 @@ TEST(AhctlShell, PipedLinesRunInOneShellAndFeedARunningCommand) {
     EXPECT_EQ(eof.code, 1) << eof.err;
 }
 
-TEST(AhctlShell, TerminalShowsAPromptWithTheDirectory) {
-    TempDir dir("ahctl-pty");
-    std::filesystem::create_directories(dir / "ws/inner");
-    const std::string ws = std::filesystem::canonical(dir / "ws").string();
-    PtyAhctl sh(dir, {"-r", "local", "-q", "-w", ws, "shell"});
-    ASSERT_TRUE(sh.started());
-    ASSERT_TRUE(sh.wait_for("$ ")) << sh.seen();  // the first prompt (no directory known yet)
-    sh.type("cd inner && echo moved\n");
-    ASSERT_TRUE(sh.wait_for("moved")) << sh.seen();
-    ASSERT_TRUE(sh.wait_for("ahctl:" + ws + "/inner$ ")) << sh.seen();
-    sh.type("exit\n");
-    EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
-}
-
-// A directory the agent names with an escape sequence cannot speak to the user's terminal through the
-// prompt (it used to retitle it: ahctl printed the working directory raw).
-TEST(AhctlShell, AnEscapeSequenceInTheDirectoryNeverReachesTheTerminal) {
+// On a terminal `ahctl shell` is a real terminal in the runtime (GET /terminal), as `docker exec -it`:
+// readline's history answers the Up arrow, ^C interrupts the remote command (not ahctl), and the shell
+// takes commands afterwards; exit ends ahctl with the shell's status.
+TEST(AhctlShell, OnATerminalArrowKeysCtrlCAndExitStatusWorkAsInALocalShell) {
     TempDir dir("ahctl-pty");
     PtyAhctl sh(dir, {"-r", "sandbox", "-q", "shell"});
     ASSERT_TRUE(sh.started());
-    ASSERT_TRUE(sh.wait_for("$ ")) << sh.seen();
-    sh.type("d=$(printf '/tmp/\\033]0;PWNED\\007x') && mkdir -p \"$d\" && cd \"$d\" && echo moved\n");
-    ASSERT_TRUE(sh.wait_for("moved")) << sh.seen();
-    ASSERT_TRUE(sh.wait_for("ahctl:/tmp/x$ ")) << sh.seen();
-    EXPECT_EQ(sh.seen().find("\x1b]0;"), std::string::npos) << "an OSC sequence reached the terminal";
-    sh.type("exit\n");
-    EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
+    ASSERT_TRUE(sh.wait_for("@sandbox:")) << sh.seen();  // bash's own prompt
+    sh.type("PS1='READY> '\r");
+    ASSERT_TRUE(sh.wait_for("READY> ")) << sh.seen();
+    sh.type("echo one\r");
+    ASSERT_TRUE(sh.wait_for("one\r\n")) << sh.seen();
+    ASSERT_TRUE(sh.wait_for("READY> ")) << sh.seen();
+    sh.type("\x1b[A\r");  // Up arrow: the last command again
+    ASSERT_TRUE(sh.wait_for("echo one\r\n")) << sh.seen();
+    ASSERT_TRUE(sh.wait_for("one\r\n")) << sh.seen();
+    // A prompt that reads input shows at once (no waiting for the command to end).
+    sh.type("read -p 'name? ' n; echo \"hi $n\"\r");
+    ASSERT_TRUE(sh.wait_for("name? ", 10)) << sh.seen();
+    sh.type("Ada\r");
+    ASSERT_TRUE(sh.wait_for("hi Ada")) << sh.seen();
+    const auto start = std::chrono::steady_clock::now();
+    sh.type("sleep 100\r");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    sh.type("\x03");
+    sh.type("echo code-$?\r");
+    ASSERT_TRUE(sh.wait_for("code-130")) << sh.seen();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+    sh.type("exit 3\r");
+    EXPECT_EQ(sh.wait_exit(), 3) << sh.seen();
+}
+
+// Ctrl-P Ctrl-Q detaches and leaves the terminal running; `ahctl attach NAME` finds its state.
+TEST(AhctlShell, DetachAndAttachKeepTheRemoteShell) {
+    TempDir dir("ahctl-pty");
+    Result started = ahctl(dir, "-r sandbox -q start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    {
+        PtyAhctl sh(dir, {"-r", "sandbox", "-q", "-s", sid, "shell", "work"});
+        ASSERT_TRUE(sh.wait_for("@sandbox:")) << sh.seen();
+        sh.type("PS1='READY> '; cd /tmp; MARK=kept-$((40+2))\r");
+        ASSERT_TRUE(sh.wait_for("READY> ")) << sh.seen();
+        sh.type("\x10\x11");
+        EXPECT_TRUE(sh.wait_for("detached from terminal work")) << sh.seen();
+        EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
+    }
+    {
+        PtyAhctl sh(dir, {"-r", "sandbox", "-q", "-s", sid, "attach", "work"});
+        ASSERT_TRUE(sh.wait_for("READY> ")) << sh.seen();  // the scrollback shows the last prompt
+        sh.type("echo $MARK in $PWD\r");
+        ASSERT_TRUE(sh.wait_for("kept-42 in /tmp")) << sh.seen();
+        sh.type("exit\r");
+        EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
+    }
+    {  // the shell exited: nothing to attach to
+        PtyAhctl sh(dir, {"-r", "sandbox", "-q", "-s", sid, "attach", "work"});
+        EXPECT_TRUE(sh.wait_for("no terminal named 'work'")) << sh.seen();
+        EXPECT_EQ(sh.wait_exit(), 1) << sh.seen();
+    }
+    ahctl(dir, "stop " + sid);
 }
