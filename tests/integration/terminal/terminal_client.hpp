@@ -19,13 +19,15 @@ namespace actionhost::testing {
 class TerminalClient {
   public:
     // Connects and upgrades; `status` is 101 on success, else the host's refusal (body in `refusal`).
-    TerminalClient(int port, const std::string &target, const std::string &key, const std::string &origin = "")
+    TerminalClient(int port, const std::string &target, const std::string &key, const std::string &origin = "",
+                   const std::string &cookie = "")
         : ws_(io_) {
         namespace websocket = boost::beast::websocket;
         boost::asio::ip::tcp::resolver resolver(io_);
         boost::asio::connect(ws_.next_layer(), resolver.resolve("127.0.0.1", std::to_string(port)));
-        ws_.set_option(websocket::stream_base::decorator([key, origin](websocket::request_type &req) {
+        ws_.set_option(websocket::stream_base::decorator([key, origin, cookie](websocket::request_type &req) {
             if (!key.empty()) req.set("X-Session-API-Key", key);
+            if (!cookie.empty()) req.set("Cookie", cookie);
             if (!origin.empty()) req.set("Origin", origin);
         }));
         websocket::response_type answer;

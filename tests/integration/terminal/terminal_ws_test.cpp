@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "support/host_process.hpp"
+#include "support/temp_dir.hpp"
 #include "terminal_client.hpp"
 
 using actionhost::testing::HostOptions;
@@ -129,4 +130,41 @@ TEST(TerminalEndpoint, ADetachedTerminalIdleTooLongIsEnded) {
         gone = host.get("/ui/terminals").json().empty();
     }
     EXPECT_TRUE(gone);
+}
+
+// The web view's cookie: given for the key POSTed to /ui/login (never for a wrong one), good for /ui
+// only (never for /execute_action), and on the terminal WebSocket only from the host's own origin.
+TEST(WebViewAccess, TheCookieOpensTheViewOnlyAndOnlyFromItsOwnOrigin) {
+    HostProcess host(options());
+    actionhost::testing::Http http("127.0.0.1", host.port());
+    EXPECT_NE(http.get("/ui").body.find("name=\"key\""), std::string::npos);  // the login form
+    EXPECT_EQ(http.get("/ui/terminals").status, 403);
+    auto wrong = http.request("POST", "/ui/login", "key=nope", "application/x-www-form-urlencoded");
+    EXPECT_EQ(wrong.status, 403);
+    EXPECT_EQ(wrong.headers.count("set-cookie"), 0u);
+    auto ok = http.request("POST", "/ui/login", "key=" + kKey, "application/x-www-form-urlencoded");
+    ASSERT_EQ(ok.status, 303);
+    const std::string set = ok.headers["set-cookie"];
+    for (const char *flag : {"HttpOnly", "SameSite=Strict", "Path=/ui"}) EXPECT_NE(set.find(flag), std::string::npos) << set;
+    EXPECT_EQ(set.find(kKey), std::string::npos) << "the cookie must not be the key";
+    const std::string cookie = set.substr(0, set.find(';'));
+    EXPECT_EQ(http.get("/ui/terminals", {{"Cookie", cookie}}).status, 200);
+    EXPECT_EQ(http.get("/ui/terminals", {{"Cookie", "ah_view=" + std::string(64, '0')}}).status, 403);
+    // Outside /ui the cookie is nothing.
+    auto action = http.post_json("/execute_action", R"({"action":{"action":"run","args":{"command":"true"}}})", {{"Cookie", cookie}});
+    EXPECT_EQ(action.status, 403);
+    const std::string self = "http://127.0.0.1:" + std::to_string(host.port());
+    TerminalClient foreign(host.port(), "/ui/terminal?name=v", "", "http://127.0.0.1:9", cookie);
+    EXPECT_EQ(foreign.status, 403) << foreign.refusal;
+    TerminalClient own(host.port(), "/ui/terminal?name=v", "", self, cookie);
+    ASSERT_EQ(own.status, 101) << own.refusal;
+    own.type("echo via-$((2+3))\r");
+    EXPECT_TRUE(own.wait_for("via-5")) << own.output;
+    // The file tree and a download.
+    actionhost::testing::write_file(host.working_dir() + "/seen.txt", "content");
+    auto files = http.get("/ui/files", {{"Cookie", cookie}});
+    EXPECT_NE(files.body.find("seen.txt"), std::string::npos) << files.body;
+    auto file = http.get("/ui/download?path=seen.txt", {{"Cookie", cookie}});
+    EXPECT_EQ(file.status, 200);
+    EXPECT_EQ(file.body, "content");
 }
