@@ -175,6 +175,31 @@ json openapi_document(const ModuleRegistry &registry, const std::string &version
                                        query("once", {{"type", "string"}, {"enum", {"0", "1"}}}, false, "end after the next action_end")});
         o["responses"]["200"] = response("event: action_start | output | action_end | dropped", {{"type", "string"}}, "text/event-stream");
     }
+    {
+        // A WebSocket: OpenAPI describes the upgrade request and its refusals; the frames are in docs/api.md.
+        json &o = op("/terminal", "get", "An interactive terminal (WebSocket upgrade; frames: docs/api.md, Terminals)");
+        o["parameters"] = json::array({query("name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9._-]{1,64}$"}}, false, "terminal name"),
+                                       query("mode", {{"type", "string"}, {"enum", {"any", "create", "attach"}}}, false, "join, start or both"),
+                                       query("rows", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}, false, "rows"),
+                                       query("cols", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}, false, "columns")});
+        o["responses"]["101"] = {{"description", "Switching Protocols: the WebSocket"}};
+        for (const char *code : {"409", "426", "429"}) o["responses"][code] = response("Refused before the upgrade", {{"type", "object"}});
+    }
+    // The web view (its paths take the key or the view's cookie).
+    op("/ui", "get", "The web view (the login form without the key or cookie)")["responses"]["200"] = response("HTML", {{"type", "string"}}, "text/html");
+    op("/ui/login", "post", "Exchanges the key (form field key) for the web view's cookie", false)["responses"]["303"] = {{"description", "To /ui, with Set-Cookie"}};
+    op("/ui/terminals", "get", "The named terminals")["responses"]["200"] = response("[{name, pid, clients, age_s}]", {{"type", "array"}});
+    op("/ui/terminal", "get", "GET /terminal for the web view's page (Origin must be the host's)")["responses"]["101"] = {{"description", "Switching Protocols"}};
+    op("/ui/files", "get", "A directory of the workspace")["responses"]["200"] = response("{path, entries}", {{"type", "object"}});
+    op("/ui/download", "get", "A file as an attachment (a directory as a zip)")["responses"]["200"] = response("The file", {{"type", "string"}}, "application/octet-stream");
+    {
+        json &o = op("/ui/screenshot", "get", "The browser plugin's latest screenshot");
+        o["responses"]["200"] = response("PNG", {{"type", "string"}}, "image/png");
+        o["responses"]["204"] = {{"description", "No screenshot yet"}};
+    }
+    for (const char *asset : {"app.js", "xterm.js", "addon-fit.js", "xterm.css"})
+        op(std::string("/ui/assets/") + asset, "get", "The web view's script or style")["responses"]["200"] =
+            response("The file", {{"type", "string"}}, std::string(asset).ends_with(".css") ? "text/css" : "text/javascript");
     op("/openapi.json", "get", "This description")["responses"]["200"] = response("OpenAPI 3.1", {{"type", "object"}});
     op("/docs", "get", "This description as a page")["responses"]["200"] = response("HTML", {{"type", "string"}}, "text/html");
     for (const auto &m : registry.modules()) {

@@ -173,7 +173,7 @@ void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, 
     }
     if (path == "/ui/screenshot") {
         const auto shot = latest_screenshot(wd);
-        if (!shot) return send_detail(resp, 404, "no screenshot yet (the browser plugin saves one per browsing action)");
+        if (!shot) return resp.send(204, "", "");  // none yet: the browser plugin saves one per browsing action
         resp.set_header("Cache-Control", "no-store");
         return resp.send_file(200, "image/png", *shot);
     }

@@ -90,7 +90,7 @@ async function showFiles(dir) {
 async function refreshScreenshot() {
   const img = document.getElementById("shot");
   const r = await fetch("/ui/screenshot", {cache: "no-store"});
-  if (!r.ok) { img.hidden = true; return; }
+  if (r.status !== 200) { img.hidden = true; return; }
   const old = img.src;
   img.src = URL.createObjectURL(await r.blob());
   img.hidden = false;
