@@ -98,6 +98,8 @@ HttpConnection::HttpConnection(Endpoint endpoint) : endpoint_(std::move(endpoint
 HttpConnection::~HttpConnection() = default;
 
 HttpResponse HttpConnection::send(const HttpRequest &request) {
+    if (endpoint_.in_process && request.on_body)
+        throw TransportError(TransportFailure::Other, "streamed responses are not served in-process");
     if (endpoint_.in_process) return send_in_process(endpoint_.host, endpoint_.base_path + request.path, request);
     bool reused = false;
     try {
@@ -162,6 +164,20 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
             for (auto &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             auto [it, fresh] = result.headers.emplace(lower, value);
             if (!fresh) it->second += ", " + value;  // a repeated header is one list (RFC 9110 §5.3)
+        }
+        if (request.on_body) {
+            // A stream: each piece as soon as it arrives; the connection is not reused afterwards.
+            char buf[16384];
+            bool more = true;
+            while (more && in) {
+                in.read(buf, 1);  // blocks until something arrives (or the receive timeout)
+                if (in.gcount() <= 0) break;
+                const std::streamsize rest = in.rdbuf()->in_avail();
+                if (rest > 0) in.read(buf + 1, std::min<std::streamsize>(rest, sizeof buf - 1));
+                more = request.on_body(std::string_view(buf, static_cast<size_t>(1 + (rest > 0 ? in.gcount() : 0))));
+            }
+            impl_->session.reset();
+            return result;
         }
         Poco::StreamCopier::copyToString(in, result.body);
         if (!resp.getKeepAlive()) impl_->session.reset();

@@ -2,9 +2,11 @@
 // Poco::Net. One job: move one request and its response; retries and meaning live in WireClient.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,10 @@ struct HttpRequest {
     std::string body;
     std::string content_type;        // set when body is non-empty
     double timeout_s = 30.0;
+    // When set, the response body is handed over piece by piece as it arrives (a long-lived stream such
+    // as GET /stream) instead of being collected; returning false stops reading and drops the connection.
+    // timeout_s then bounds each wait for the next piece. Not for in-process endpoints.
+    std::function<bool(std::string_view piece)> on_body;
 };
 
 struct HttpResponse {
