@@ -18,6 +18,7 @@ enum ExitCode : int {
     kRuntime = 4,          // the runtime failed to start, pause, resume or stop
     kWire = 5,             // the host could not be reached or refused the request
     kTimedOut = 124,       // `run`: the command did not finish (exit code -1), as timeout(1)
+    kInterrupted = 130,    // Ctrl-C (SIGINT) or SIGTERM ended `run`, as a shell reports 128 + SIGINT
 };
 
 struct Options {
@@ -36,12 +37,15 @@ struct Options {
     bool quiet = false;
     bool json = false;
     bool help = false;
+    bool version = false;
     std::optional<double> timeout;
     bool all = false;                 // --all: every kept-alive session (stop, run)
     std::optional<size_t> count;      // --count N: how many runtimes `start` starts
     std::optional<size_t> jobs;       // --jobs N: at most N sandboxes started, run or stopped at once
     std::string command;
-    std::vector<std::string> args;  // the command's own arguments (after its name)
+    std::vector<std::string> args;  // the command's positional words (after its name; all words after `--`)
+    // The command's own options by long name ("--cwd" → {"DIR"}; a flag → {}), as its table declares them.
+    std::map<std::string, std::vector<std::string>> named;
 };
 
 class UsageError : public std::runtime_error {
@@ -49,10 +53,16 @@ class UsageError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Parses argv. Global options may come before or after the command name (up to a `--`). Throws UsageError.
+// Parses argv (CLI11). Global options may come before or after the command name (up to a `--`); each
+// command accepts only its own options besides. An unknown option anywhere before `--` is a UsageError
+// naming the closest known one ("did you mean --timeout?").
 Options parse_command_line(int argc, char **argv);
 
-// The help text of `command` ("" = the overview). Empty optional for an unknown command.
+// The closest of `known` to `word` (a typo: edit distance ≤ 2, or a prefix), "" when none is close.
+std::string closest_match(const std::string &word, const std::vector<std::string> &known);
+
+// The help text of `command` ("" = the overview, with the global options). Empty optional for an
+// unknown command.
 std::optional<std::string> help_text(const std::string &command);
 
 }  // namespace ahctl

@@ -9,12 +9,15 @@
 #include <actionhost/client/state_store.hpp>
 #include <actionhost/common/text.hpp>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "live_run.hpp"
 #include "progress.hpp"
+#include "style.hpp"
 #include "terminal_commands.hpp"
 #include "workspace_commands.hpp"
 
@@ -69,6 +72,9 @@ Config load_config(const Options &o, const Environment &env) {
     }
     if (o.runtime) config.set("core.runtime", *o.runtime);
     if (o.workspace) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(*o.workspace, ec))
+            throw UsageError("workspace " + *o.workspace + " is not a directory (create it first; -w never does)");
         config.set("core.workspace_base", *o.workspace);
         // ./config.toml read implicitly must not lie in the workspace this start gives the agent.
         if (!o.config_path) {
@@ -116,6 +122,10 @@ std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
         if (auto record = StateStore(state_dir_of(config)).get(*o.session)) {
             if (!o.runtime) config.set("core.runtime", record->value("runtime", config.runtime()));
             config.set("sandbox.keep_runtime_alive", true);
+        } else if (!o.keep && !keep) {
+            // A typo must not start a fresh sandbox that looks like the old one; --keep names a new one.
+            throw UsageError("no kept-alive runtime with session id " + *o.session +
+                             " (ahctl ps lists them; --keep -s ID starts one of that id)");
         }
     }
     std::string name = select_runtime_name(config, env);
@@ -151,29 +161,13 @@ json with_timeout(json action, const Options &o) {
     return action;
 }
 
-// Splits a command's own options (--name value / --flag) from its positional words.
+// A command's positional words and its own options (parsed by cli.cpp).
 struct CommandArgs {
     std::vector<std::string> positional;
     std::map<std::string, std::vector<std::string>> named;
 };
 
-CommandArgs split_args(const std::vector<std::string> &args, const std::map<std::string, int> &arity) {
-    CommandArgs out;
-    for (size_t i = 0; i < args.size(); ++i) {
-        auto it = arity.find(args[i]);
-        if (it == arity.end()) {
-            out.positional.push_back(args[i]);
-            continue;
-        }
-        std::vector<std::string> values;
-        for (int k = 0; k < it->second; ++k) {
-            if (i + 1 >= args.size()) throw UsageError("option " + args[i] + " needs " + std::to_string(it->second) + " value(s)");
-            values.push_back(args[++i]);
-        }
-        out.named[it->first] = values;
-    }
-    return out;
-}
+CommandArgs split_args(const Options &o) { return {o.args, o.named}; }
 
 int exit_for_observation(const json &obs) {
     std::string kind = text_of(obs, "observation");
@@ -220,12 +214,16 @@ int run_everywhere(const Options &o, const json &action) {
 }
 
 int cmd_run(const Options &o) {
-    auto a = split_args(o.args, {{"--is-input", 0}, {"--blocking", 0}, {"--cwd", 1}});
+    auto a = split_args(o);
     if (a.positional.empty()) throw UsageError("run needs a command: ahctl run -- 'echo hi'");
+    const bool agent = a.named.count("--agent") > 0;
+    if (!agent && (a.named.count("--is-input") || a.named.count("--blocking")))
+        throw UsageError("--is-input and --blocking belong to the agent's semantics: add --agent");
     json args = {{"command", join(a.positional)}, {"is_input", a.named.count("--is-input") > 0},
                  {"blocking", a.named.count("--blocking") > 0}};
     if (a.named.count("--cwd")) args["cwd"] = a.named["--cwd"][0];
     if (o.all) return run_everywhere(o, with_timeout({{"action", "run"}, {"args", args}}, o));
+    if (!agent) return run_live(o, &open_runtime, args);
     auto rt = open_runtime(o);
     json obs = rt->execute(with_timeout({{"action", "run"}, {"args", args}}, o));
     rt->close();
@@ -238,18 +236,31 @@ int cmd_run(const Options &o) {
     return exit_for_observation(obs);
 }
 
+// IPython reports a cell's exception only as text (the observation says success as OpenHands does);
+// it also sets sys.last_value, which these two cells clear before and read after the user's code.
+constexpr const char *kClearRaised = "__import__('sys').__dict__.pop('last_value', None)";
+constexpr const char *kAskRaised =
+    "print('raised' if __import__('sys').__dict__.get('last_value') is not None else 'clean', end='')";
+
 int cmd_ipython(const Options &o) {
     if (o.args.empty()) throw UsageError("ipython needs code: ahctl --plugins jupyter ipython 'print(1)'");
     std::string code = o.args.size() == 1 && o.args[0] == "-" ? read_stdin() : join(o.args);
+    auto cell = [&](const std::string &text) {
+        return with_timeout({{"action", "run_ipython"}, {"args", {{"code", text}, {"include_extra", false}}}}, o);
+    };
     auto rt = open_runtime(o);
-    json obs = rt->execute(with_timeout({{"action", "run_ipython"}, {"args", {{"code", code}, {"include_extra", false}}}}, o));
+    json cleared = rt->execute(cell(kClearRaised));
+    json obs = rt->execute(cell(code));
+    const bool raised = cleared.value("observation", "") == "run_ipython" &&
+                        text_of(rt->execute(cell(kAskRaised)), "content") == "raised";
     rt->close();
     print_content(obs, o.json);
-    return exit_for_observation(obs);
+    const int code_of_obs = exit_for_observation(obs);
+    return code_of_obs == kOk && raised ? kActionFailed : code_of_obs;
 }
 
 int cmd_edit(const Options &o) {
-    auto a = split_args(o.args, {{"--file-text", 1}, {"--old-str", 1}, {"--new-str", 1}, {"--insert-line", 1}, {"--view-range", 2}});
+    auto a = split_args(o);
     if (a.positional.size() != 2) throw UsageError("edit needs COMMAND and PATH: ahctl edit view /workspace/f.txt");
     const std::string &command = a.positional[0], &path = a.positional[1];
     auto text = [&](const std::string &name) -> json {
@@ -291,7 +302,7 @@ int cmd_edit(const Options &o) {
 }
 
 int cmd_read(const Options &o) {
-    auto a = split_args(o.args, {{"--start", 1}, {"--end", 1}});
+    auto a = split_args(o);
     if (a.positional.size() != 1) throw UsageError("read needs PATH");
     json args = {{"path", a.positional[0]}};
     try {
@@ -303,21 +314,26 @@ int cmd_read(const Options &o) {
     auto rt = open_runtime(o);
     json obs = rt->execute(with_timeout({{"action", "read"}, {"args", args}}, o));
     rt->close();
+    const int code = exit_for_observation(obs);
     if (o.json) print_content(obs, true);
-    else std::cout << obs.value("content", "") << std::flush;
-    return exit_for_observation(obs);
+    else if (code != kOk) std::cerr << red("ahctl: error:") << " " << text_of(obs, "content") << "\n";
+    else std::cout << text_of(obs, "content") << std::flush;
+    return code;
 }
 
 int cmd_write(const Options &o) {
     if (o.args.size() != 1) throw UsageError("write needs PATH (content on stdin)");
-    std::string content = read_stdin();
-    // write splits on \n and re-adds one per piece: drop the final newline so the file round-trips.
-    if (!content.empty() && content.back() == '\n') content.pop_back();
+    const std::string content = read_stdin();
     auto rt = open_runtime(o);
-    json obs = rt->execute(with_timeout({{"action", "write"}, {"args", {{"path", o.args[0]}, {"content", content}}}}, o));
+    // Uploaded as a file, so it arrives byte for byte (the `write` action re-joins lines: a newline
+    // would be added or lost at the end).
+    std::filesystem::path path(o.args[0]);
+    if (path.is_relative()) path = std::filesystem::path(rt->workspace_dir()) / path;
+    if (!path.has_filename()) throw UsageError("write needs a file path, got: " + o.args[0]);
+    json r = rt->wire().upload_bytes(path.filename().string(), content, path.parent_path().string());
     rt->close();
-    if (o.json || obs.value("observation", "") == "error") print_content(obs, o.json);
-    return exit_for_observation(obs);
+    if (o.json) std::cout << r.dump() << "\n";
+    return kOk;
 }
 
 int cmd_exec(const Options &o) {

@@ -6,39 +6,41 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "style.hpp"
+
+namespace {
+int fail(int code, const std::string &message) {
+    std::cerr << ahctl::red("ahctl: error:") << " " << message << "\n";
+    return code;
+}
+}  // namespace
 
 int main(int argc, char **argv) {
     using namespace actionhost::client;
     signal(SIGPIPE, SIG_IGN);
     try {
         ahctl::Options options = ahctl::parse_command_line(argc, argv);
+        if (options.version) {
+            std::cout << "ahctl " << ACTIONHOST_VERSION << "\n";
+            return ahctl::kOk;
+        }
         if (options.help || options.command.empty()) {
             auto text = ahctl::help_text(options.help ? options.command : "");
-            if (!text) {
-                std::cerr << "ahctl: no help for '" << options.command << "'\n";
-                return ahctl::kUsage;
-            }
             (options.help ? std::cout : std::cerr) << *text;
             return options.help ? ahctl::kOk : ahctl::kUsage;
         }
         return ahctl::run_command(options);
     } catch (const ahctl::UsageError &e) {
-        std::cerr << "ahctl: " << e.what() << "\n";
-        return ahctl::kUsage;
+        return fail(ahctl::kUsage, e.what());
     } catch (const ConfigError &e) {
-        std::cerr << "ahctl: " << e.what() << "\n";
-        return ahctl::kConfig;
+        return fail(ahctl::kConfig, e.what());
     } catch (const RuntimeNotFound &e) {
-        std::cerr << "ahctl: " << e.what() << "\n";
-        return ahctl::kConfig;
+        return fail(ahctl::kConfig, e.what());
     } catch (const RuntimeError &e) {
-        std::cerr << "ahctl: " << e.what() << "\n";
-        return ahctl::kRuntime;
+        return fail(ahctl::kRuntime, e.what());
     } catch (const WireError &e) {
-        std::cerr << "ahctl: " << e.what() << "\n";
-        return ahctl::kWire;
+        return fail(ahctl::kWire, e.what());
     } catch (const std::exception &e) {
-        std::cerr << "ahctl: " << e.what() << "\n";
-        return ahctl::kActionFailed;
+        return fail(ahctl::kActionFailed, e.what());
     }
 }

@@ -5,7 +5,17 @@
 #include <cctype>
 #include <cstdio>
 
+#include "style.hpp"
+
 namespace ahctl {
+
+namespace {
+std::string seconds(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fs", s);
+    return buf;
+}
+}  // namespace
 
 std::string describe_status(const std::string &status) {
     std::string s = status.rfind("STATUS$", 0) == 0 ? status.substr(7) : status;
@@ -44,15 +54,21 @@ void Progress::draw(bool final_line) {
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string phase = phase_;
     if (tty_ && phase.size() > 100) phase = phase.substr(0, 100) + "...";
-    std::fprintf(stderr, "%s[ahctl] %s: %s %.2fs%s", tty_ ? "\r\033[K" : "", runtime_.c_str(), phase.c_str(), s,
-                 final_line ? "\n" : "");
+    std::fprintf(stderr, "%s%s%s", tty_ ? "\r\033[K" : "",
+                 dim("[ahctl] " + runtime_ + ": " + phase + " " + seconds(s)).c_str(), final_line ? "\n" : "");
     std::fflush(stderr);
 }
 
 void Progress::finish() {
     if (done_.exchange(true)) return;
     if (ticker_.joinable()) ticker_.join();
-    if (enabled_ && tty_) draw(true);
+    // On a terminal the line goes once the runtime is ready: what follows is the command's output.
+    if (enabled_ && tty_) {
+        std::lock_guard lock(mutex_);
+        if (phase_ == "ready") std::fputs("\r\033[K", stderr);
+        else std::fputc('\n', stderr);  // a failure: the line says where it stopped
+        std::fflush(stderr);
+    }
 }
 
 }  // namespace ahctl

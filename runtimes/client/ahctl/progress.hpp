@@ -1,5 +1,6 @@
 // The progress line on stderr while a runtime starts: "[ahctl] sandbox: starting runtime… 0.04s".
-// On a terminal it is redrawn in place every 100 ms; otherwise one line per status change.
+// On a terminal it is redrawn in place every 100 ms and erased once ready; otherwise one line per
+// status change.
 #pragma once
 
 #include <atomic>

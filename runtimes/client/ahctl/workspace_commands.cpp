@@ -4,6 +4,7 @@
 #include <actionhost/client/file_copy.hpp>
 #include <actionhost/client/git_workspace.hpp>
 #include <actionhost/client/microagents.hpp>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -15,18 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-// A command's `--name VALUE` options (all optional) and its positional words.
-std::vector<std::string> take_option(std::vector<std::string> args, const std::string &name, std::string *value) {
-    std::vector<std::string> rest;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == name) {
-            if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
-            *value = args[++i];
-        } else {
-            rest.push_back(args[i]);
-        }
-    }
-    return rest;
+// A command's `--name VALUE` option (cli.cpp parsed it), "" when not given.
+std::string option_value(const Options &o, const std::string &name) {
+    auto it = o.named.find(name);
+    return it == o.named.end() || it->second.empty() ? "" : it->second[0];
 }
 
 std::string in_workspace(Runtime &rt, const std::string &path) {
@@ -70,11 +63,23 @@ int cmd_cp(const Options &o, OpenRuntime open) {
     if (src_in == dst_in)
         throw UsageError("cp copies between this machine and the sandbox: write exactly one side as sandbox:PATH");
     if (src_in && src_path.empty()) throw UsageError("sandbox: needs a path");
+    std::error_code ec;
+    if (dst_in && !std::filesystem::exists(std::filesystem::symlink_status(o.args[0], ec)))
+        throw UsageError("no such file or directory: " + o.args[0]);
     auto rt = open(o, false);
     if (dst_in) {
         copy_to(rt->wire(), o.args[0], in_workspace(*rt, dst_path));
     } else {
-        auto written = copy_from_into(rt->wire(), in_workspace(*rt, src_path), o.args[1]);
+        const std::string from = in_workspace(*rt, src_path);
+        std::vector<std::string> written;
+        try {
+            written = copy_from_into(rt->wire(), from, o.args[1]);
+        } catch (const WireError &e) {
+            // The host answers a missing path with 404 (wrapped in a 500 by some hosts): say it plainly.
+            if (e.status() != 404 && std::string(e.what()).find("404") == std::string::npos) throw;
+            rt->close();
+            throw std::runtime_error("no such file or directory in the sandbox: " + from);
+        }
         if (o.json) std::cout << json(written).dump() << "\n";
     }
     rt->close();
@@ -84,8 +89,8 @@ int cmd_cp(const Options &o, OpenRuntime open) {
 int cmd_git(const Options &o, OpenRuntime open) {
     if (o.args.empty()) throw UsageError("usage: ahctl git changes|diff|clone|init (see ahctl git --help)");
     const std::string sub = o.args[0];
-    std::string cwd;
-    auto rest = take_option(std::vector<std::string>(o.args.begin() + 1, o.args.end()), "--cwd", &cwd);
+    const std::string cwd = option_value(o, "--cwd");
+    const std::vector<std::string> rest(o.args.begin() + 1, o.args.end());
     if (sub == "changes") {
         if (!rest.empty()) throw UsageError("git changes takes no arguments but --cwd DIR");
         auto rt = open(o, false);
@@ -131,9 +136,8 @@ int cmd_git(const Options &o, OpenRuntime open) {
 }
 
 int cmd_microagents(const Options &o, OpenRuntime open) {
-    std::string root;
-    auto rest = take_option(o.args, "--root", &root);
-    if (!rest.empty()) throw UsageError("microagents takes no arguments but --root DIR");
+    const std::string root = option_value(o, "--root");
+    if (!o.args.empty()) throw UsageError("microagents takes no arguments but --root DIR");
     auto rt = open(o, false);
     auto agents = read_microagents(rt->wire(), in_workspace(*rt, root));
     rt->close();

@@ -1,0 +1,210 @@
+// ahctl's help: the overview (commands, global options, exit codes) and a short page per command with
+// examples. A command's page does not repeat the global options; it points to `ahctl --help`.
+#include <map>
+
+#include "cli.hpp"
+
+namespace ahctl {
+
+namespace {
+
+const char *const kGlobals =
+    "Global options (before or after the command, never after `--`):\n"
+    "  -c, --config FILE     config.toml to read (default: ./config.toml when present, yours,\n"
+    "                        private and outside the workspace)\n"
+    "  -r, --runtime NAME    runtime backend: local, sandbox, docker, or a module's name\n"
+    "                        (overrides [core] runtime and $RUNTIME)\n"
+    "  -w, --workspace DIR   workspace directory ([core] workspace_base); must exist\n"
+    "  -s, --session ID      a kept-alive runtime (from `ahctl start`); unknown ids are an error\n"
+    "      --keep            keep the runtime alive after the command ([sandbox] keep_runtime_alive)\n"
+    "  -p, --plugins A,B     host plugins to load at start (e.g. jupyter,agent_skills)\n"
+    "      --plugin-dir DIR  also load plugins from DIR (folders of manifest + .so); shown to a\n"
+    "                        sandbox read-only at the same path; repeatable\n"
+    "      --set S.K=V       set any config key, e.g. --set sandbox.timeout=300\n"
+    "  -e, --env K=V         a variable for the sandbox (bash, ~/.bashrc, the kernel); repeatable\n"
+    "      --repo URL[@BR]   clone URL (branch BR) into the workspace at start ([sandbox] selected_repo)\n"
+    "  -t, --timeout S       bound the action to S seconds (run: no bound unless given)\n"
+    "  -j, --jobs N          start, run or stop at most N sandboxes at once (default 4 per core)\n"
+    "      --json            print observations as JSON instead of their content\n"
+    "  -q, --quiet           no progress line on stderr\n"
+    "      --state-dir DIR   where kept-alive runtimes are recorded\n"
+    "      --install-dir DIR actionhost install prefix (default: found from this binary)\n"
+    "  -h, --help            help (ahctl COMMAND --help: that command's)\n"
+    "      --version         print ahctl's version\n"
+    "Colour on a terminal only, and never with NO_COLOR set.\n";
+
+const char *const kOverview =
+    "Usage: ahctl [options] <command> [args]\n\n"
+    "Starts the configured actionhost runtime and runs actions in it.\n\n"
+    "Commands:\n"
+    "  run -- CMD...        run a shell command, its output live; exits with its exit code\n"
+    "  run --all -- CMD...  run it in every kept-alive runtime at once; one exit code each\n"
+    "  ipython CODE         run Python code in the IPython kernel (needs --plugins jupyter)\n"
+    "  edit CMD PATH ...    the file editor (view, create, str_replace, insert, undo_edit)\n"
+    "  read PATH            print a file;  write PATH  writes stdin to a file\n"
+    "  exec                 JSON action lines on stdin, observation lines on stdout\n"
+    "  shell [NAME]         a terminal in the runtime, like docker exec -it (Ctrl-P Ctrl-Q detaches)\n"
+    "  attach NAME          re-attach to a terminal left running by a detach\n"
+    "  upload SRC DEST      copy a local file or directory into the runtime\n"
+    "  download PATH OUT    save a zip of PATH from the runtime\n"
+    "  start [--count N]    start runtimes and keep them alive (prints their session ids)\n"
+    "  ps                   list kept-alive runtimes\n"
+    "  stop SID...|--all    stop kept-alive runtimes (at once, without asking them)\n"
+    "  runtimes             list the runtime backends found\n"
+    "  env set K=V...       set variables in the running sandbox (bash, ~/.bashrc, kernel)\n"
+    "  cp SRC DST           copy files/directories in or out; sandbox:PATH names the sandbox side\n"
+    "  git changes|diff|clone|init   the workspace's git changes, a file's diff, clone, init\n"
+    "  microagents          list .openhands/microagents/*.md of the workspace\n"
+    "  help COMMAND         help of one command (or: ahctl COMMAND --help)\n\n"
+    "Examples:\n"
+    "  ahctl -r sandbox run -- 'make test'\n"
+    "  SID=$(ahctl -r sandbox start); ahctl -s $SID cp ./src sandbox:.; ahctl -s $SID run -- ls; ahctl stop $SID\n\n";
+
+const char *const kExitCodes =
+    "\nExit codes: 0 ok, 1 action failed, 2 usage, 3 config, 4 runtime start/stop failed,\n"
+    "5 host unreachable or request refused, 124 command timed out, 130 interrupted (Ctrl-C);\n"
+    "`run` exits with the command's code.\n";
+
+const std::map<std::string, std::string> &pages() {
+    static const std::map<std::string, std::string> texts = {
+        {"run",
+         "Usage: ahctl [options] run [--cwd DIR] [--] CMD...\n"
+         "       ahctl [options] run --agent [--blocking] [--is-input] [--] CMD...\n"
+         "       ahctl [options] run --all [--jobs N] [--] CMD...\n\n"
+         "Runs CMD (the words joined by spaces) in the runtime's bash session and prints its output as it\n"
+         "comes, all of it, however long the command is quiet (-t S bounds it: then exit 124). Exits with\n"
+         "the command's exit code. The session's shell is a terminal: stdout and stderr arrive together.\n"
+         "  --cwd DIR     run in DIR\n"
+         "  --agent       the agent's semantics instead: return after 10 s without new output (exit 124,\n"
+         "                the command keeps running), print the observation (truncated as for the agent)\n"
+         "  --blocking    with --agent: no 10 s return\n"
+         "  --is-input    with --agent: send CMD as input to the running process (e.g. C-c)\n"
+         "  --all         in every kept-alive runtime, N at once; prints `== SID exit CODE` and the\n"
+         "                output of each in session order (--json: one {\"session_id\",\"exit_code\",\n"
+         "                \"observation\"} line each). Exits 0 when every command exited 0, else 1.\n"
+         "Ctrl-C interrupts the command (and ends a runtime this command started); exit 130.\n\n"
+         "Examples:\n"
+         "  ahctl -r sandbox run -- 'make -j2 test'\n"
+         "  ahctl -r sandbox run -t 60 -- 'seq 1 200000' > numbers.txt\n"
+         "  ahctl -s $SID run --cwd /workspace/src -- ls -la\n"},
+        {"ipython",
+         "Usage: ahctl [options] ipython CODE...|-\n\n"
+         "Runs CODE (or stdin with -) in the IPython kernel; start with --plugins jupyter. Exits 1 when the\n"
+         "code raised an exception.\n\n"
+         "Examples:\n"
+         "  ahctl -r sandbox -p jupyter ipython 'print(6*7)'\n"
+         "  ahctl -s $SID ipython - < analysis.py\n"},
+        {"edit",
+         "Usage: ahctl [options] edit COMMAND PATH [--file-text T] [--old-str S] [--new-str S]\n"
+         "                          [--insert-line N] [--view-range A B]\n\n"
+         "The OpenHands file editor (str_replace_editor): COMMAND is view, create, str_replace, insert or\n"
+         "undo_edit. `view` is sent as a read action with impl_source oh_aci, as OpenHands does.\n"
+         "A value of - reads that text from stdin.\n\n"
+         "Examples (one kept-alive runtime, so each call sees the last one's file):\n"
+         "  ahctl -s $SID edit create /workspace/f.txt --file-text 'alpha'\n"
+         "  ahctl -s $SID edit str_replace /workspace/f.txt --old-str alpha --new-str beta\n"
+         "  ahctl -s $SID edit view /workspace/f.txt\n"},
+        {"read",
+         "Usage: ahctl [options] read PATH [--start N] [--end N]\n\n"
+         "Prints the file (lines [start, end)) exactly. A missing file: message on stderr, exit 1.\n\n"
+         "Example:\n  ahctl -s $SID read /workspace/notes.txt\n"},
+        {"write",
+         "Usage: ahctl [options] write PATH < CONTENT\n\n"
+         "Writes stdin to PATH in the runtime, byte for byte.\n\n"
+         "Example:\n  printf 'a\\nb\\n' | ahctl -s $SID write /workspace/ab.txt\n"},
+        {"exec",
+         "Usage: ahctl [options] exec < actions.jsonl\n\n"
+         "Reads one action per line ({\"action\":\"run\",\"args\":{...}} or {\"action\":{...},\"session\":\"s\"}) and\n"
+         "prints one observation per line as JSON, with the agent's semantics. Blank lines are skipped. A\n"
+         "line that is not a JSON object gives an error observation. Exits 1 when any action failed to\n"
+         "reach the host or was refused.\n\n"
+         "Example:\n  echo '{\"action\":\"run\",\"args\":{\"command\":\"ls\"}}' | ahctl -r sandbox exec\n"},
+        {"shell",
+         "Usage: ahctl [options] shell [NAME]\n\n"
+         "On a terminal: an interactive bash in the runtime, as `docker exec -it` gives: history, line editing,\n"
+         "full-screen programs, Ctrl-C to the remote command, the window's size followed. The terminal is\n"
+         "called NAME (a fresh name by default; NAME's running terminal is joined if there is one). `exit`\n"
+         "ends it and ahctl exits with its status; Ctrl-P Ctrl-Q detaches and leaves it running.\n"
+         "With stdin not a terminal: reads command lines and runs each in the runtime's bash session,\n"
+         "printing output; while a command is still running, the next line is its input. `exit` or EOF ends.\n\n"
+         "Examples:\n"
+         "  ahctl -s $(ahctl start) shell work     # detach with Ctrl-P Ctrl-Q ...\n"
+         "  ahctl -s SID attach work               # ... and come back later\n"
+         "  printf 'cd /tmp\\npwd\\n' | ahctl shell  # line mode\n"},
+        {"attach",
+         "Usage: ahctl [options] attach NAME\n\n"
+         "Joins the running terminal NAME (started by `ahctl shell NAME` or the web view and left by a detach)\n"
+         "and shows its recent output first. Needs a kept-alive runtime (--session). Exits 1 when there is no\n"
+         "terminal of that name.\n\n"
+         "Example:\n  ahctl -s $SID attach work\n"},
+        {"upload",
+         "Usage: ahctl [options] upload SRC DEST\n\nCopies a local file or directory into DEST.\n\n"
+         "Example:\n  ahctl -s $SID upload ./data /workspace\n"},
+        {"download",
+         "Usage: ahctl [options] download PATH OUT.zip\n\nSaves a zip of PATH from the runtime.\n\n"
+         "Example:\n  ahctl -s $SID download /workspace/out out.zip\n"},
+        {"start",
+         "Usage: ahctl [options] start [--count N] [--jobs J]\n\nStarts a runtime (N runtimes, J at once), keeps it\n"
+         "alive and prints its session id (one line each); use it with --session ID in later commands and\n"
+         "`ahctl stop ID` at the end. Exits 4 when any start failed (the others are kept and printed).\n\n"
+         "Examples:\n  SID=$(ahctl -r sandbox start)\n  ahctl -r sandbox start --count 8 > sids.txt\n"},
+        {"ps",
+         "Usage: ahctl [options] ps [--json]\n\nLists kept-alive runtimes: session id, runtime, state (alive, or\n"
+         "unresponsive: it runs but does not answer), age since it first started, url. Records of runtimes\n"
+         "that ended are removed first, with what those left on the machine.\n\n"
+         "Example:\n  ahctl ps\n"},
+        {"stop",
+         "Usage: ahctl [options] stop SID...|--all [--jobs N]\n\nStops kept-alive runtimes, N at once. A sandbox\n"
+         "runtime is ended without asking it (one that hangs or was stopped ends as fast).\n\n"
+         "Examples:\n  ahctl stop $SID\n  ahctl stop --all\n"},
+        {"env",
+         "Usage: ahctl [options] env set KEY=VALUE...\n\n"
+         "Sets variables in the runtime (use with --session ID for a kept-alive one): exported in the bash\n"
+         "session, written to ~/.bashrc as `export KEY=...` (new shells and resumed sandboxes keep them) and,\n"
+         "when the jupyter plugin is loaded, set in os.environ of the kernel. Keys are upper-cased. Any value\n"
+         "is carried exactly (quotes, newlines, $, backticks, unicode). --env KEY=VALUE sets them at start.\n\n"
+         "Example:\n  ahctl -s $SID env set API_URL=http://127.0.0.1:8080 MODE=test\n"},
+        {"cp",
+         "Usage: ahctl [options] cp SRC DST\n\n"
+         "Copies between this machine and the runtime. The sandbox side is written sandbox:PATH (PATH absolute,\n"
+         "or relative to the sandbox's workspace); the other side is a local path. DST is a directory.\n"
+         "Directories are created as needed. A missing source is an error (exit 2 here, 1 in the sandbox).\n\n"
+         "Examples:\n"
+         "  ahctl cp ./notes.txt sandbox:/workspace/docs     → /workspace/docs/notes.txt\n"
+         "  ahctl cp ./src sandbox:/workspace                 → /workspace/src/... (sent as a zip)\n"
+         "  ahctl cp sandbox:/workspace/out ./results         → ./results/out/...\n"
+         "  ahctl cp sandbox:/workspace/a.log .               → ./a.log\n"},
+        {"git",
+         "Usage: ahctl [options] git changes [--cwd DIR]\n"
+         "       ahctl [options] git diff PATH [--cwd DIR]\n"
+         "       ahctl [options] git clone URL[@BRANCH]\n"
+         "       ahctl [options] git init\n\n"
+         "changes: the changed files of the repository at DIR (default: the workspace) and of every repository\n"
+         "directly below it, one `STATUS<TAB>PATH` line each (M, A, D, U), against origin's branch or the\n"
+         "empty tree as OpenHands computes it. diff: {\"original\",\"modified\"} of one file as JSON.\n"
+         "clone: into <workspace>/<name>, on BRANCH or a new openhands-workspace-* branch; GITHUB_TOKEN,\n"
+         "GITLAB_TOKEN or BITBUCKET_TOKEN of this environment is used for its host (GITHUB_HOST etc. for\n"
+         "self-hosted ones) without appearing in any command, history or log. init: git init the workspace.\n\n"
+         "Examples:\n  ahctl -s $SID git changes\n  ahctl -s $SID git diff src/main.c\n"},
+        {"microagents",
+         "Usage: ahctl [options] microagents [--root DIR]\n\n"
+         "Lists the microagents of DIR/.openhands/microagents/*.md (default DIR: the workspace): one\n"
+         "`NAME<TAB>PATH` line each; --json prints [{\"name\",\"path\",\"content\"}].\n\n"
+         "Example:\n  ahctl -w ./repo -r sandbox microagents\n"},
+        {"runtimes",
+         "Usage: ahctl [options] runtimes\n\nLists the runtime names the manifests on the search path provide.\n\n"
+         "Example:\n  ahctl runtimes\n"},
+    };
+    return texts;
+}
+
+}  // namespace
+
+std::optional<std::string> help_text(const std::string &command) {
+    if (command.empty()) return std::string(kOverview) + kGlobals + kExitCodes;
+    auto it = pages().find(command);
+    if (it == pages().end()) return std::nullopt;
+    return it->second + "\nGlobal options (-r, -s, -w, -t, ...): ahctl --help\n";
+}
+
+}  // namespace ahctl

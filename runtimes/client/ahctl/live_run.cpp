@@ -1,0 +1,217 @@
+#include "live_run.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <actionhost/client/errors.hpp>
+#include <actionhost/client/live_output.hpp>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "style.hpp"
+
+namespace ahctl {
+
+using namespace actionhost::client;
+using nlohmann::json;
+
+namespace {
+
+// No bound unless -t gives one: a month is "however long it is quiet" for every practical purpose and
+// keeps the wire's own request timeout finite.
+constexpr double kUnbounded = 30.0 * 24 * 3600;
+
+// Writes output chunks to a stream as they come. The session's shell is a terminal, which ends lines
+// with CR LF: into a file or a pipe they become LF (a lone CR, a progress bar's, is kept).
+class ChunkWriter {
+  public:
+    explicit ChunkWriter(FILE *out) : out_(out), terminal_(isatty(fileno(out)) != 0) {}
+    void write(const std::string &chunk) {
+        std::string text;
+        if (terminal_) {
+            text = chunk;
+        } else {
+            text.reserve(chunk.size() + 1);
+            for (char c : chunk) {
+                if (pending_cr_ && c != '\n') text += '\r';
+                pending_cr_ = c == '\r';
+                if (!pending_cr_) text += c;
+            }
+        }
+        std::fwrite(text.data(), 1, text.size(), out_);
+        std::fflush(out_);
+        ends_with_newline_ = text.empty() ? ends_with_newline_ : text.back() == '\n';
+        wrote_ = wrote_ || !text.empty();
+    }
+    void finish() {
+        if (pending_cr_) std::fputc('\r', out_);
+        pending_cr_ = false;
+        std::fflush(out_);
+    }
+    bool wrote() const { return wrote_; }
+
+  private:
+    FILE *out_;
+    bool terminal_;
+    bool pending_cr_ = false, ends_with_newline_ = true, wrote_ = false;
+};
+
+int exit_code_of(const json &obs) {
+    const json metadata = obs.value("extras", json::object()).value("metadata", json::object());
+    auto it = metadata.find("exit_code");
+    return it != metadata.end() && it->is_number_integer() ? it->get<int>() : -1;
+}
+
+// SIGINT and SIGTERM, taken by one thread (sigwait) instead of killing ahctl mid-request: the
+// runtime is then closed properly. Blocked before any other thread starts, so every thread inherits it.
+class InterruptWatch {
+  public:
+    InterruptWatch() {
+        sigemptyset(&set_);
+        sigaddset(&set_, SIGINT);
+        sigaddset(&set_, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &set_, &old_);
+        thread_ = std::thread([this] {
+            int sig = 0;
+            while (sigwait(&set_, &sig) == 0) {
+                std::lock_guard lock(mu_);
+                if (done_) return;
+                interrupted_ = sig;
+                cv_.notify_all();
+                return;
+            }
+        });
+    }
+    ~InterruptWatch() {
+        {
+            std::lock_guard lock(mu_);
+            done_ = true;
+        }
+        pthread_kill(thread_.native_handle(), SIGTERM);  // ends its sigwait (blocked: only it takes it)
+        thread_.join();
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    // Waits until `finished` or a signal; returns the signal number, 0 when finished first.
+    int wait(const std::function<bool()> &finished) {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return interrupted_ != 0 || finished(); });
+        return interrupted_;
+    }
+    int interrupted() {
+        std::lock_guard lock(mu_);
+        return interrupted_;
+    }
+    void notify() {
+        std::lock_guard lock(mu_);
+        cv_.notify_all();
+    }
+
+  private:
+    sigset_t set_, old_;
+    std::thread thread_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int interrupted_ = 0;
+    bool done_ = false;
+};
+
+}  // namespace
+
+int run_live(const Options &o, OpenRuntime open, json args) {
+    InterruptWatch interrupts;
+    auto rt = open(o, false);
+    const bool kept = rt->config().get_bool("sandbox.keep_runtime_alive");
+    if (interrupts.interrupted()) {
+        rt->close();
+        return kInterrupted;
+    }
+    args["blocking"] = true;
+    const json action = {{"action", "run"}, {"args", args}, {"timeout", o.timeout.value_or(kUnbounded)}};
+    // The action runs on a thread of its own with a wire of its own, so this thread can answer Ctrl-C.
+    WireClient wire(rt->wire().base_url(), rt->wire().session_api_key(), rt->wire().policy());
+    wire.policy().closed_attempts = 1;  // an interrupted or dead host is not asked again
+    ChunkWriter out(stdout);
+    std::atomic<bool> streamed{false};
+    std::atomic<long long> dropped{0};
+    std::optional<json> observation;
+    std::exception_ptr failure;
+    std::mutex mu;
+    bool finished = false;
+    std::thread worker([&] {
+        json obs;
+        std::exception_ptr error;
+        try {
+            obs = execute_following(wire, action, "", [&](const LiveEvent &e) {
+                if (e.type == "action_start") streamed = true;
+                else if (e.type == "output") out.write(e.data.value("chunk", ""));
+                else if (e.type == "dropped") dropped += e.data.value("dropped", 1LL);
+            });
+        } catch (...) {
+            error = std::current_exception();
+        }
+        {
+            std::lock_guard lock(mu);
+            observation = std::move(obs);
+            failure = error;
+            finished = true;
+        }
+        interrupts.notify();
+    });
+    const int sig = interrupts.wait([&] {
+        std::lock_guard lock(mu);
+        return finished;
+    });
+    if (sig != 0) {
+        out.finish();
+        std::cerr << "\n" << red("ahctl: interrupted") << (kept ? "" : "; stopping the runtime") << "\n";
+        if (kept)
+            std::cerr << "[ahctl] the command goes on in kept-alive session " << rt->session_id()
+                      << " until it ends (ahctl stop " << rt->session_id() << " ends the runtime)\n";
+        else
+            rt->close();  // the sandbox goes, with the command and everything it made
+        std::fflush(stderr);
+        std::_Exit(kInterrupted);  // the worker's request dies with the process
+    }
+    worker.join();
+    out.finish();
+    if (failure) std::rethrow_exception(failure);
+    const json &obs = *observation;
+    if (obs.value("observation", "") != "run") {
+        rt->close();
+        std::cerr << red("ahctl: error:") << " " << obs.value("content", std::string("the command did not run")) << "\n";
+        return kActionFailed;
+    }
+    // No live events (an in-process runtime): the observation's content is all there is.
+    if (!streamed && !o.json) {
+        std::string content = obs.value("content", "");
+        if (!content.empty() && content.back() != '\n') content += "\n";
+        out.write(content);
+    }
+    if (o.json) std::cout << obs.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+    int code = exit_code_of(obs);
+    if (code < 0) {
+        // The -t bound passed: the command is interrupted, so a kept session is free for the next one.
+        std::cerr << red("ahctl: error:") << " the command did not finish within " << o.timeout.value_or(kUnbounded)
+                  << " s; interrupted\n";
+        try {
+            rt->execute({{"action", "run"}, {"args", {{"command", "C-c"}, {"is_input", true}}}, {"timeout", 10}});
+        } catch (const std::exception &) {
+        }
+        code = kTimedOut;
+    }
+    rt->close();
+    if (dropped > 0) {
+        std::cerr << red("ahctl: error:") << " " << dropped.load() << " pieces of output were lost (this terminal read slower than the command wrote)\n";
+        return code == 0 ? kActionFailed : code;
+    }
+    return code;
+}
+
+}  // namespace ahctl

@@ -1,0 +1,16 @@
+// `ahctl run` as a command-line tool runs commands: output printed as it comes and never truncated,
+// no return while the command is quiet (only -t bounds it), the command's exit code, Ctrl-C ends the
+// command and a runtime this command started. (`run --agent` and `exec` keep the agent's semantics.)
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "workspace_commands.hpp"
+
+namespace ahctl {
+
+// Runs the `run` action `args` (command, cwd) in the runtime `open` starts; returns the exit code.
+int run_live(const Options &options, OpenRuntime open, nlohmann::json args);
+
+}  // namespace ahctl
