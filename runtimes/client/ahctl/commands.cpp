@@ -41,14 +41,6 @@ std::string text_of(const json &j, const char *key, const std::string &fallback 
     return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
-int exit_code_of(const json &obs) {
-    if (!obs.contains("extras") || !obs["extras"].is_object()) return -1;
-    const json &extras = obs["extras"];
-    if (!extras.contains("metadata") || !extras["metadata"].is_object()) return -1;
-    auto it = extras["metadata"].find("exit_code");
-    return it != extras["metadata"].end() && it->is_number_integer() ? it->get<int>() : -1;
-}
-
 std::string read_stdin() {
     std::ostringstream s;
     s << std::cin.rdbuf();

@@ -63,12 +63,6 @@ class ChunkWriter {
     bool pending_cr_ = false, ends_with_newline_ = true, wrote_ = false;
 };
 
-int exit_code_of(const json &obs) {
-    const json metadata = obs.value("extras", json::object()).value("metadata", json::object());
-    auto it = metadata.find("exit_code");
-    return it != metadata.end() && it->is_number_integer() ? it->get<int>() : -1;
-}
-
 // SIGINT and SIGTERM, taken by one thread (sigwait) instead of killing ahctl mid-request: the
 // runtime is then closed properly. Blocked before any other thread starts, so every thread inherits it.
 class InterruptWatch {
@@ -123,6 +117,14 @@ class InterruptWatch {
 };
 
 }  // namespace
+
+int exit_code_of(const json &obs) {
+    if (!obs.is_object() || !obs.contains("extras") || !obs["extras"].is_object()) return -1;
+    const json &extras = obs["extras"];
+    if (!extras.contains("metadata") || !extras["metadata"].is_object()) return -1;
+    auto it = extras["metadata"].find("exit_code");
+    return it != extras["metadata"].end() && it->is_number_integer() ? it->get<int>() : -1;
+}
 
 int run_live(const Options &o, OpenRuntime open, json args) {
     InterruptWatch interrupts;

@@ -10,6 +10,9 @@
 
 namespace ahctl {
 
+// The exit code of a `run` observation; -1 when the command had not finished.
+int exit_code_of(const nlohmann::json &observation);
+
 // Runs the `run` action `args` (command, cwd) in the runtime `open` starts; returns the exit code.
 int run_live(const Options &options, OpenRuntime open, nlohmann::json args);
 

@@ -123,6 +123,7 @@ TEST(AhctlIpython, RunsCodeInTheKernelAndExitsByOutcome) {
     Result piped = ahctl(dir, "-r local -p jupyter -q ipython -", "x = 'from'\nprint(x + ' stdin')\nraise ValueError('nope')\n");
     EXPECT_EQ(piped.out.rfind("from stdin\n", 0), 0u) << piped.out << piped.err;
     EXPECT_NE(piped.out.find("ValueError: nope"), std::string::npos) << piped.out;
+    EXPECT_EQ(piped.code, 1) << "an exception is a failure";
     Result usage = ahctl(dir, "-r local -q ipython");
     EXPECT_EQ(usage.code, 2) << usage.err;
 }

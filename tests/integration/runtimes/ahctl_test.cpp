@@ -64,6 +64,7 @@ TEST(Ahctl, ExecJsonLines) {
         "not json\n"
         R"({"action":"write","args":{"path":"w.txt","content":"abc"}})" "\n"
         R"({"action":"read","args":{"path":"w.txt"}})" "\n";
+    std::filesystem::create_directories(dir / "ws");  // -w never creates it
     Result r = ahctl(dir, "-r local -q -w '" + dir.path() + "/ws' exec", input);
     EXPECT_EQ(r.code, 1) << r.err;  // the bad line counts as a failure
     std::vector<json> lines;
@@ -81,6 +82,7 @@ TEST(Ahctl, ExecJsonLines) {
 
 TEST(Ahctl, EditAndReadCommands) {
     TempDir dir("ahctl");
+    std::filesystem::create_directories(dir / "ws");
     std::string ws = "-r local -q -w '" + dir.path() + "/ws' ";
     Result created = ahctl(dir, ws + "edit create " + dir.path() + "/ws/f.txt --file-text 'alpha\nbeta'");
     EXPECT_EQ(created.code, 0) << created.out << created.err;
@@ -142,6 +144,7 @@ TEST(Ahctl, CliRuntimeRunsInsideAhctl) {
     std::string input = R"({"action":"run","args":{"command":"cd /tmp && export X=1"}})" "\n"
                         R"({"action":"run","args":{"command":"echo $X $PWD"}})" "\n"
                         R"({"action":"run","args":{"command":"C-c","is_input":true}})" "\n";
+    std::filesystem::create_directories(dir / "ws");
     Result exec = ahctl(dir, "-r cli -q -w '" + dir.path() + "/ws' exec", input);
     EXPECT_EQ(exec.code, 0) << exec.err;
     std::vector<json> lines;

@@ -29,9 +29,35 @@ TEST(AhctlCli, GlobalOptionsAnywhereAndInlineValues) {
     EXPECT_EQ(o.command, "edit");
     EXPECT_EQ(o.runtime, "sandbox");
     EXPECT_EQ(o.plugins, (std::vector<std::string>{"jupyter", "agent_skills"}));
-    EXPECT_EQ(o.args, (std::vector<std::string>{"create", "/w/f", "--file-text", "hi"}));
+    EXPECT_EQ(o.args, (std::vector<std::string>{"create", "/w/f"}));
+    EXPECT_EQ(o.named["--file-text"], (std::vector<std::string>{"hi"}));
     ASSERT_EQ(o.sets.size(), 1u);
     EXPECT_EQ(o.sets[0].first, "sandbox.timeout");
+}
+
+// Unknown options anywhere before `--` are usage errors that name the closest known option.
+TEST(AhctlCli, UnknownOptionsAndSuggestions) {
+    auto message = [](std::vector<std::string> words) -> std::string {
+        try {
+            parse(std::move(words));
+        } catch (const UsageError &e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_NE(message({"--verbose", "run", "--", "echo"}).find("unknown option --verbose"), std::string::npos);
+    EXPECT_NE(message({"run", "--timout", "5", "--", "x"}).find("did you mean --timeout?"), std::string::npos);
+    EXPECT_NE(message({"ps", "--foo"}).find("unknown option --foo for ps"), std::string::npos);
+    EXPECT_NE(message({"edit", "view", "f", "--old_str", "x"}).find("did you mean --old-str?"), std::string::npos);
+    EXPECT_NE(message({"stpo", "x"}).find("did you mean stop?"), std::string::npos);
+    EXPECT_NE(message({"read", "f", "--cwd", "x"}).find("unknown option --cwd for read"), std::string::npos)
+        << "--cwd is run's and git's, not read's";
+    EXPECT_EQ(message({"ps", "--zzzzzzzz"}).find("did you mean"), std::string::npos);
+    Options help = parse({"help", "run"});  // a command's name as a word is not a second command
+    EXPECT_EQ(help.command, "run");
+    EXPECT_TRUE(help.help);
+    EXPECT_EQ(closest_match("--jsn", {"--json", "--jobs"}), "--json");
+    EXPECT_EQ(closest_match("--zzzzzz", {"--json"}), "");
 }
 
 TEST(AhctlCli, Errors) {

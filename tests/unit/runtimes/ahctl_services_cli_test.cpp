@@ -34,7 +34,8 @@ TEST(AhctlServicesCli, CommandsAndTheirArguments) {
     Options git = parse({"git", "diff", "a b.txt", "--cwd", "repo", "--json"});
     EXPECT_EQ(git.command, "git");
     EXPECT_TRUE(git.json);
-    EXPECT_EQ(git.args, (std::vector<std::string>{"diff", "a b.txt", "--cwd", "repo"}));
+    EXPECT_EQ(git.args, (std::vector<std::string>{"diff", "a b.txt"}));
+    EXPECT_EQ(git.named["--cwd"], (std::vector<std::string>{"repo"}));
     EXPECT_EQ(parse({"microagents"}).command, "microagents");
 }
 

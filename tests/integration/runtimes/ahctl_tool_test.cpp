@@ -1,0 +1,276 @@
+// ahctl as a command-line tool (the real binary, the real sandbox runtime): `run` prints output as it
+// comes, waits for quiet commands, never truncates, exits with the command's code and cleans up on
+// Ctrl-C; strict flags with suggestions; errors in ahctl's own words with the documented exit codes.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/host_process.hpp"
+#include "support/run_process.hpp"
+#include "support/temp_dir.hpp"
+
+using actionhost::testing::TempDir;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string quote(const std::string &s) { return actionhost::testing::sh_word(s); }
+
+// `ahctl <args>` (shell words) with `input` on stdin, a private HOME, TMPDIR and state dir.
+Result ahctl(const TempDir &dir, const std::string &args, const std::string &input = "") {
+    std::filesystem::create_directories(dir / "tmp");
+    actionhost::testing::write_file(dir / "stdin", input);
+    std::string cmd = "HOME=" + quote(dir.path()) + " TMPDIR=" + quote(dir / "tmp") + " " +
+                      quote(actionhost::testing::build_path("bin/ahctl")) + " --state-dir " + quote(dir / "state") + " " +
+                      args + " < " + quote(dir / "stdin") + " > " + quote(dir / "out") + " 2> " + quote(dir / "err");
+    auto r = actionhost::testing::run_process({"/bin/bash", "-c", cmd}, 100);
+    return {r.exit_code, actionhost::testing::read_file(dir / "out"), actionhost::testing::read_file(dir / "err")};
+}
+
+// ahctl with its stdout on a pipe read as it comes: when each piece arrived.
+class LiveAhctl {
+  public:
+    LiveAhctl(const TempDir &dir, const std::vector<std::string> &args) {
+        std::filesystem::create_directories(dir / "tmp");
+        int fds[2];
+        if (pipe(fds) != 0) return;
+        std::vector<std::string> argv = {actionhost::testing::build_path("bin/ahctl"), "--state-dir", dir / "state"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const std::string home = dir.path(), tmp = dir / "tmp", err = dir / "err";
+        pid_ = fork();
+        if (pid_ == 0) {
+            dup2(fds[1], 1);
+            FILE *e = std::fopen(err.c_str(), "w");
+            if (e) dup2(fileno(e), 2);
+            close(fds[0]);
+            setenv("HOME", home.c_str(), 1);
+            setenv("TMPDIR", tmp.c_str(), 1);
+            std::vector<char *> cargv;
+            for (auto &a : argv) cargv.push_back(a.data());
+            cargv.push_back(nullptr);
+            execv(cargv[0], cargv.data());
+            _exit(127);
+        }
+        close(fds[1]);
+        out_ = fds[0];
+        start_ = Clock::now();
+    }
+    ~LiveAhctl() {
+        if (pid_ > 0 && !reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+        if (out_ >= 0) close(out_);
+    }
+    // Reads until `needle` is in the output (true) or EOF / `timeout_s` (false).
+    bool wait_for(const std::string &needle, double timeout_s) {
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+        while (text_.find(needle) == std::string::npos) {
+            if (!read_some(deadline)) return false;
+        }
+        return true;
+    }
+    // Reads to EOF and reaps; the exit code (-1 on a signal or when `timeout_s` passed).
+    int finish(double timeout_s) {
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+        while (read_some(deadline)) {
+        }
+        int status = 0;
+        for (int i = 0; i < 1000 && waitpid(pid_, &status, WNOHANG) == 0; ++i) usleep(10000);
+        reaped_ = true;
+        ended_ = Clock::now();
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    void signal(int sig) { kill(pid_, sig); }
+    const std::string &text() const { return text_; }
+    // Seconds from start until `needle` first appeared.
+    std::optional<double> seen_at(const std::string &needle) const {
+        for (const auto &[at, length] : arrivals_)
+            if (text_.substr(0, length).find(needle) != std::string::npos) return std::chrono::duration<double>(at - start_).count();
+        return std::nullopt;
+    }
+    double ended_at() const { return std::chrono::duration<double>(ended_ - start_).count(); }
+
+  private:
+    bool read_some(Clock::time_point deadline) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return false;
+        pollfd p{out_, POLLIN, 0};
+        if (poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) <= 0) return true;
+        char buf[65536];
+        const ssize_t n = read(out_, buf, sizeof buf);
+        if (n <= 0) return false;
+        text_.append(buf, static_cast<size_t>(n));
+        arrivals_.emplace_back(Clock::now(), text_.size());
+        return true;
+    }
+    pid_t pid_ = -1;
+    int out_ = -1;
+    bool reaped_ = false;
+    std::string text_;
+    std::vector<std::pair<Clock::time_point, size_t>> arrivals_;
+    Clock::time_point start_, ended_;
+};
+
+// What a sandbox leaves in TMPDIR (its run directories, a workspace made for it).
+std::vector<std::string> leftovers(const TempDir &dir) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (const auto &e : std::filesystem::directory_iterator(dir / "tmp", ec)) found.push_back(e.path().filename().string());
+    return found;
+}
+
+}  // namespace
+
+// Output arrives while the command runs; a command quiet for 20 s is waited for (no 10 s return).
+TEST(AhctlTool, RunStreamsAndWaitsForAQuietCommand) {
+    TempDir dir("ahctl-tool");
+    LiveAhctl run(dir, {"-r", "sandbox", "-q", "run", "--", "echo first; sleep 20; echo last; (exit 7)"});
+    ASSERT_TRUE(run.wait_for("first\n", 60)) << run.text();
+    EXPECT_EQ(run.finish(90), 7) << actionhost::testing::read_file(dir / "err");
+    EXPECT_EQ(run.text(), "first\nlast\n");
+    auto first = run.seen_at("first\n");
+    ASSERT_TRUE(first.has_value());
+    EXPECT_GE(run.ended_at() - *first, 2.0) << "the first line arrived only " << run.ended_at() - *first << " s before the end";
+    EXPECT_GE(run.ended_at() - *first, 19.0);  // it was printed 20 s before the end
+}
+
+// Nothing is lost or cut: 200 000 lines are 200 000 lines, in order, and -t bounds a command (124).
+TEST(AhctlTool, RunNeverTruncatesAndTimeoutBounds) {
+    TempDir dir("ahctl-tool");
+    Result seq = ahctl(dir, "-r sandbox -q run -- 'seq 1 200000'");
+    EXPECT_EQ(seq.code, 0) << seq.err;
+    std::string expected;
+    for (int i = 1; i <= 200000; ++i) expected += std::to_string(i) + "\n";
+    EXPECT_EQ(seq.out.size(), expected.size());
+    EXPECT_TRUE(seq.out == expected) << seq.out.substr(0, 200);
+    EXPECT_EQ(seq.err.find("truncated"), std::string::npos) << seq.err;
+    const auto started = Clock::now();
+    Result bounded = ahctl(dir, "-r sandbox -q run -t 2 -- 'echo before; sleep 30'");
+    EXPECT_EQ(bounded.code, 124) << bounded.err;
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - started).count(), 25.0);
+    EXPECT_EQ(bounded.out, "before\n");
+    EXPECT_NE(bounded.err.find("did not finish within 2 s"), std::string::npos) << bounded.err;
+    // The agent's flags belong to --agent: alone they are a usage error.
+    EXPECT_EQ(ahctl(dir, "-r sandbox -q run --is-input -- C-c").code, 2);
+}
+
+// Ctrl-C ends the command and the sandbox it ran in: exit 130, nothing left in TMPDIR.
+TEST(AhctlTool, CtrlCStopsTheRuntimeAndLeavesNothing) {
+    TempDir dir("ahctl-tool");
+    LiveAhctl run(dir, {"-r", "sandbox", "-q", "run", "--", "echo started; sleep 60"});
+    ASSERT_TRUE(run.wait_for("started\n", 60)) << run.text();
+    EXPECT_FALSE(leftovers(dir).empty());  // the sandbox runs: its directories are there
+    run.signal(SIGINT);
+    EXPECT_EQ(run.finish(30), 130) << actionhost::testing::read_file(dir / "err");
+    EXPECT_LT(run.ended_at(), 40.0);
+    EXPECT_EQ(leftovers(dir), std::vector<std::string>{}) << actionhost::testing::read_file(dir / "err");
+}
+
+// Unknown flags anywhere before `--` are errors (exit 2) naming the flag meant; `--version`.
+TEST(AhctlTool, StrictFlagsWithSuggestions) {
+    TempDir dir("ahctl-tool");
+    struct Case {
+        std::string args, unknown, suggestion;
+    };
+    for (const Case &c : {Case{"--verbose run -- echo hi", "--verbose", ""}, Case{"run --timout 5 -- echo hi", "--timout", "--timeout"},
+                          Case{"ps --foo", "--foo", ""}, Case{"--sesion x run -- true", "--sesion", "--session"},
+                          Case{"run --cdw /tmp -- true", "--cdw", "--cwd"}, Case{"rnu -- true", "rnu", "run"}}) {
+        Result r = ahctl(dir, c.args);
+        EXPECT_EQ(r.code, 2) << c.args << ": " << r.err;
+        EXPECT_NE(r.err.find(c.unknown), std::string::npos) << r.err;
+        if (!c.suggestion.empty()) {
+            EXPECT_NE(r.err.find("did you mean " + c.suggestion + "?"), std::string::npos) << r.err;
+        }
+        EXPECT_EQ(r.out, "");
+    }
+    Result after_dashdash = ahctl(dir, "-r sandbox -q run -- echo --verbose --timout");  // the command's own words
+    EXPECT_EQ(after_dashdash.code, 0) << after_dashdash.err;
+    EXPECT_EQ(after_dashdash.out, "--verbose --timout\n");
+    Result version = ahctl(dir, "--version");
+    EXPECT_EQ(version.code, 0);
+    EXPECT_EQ(version.out.rfind("ahctl ", 0), 0u) << version.out;
+    Result help = ahctl(dir, "cp --help");
+    EXPECT_EQ(help.code, 0);
+    EXPECT_NE(help.out.find("Examples"), std::string::npos) << help.out;
+    EXPECT_EQ(help.out.find("--install-dir"), std::string::npos) << "a command's help repeats the global options";
+    EXPECT_EQ(help.out.find('\033'), std::string::npos);  // not a terminal: no colour
+}
+
+// Errors are ahctl's words with the documented codes, never HTTP internals or a silent surprise.
+TEST(AhctlTool, ErrorsInItsOwnWords) {
+    TempDir dir("ahctl-tool");
+    // A session id that is not kept alive: an error, not a fresh sandbox.
+    Result typo = ahctl(dir, "-r sandbox -s deadbeef run -- true");
+    EXPECT_EQ(typo.code, 2) << typo.err;
+    EXPECT_NE(typo.err.find("no kept-alive runtime with session id deadbeef"), std::string::npos) << typo.err;
+    EXPECT_EQ(leftovers(dir), std::vector<std::string>{});
+    // A workspace that does not exist is not made.
+    Result ws = ahctl(dir, "-r sandbox -w " + quote(dir / "nonexistent") + " run -- true");
+    EXPECT_EQ(ws.code, 2) << ws.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "nonexistent"));
+    // cp: a missing local file is a usage error; a missing sandbox file says so.
+    Result local = ahctl(dir, "-r sandbox cp " + quote(dir / "missing.txt") + " sandbox:/tmp");
+    EXPECT_EQ(local.code, 2) << local.err;
+    EXPECT_NE(local.err.find("no such file or directory: "), std::string::npos) << local.err;
+
+    Result started = ahctl(dir, "-r sandbox -q start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    Result remote = ahctl(dir, "-q -s " + sid + " cp sandbox:/tmp/missing.txt " + quote(dir.path()));
+    EXPECT_EQ(remote.code, 1) << remote.err;
+    EXPECT_NE(remote.err.find("no such file or directory in the sandbox: /tmp/missing.txt"), std::string::npos) << remote.err;
+    EXPECT_EQ(remote.err.find("HTTP"), std::string::npos) << remote.err;
+    // read of a missing file: the message on stderr, exit 1, nothing on stdout.
+    Result read = ahctl(dir, "-q -s " + sid + " read /tmp/missing.txt");
+    EXPECT_EQ(read.code, 1) << read.err;
+    EXPECT_EQ(read.out, "");
+    EXPECT_NE(read.err.find("missing.txt"), std::string::npos) << read.err;
+    // write stores stdin byte for byte: no newline added, none removed.
+    for (const std::string content : {"abc", "a\nb\n", ""}) {
+        Result w = ahctl(dir, "-q -s " + sid + " write /tmp/w.txt", content);
+        EXPECT_EQ(w.code, 0) << w.err;
+        Result back = ahctl(dir, "-q -s " + sid + " run -- 'od -An -c /tmp/w.txt; wc -c < /tmp/w.txt'");
+        EXPECT_NE(back.out.find(std::to_string(content.size()) + "\n"), std::string::npos) << back.out;
+        EXPECT_EQ(ahctl(dir, "-q -s " + sid + " read /tmp/w.txt").out, content);
+    }
+    // ps: the age counts from the first start, not from the last reattach (one just before ps).
+    sleep(2);
+    EXPECT_EQ(ahctl(dir, "-q -s " + sid + " run -- true").code, 0);
+    Result ps = ahctl(dir, "--json ps");
+    const auto listed = nlohmann::json::parse(ps.out, nullptr, false);
+    ASSERT_TRUE(listed.is_array() && listed.size() == 1) << ps.out;
+    EXPECT_GE(listed[0].value("age_s", 0), 2) << ps.out;
+    EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
+
+// An exception in an IPython cell is a failure (exit 1); a clean cell after it is not.
+TEST(AhctlTool, IpythonExceptionExitsNonZero) {
+    if (!std::filesystem::exists(actionhost::testing::build_path("lib/actionhost/plugins/jupyter/manifest.json")))
+        GTEST_SKIP() << "the jupyter plugin is not built";
+    TempDir dir("ahctl-tool");
+    Result started = ahctl(dir, "-r sandbox -q -p jupyter start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    Result raised = ahctl(dir, "-q -s " + sid + " ipython 'raise ValueError(\"boom\")'");
+    EXPECT_EQ(raised.code, 1) << raised.out << raised.err;
+    EXPECT_NE(raised.out.find("ValueError"), std::string::npos) << raised.out;
+    Result clean = ahctl(dir, "-q -s " + sid + " ipython 'print(6*7)'");
+    EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+    EXPECT_EQ(clean.out, "42\n");
+    EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
