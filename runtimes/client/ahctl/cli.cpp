@@ -118,6 +118,8 @@ Options parse_command_line(int argc, char **argv) {
     app.set_help_flag();  // help texts are ours (help_text), per command
     app.allow_extras();   // unknown words are reported below, with a suggestion
     app.require_subcommand(0, 1);  // one command; a command's words are never taken for another command
+    // An option given twice: the last one counts (scripts append overrides: `... -r sandbox ... -r local`).
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     std::string config, runtime, workspace, session, state_dir, install_dir, repo, timeout, count, jobs;
     std::vector<std::string> plugins, plugin_dirs, sets, env;
     app.add_flag("-h,--help", o.help);

@@ -140,7 +140,7 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     WireClient wire(rt->wire().base_url(), rt->wire().session_api_key(), rt->wire().policy());
     wire.policy().closed_attempts = 1;  // an interrupted or dead host is not asked again
     ChunkWriter out(stdout);
-    std::atomic<bool> streamed{false};
+    std::atomic<bool> streamed{false}, stream_ended{false};
     std::atomic<long long> dropped{0};
     std::optional<json> observation;
     std::exception_ptr failure;
@@ -152,8 +152,9 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         try {
             obs = execute_following(wire, action, "", [&](const LiveEvent &e) {
                 if (e.type == "action_start") streamed = true;
-                else if (e.type == "output") out.write(e.data.value("chunk", ""));
-                else if (e.type == "dropped") dropped += e.data.value("dropped", 1LL);
+                else if (e.type == "output" && !o.json) out.write(e.data.value("chunk", ""));  // --json: the observation only
+                else if (e.type == "dropped") dropped += e.data.value("events", 1LL);
+                else if (e.type == "action_end") stream_ended = true;
             });
         } catch (...) {
             error = std::current_exception();
@@ -209,8 +210,11 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         code = kTimedOut;
     }
     rt->close();
-    if (dropped > 0) {
-        std::cerr << red("ahctl: error:") << " " << dropped.load() << " pieces of output were lost (this terminal read slower than the command wrote)\n";
+    if (dropped > 0 || (streamed && !stream_ended)) {
+        std::cerr << red("ahctl: error:") << " "
+                  << (dropped > 0 ? std::to_string(dropped.load()) + " pieces of output were lost (this terminal read slower than the command wrote)"
+                                  : std::string("the live output stopped before the command ended: the rest of it was lost"))
+                  << "\n";
         return code == 0 ? kActionFailed : code;
     }
     return code;

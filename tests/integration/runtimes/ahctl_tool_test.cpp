@@ -169,6 +169,19 @@ TEST(AhctlTool, RunNeverTruncatesAndTimeoutBounds) {
     EXPECT_EQ(ahctl(dir, "-r sandbox -q run --is-input -- C-c").code, 2);
 }
 
+// Output the host had to drop (a reader far slower than the command: here one that does not read at
+// all while 30 MB are printed, beyond the host's 8 MiB per follower) is never lost silently: ahctl
+// says so and exits 1 although the command succeeded.
+TEST(AhctlTool, LostOutputIsAnErrorNeverASilentCut) {
+    TempDir dir("ahctl-tool");
+    LiveAhctl run(dir, {"-r", "sandbox", "-q", "run", "--", "head -c 30000000 /dev/zero | tr '\\0' x | fold -w 100"});
+    sleep(8);  // not reading: ahctl blocks on its stdout, the host's queue for it overflows
+    EXPECT_EQ(run.finish(120), 1);
+    const std::string err = actionhost::testing::read_file(dir / "err");
+    EXPECT_NE(err.find("pieces of output were lost"), std::string::npos) << err;
+    EXPECT_LT(run.text().size(), 30000000u + 300000u);
+}
+
 // Ctrl-C ends the command and the sandbox it ran in: exit 130, nothing left in TMPDIR.
 TEST(AhctlTool, CtrlCStopsTheRuntimeAndLeavesNothing) {
     TempDir dir("ahctl-tool");

@@ -56,6 +56,7 @@ TEST(AhctlCli, UnknownOptionsAndSuggestions) {
     Options help = parse({"help", "run"});  // a command's name as a word is not a second command
     EXPECT_EQ(help.command, "run");
     EXPECT_TRUE(help.help);
+    EXPECT_EQ(parse({"-r", "sandbox", "ps", "-r", "local"}).runtime, "local");  // given twice: the last counts
     EXPECT_EQ(closest_match("--jsn", {"--json", "--jobs"}), "--json");
     EXPECT_EQ(closest_match("--zzzzzz", {"--json"}), "");
 }

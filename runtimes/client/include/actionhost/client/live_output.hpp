@@ -16,7 +16,7 @@
 namespace actionhost::client {
 
 // One Server-Sent Event of GET /stream: type "action_start", "output" ({"chunk": text}), "action_end"
-// ({"observation": ...}) or "dropped" ({"dropped": N}: events a slow follower lost).
+// ({"observation": ...}) or "dropped" ({"events": N}: events a slow follower lost).
 struct LiveEvent {
     std::string type;
     nlohmann::json data;
