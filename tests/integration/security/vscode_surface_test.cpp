@@ -31,7 +31,7 @@
 #include <sstream>
 #include <thread>
 
-#include "headless_chromium.hpp"
+#include "support/headless_chromium.hpp"
 #include "support/host_process.hpp"
 #include "support/http.hpp"
 #include "support/socket_holders.hpp"
@@ -273,14 +273,14 @@ class VscodeSurface : public ::testing::Test {
 
     // Headless chromium on the workbench with the token, until its remote connection is up, and then a
     // terminal (Ctrl+`): what VS Code starts for a client (extension host, pty host) is running.
-    std::unique_ptr<vs::HeadlessChromium> open_workbench_and_terminal(const std::string &tok) {
-        auto chromium = vs::chromium_path();
+    std::unique_ptr<HeadlessChromium> open_workbench_and_terminal(const std::string &tok) {
+        auto chromium = chromium_path();
         if (!chromium) {
             ADD_FAILURE() << "chromium is not installed (Debian package chromium)";
             return nullptr;
         }
         const std::string url = "http://127.0.0.1:" + std::to_string(port_) + "/?tkn=" + tok + "&folder=" + host_->working_dir();
-        auto browser = std::make_unique<vs::HeadlessChromium>(*chromium, url);
+        auto browser = std::make_unique<HeadlessChromium>(*chromium, url);
         EXPECT_TRUE(browser->wait_for("!!document.querySelector('.explorer-folders-view')", 90))
             << browser->outer_html().substr(0, 2000) << "\n" << host_->log();
         bool terminal = false;

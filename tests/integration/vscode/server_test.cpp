@@ -14,11 +14,11 @@
 #include <iostream>
 #include <thread>
 
+#include "support/headless_chromium.hpp"
 #include "support/host_process.hpp"
 #include "support/http.hpp"
 #include "support/socket_holders.hpp"
 #include "support/temp_dir.hpp"
-#include "headless_chromium.hpp"
 #include "vscode_test_util.hpp"
 
 using namespace actionhost::testing;
@@ -130,7 +130,7 @@ TEST_F(VscodeServer, TokenIsEnforcedOverHttp) {
 }
 
 TEST_F(VscodeServer, ChromiumRendersTheWorkbench) {
-    auto chromium = vs::chromium_path();
+    auto chromium = chromium_path();
     ASSERT_TRUE(chromium) << "chromium is not installed (Debian package chromium)";
     const std::string tok = token();
     ASSERT_FALSE(tok.empty());
@@ -143,7 +143,7 @@ TEST_F(VscodeServer, ChromiumRendersTheWorkbench) {
 
     // Without the token the browser gets the refusal, not the editor.
     {
-        vs::HeadlessChromium browser(*chromium, base + "/?folder=" + host_->working_dir());
+        HeadlessChromium browser(*chromium, base + "/?folder=" + host_->working_dir());
         // Bounded wait for the navigation to land (the target starts on about:blank).
         EXPECT_TRUE(browser.wait_for("location.protocol === 'http:' && document.readyState === 'complete' && "
                                      "document.body !== null && document.body.innerText.length > 0", 60));
@@ -153,7 +153,7 @@ TEST_F(VscodeServer, ChromiumRendersTheWorkbench) {
 
     // With it: the token redirect sets the cookie, the workbench renders (its scripts and WebSockets
     // pass the proxy on the cookie alone).
-    vs::HeadlessChromium browser(*chromium, url);
+    HeadlessChromium browser(*chromium, url);
     const auto opened = Clock::now();
     ASSERT_TRUE(browser.wait_for(workbench, 90)) << browser.outer_html().substr(0, 2000) << "\n" << host_->log();
     const double host_to_workbench = seconds_since(started_);

@@ -70,13 +70,6 @@ std::optional<std::string> installed_code_server() {
     return std::nullopt;
 }
 
-std::optional<std::string> chromium_path() {
-    for (const char *c : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
-        if (::access(c, X_OK) == 0) return std::string(c);
-    }
-    return std::nullopt;
-}
-
 namespace {
 
 std::map<pid_t, pid_t> parents() {

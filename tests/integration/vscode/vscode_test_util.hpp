@@ -26,9 +26,6 @@ class PortHolder {
 
 // Installed code-server the plugin would find, or nullopt.
 std::optional<std::string> installed_code_server();
-// Debian's chromium, or nullopt.
-std::optional<std::string> chromium_path();
-
 // Descendants of `root` whose command line contains `needle`.
 std::vector<pid_t> descendants_matching(pid_t root, const std::string &needle);
 std::vector<pid_t> descendants(pid_t root);

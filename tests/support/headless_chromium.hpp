@@ -1,17 +1,22 @@
-// Headless chromium driven over the DevTools protocol: open a URL, wait for an element, take a
+// Headless chromium driven over the DevTools protocol, for tests of pages the host serves (the web
+// view, VS Code behind the vscode plugin): open a URL, evaluate in the page, type as a user, take a
 // screenshot. (--dump-dom alone cannot wait for a page that renders after its load event, and
-// --virtual-time-budget makes VS Code's own connection timeouts fire at once.)
+// --virtual-time-budget makes pages' own connection timeouts fire at once.)
 #pragma once
 
 #include <sys/types.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "support/temp_dir.hpp"
 
-namespace actionhost::testing::vscode {
+namespace actionhost::testing {
+
+// Debian's chromium, or nullopt.
+std::optional<std::string> chromium_path();
 
 class HeadlessChromium {
   public:
@@ -26,8 +31,12 @@ class HeadlessChromium {
     // Polls `expression` until it is true or `timeout_s` passes.
     bool wait_for(const std::string &expression, double timeout_s);
     // A key pressed and released as a user would (Input.dispatchKeyEvent: trusted events, unlike
-    // events made in the page). `modifiers`: 1 Alt, 2 Ctrl, 4 Meta, 8 Shift.
-    void press_key(const std::string &key, const std::string &code, int key_code, int modifiers = 0);
+    // events made in the page). `modifiers`: 1 Alt, 2 Ctrl, 4 Meta, 8 Shift. `text`: what the key
+    // types, e.g. "\r" for Enter (without it no keypress follows, and a form field is not submitted).
+    void press_key(const std::string &key, const std::string &code, int key_code, int modifiers = 0,
+                   const std::string &text = "");
+    // Text typed into the focused element as an input method would (Input.insertText: trusted).
+    void insert_text(const std::string &text);
     // Page.captureScreenshot written to `path` as PNG.
     void screenshot(const std::string &path);
     std::string outer_html();
@@ -41,4 +50,4 @@ class HeadlessChromium {
     int next_id_ = 1;
 };
 
-}  // namespace actionhost::testing::vscode
+}  // namespace actionhost::testing

@@ -1,4 +1,4 @@
-#include "headless_chromium.hpp"
+#include "support/headless_chromium.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -23,9 +23,16 @@
 
 extern char **environ;
 
-namespace actionhost::testing::vscode {
+namespace actionhost::testing {
 
 using Clock = std::chrono::steady_clock;
+
+std::optional<std::string> chromium_path() {
+    for (const char *c : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+        if (::access(c, X_OK) == 0) return std::string(c);
+    }
+    return std::nullopt;
+}
 
 struct HeadlessChromium::Socket {
     std::unique_ptr<Poco::Net::HTTPClientSession> session;
@@ -150,16 +157,21 @@ bool HeadlessChromium::wait_for(const std::string &expression, double timeout_s)
     return false;
 }
 
-void HeadlessChromium::press_key(const std::string &key, const std::string &code, int key_code, int modifiers) {
-    for (const char *type : {"keyDown", "keyUp"}) {
-        call("Input.dispatchKeyEvent", {{"type", type},
-                                        {"key", key},
-                                        {"code", code},
-                                        {"windowsVirtualKeyCode", key_code},
-                                        {"nativeVirtualKeyCode", key_code},
-                                        {"modifiers", modifiers}});
+void HeadlessChromium::press_key(const std::string &key, const std::string &code, int key_code, int modifiers,
+                                 const std::string &text) {
+    for (const std::string type : {"keyDown", "keyUp"}) {
+        nlohmann::json event = {{"type", type},
+                                {"key", key},
+                                {"code", code},
+                                {"windowsVirtualKeyCode", key_code},
+                                {"nativeVirtualKeyCode", key_code},
+                                {"modifiers", modifiers}};
+        if (type == "keyDown" && !text.empty()) event["text"] = text;
+        call("Input.dispatchKeyEvent", event);
     }
 }
+
+void HeadlessChromium::insert_text(const std::string &text) { call("Input.insertText", {{"text", text}}); }
 
 void HeadlessChromium::screenshot(const std::string &path) {
     auto r = call("Page.captureScreenshot", {{"format", "png"}}, 60);
@@ -174,4 +186,4 @@ std::string HeadlessChromium::outer_html() {
     return v.is_string() ? v.get<std::string>() : "";
 }
 
-}  // namespace actionhost::testing::vscode
+}  // namespace actionhost::testing
