@@ -56,7 +56,11 @@ document.getElementById("new").onclick = async () => {
   connect(name);
 };
 
+// The directory the file tree shows ("" the workspace), listed again on every refresh so files the
+// agent or the terminal makes appear without a reload.
+let filesDir = "";
 async function showFiles(dir) {
+  filesDir = dir || "";
   const r = await fetch("/ui/files?path=" + encodeURIComponent(dir || ""));
   if (!r.ok) return;
   const listing = await r.json();
@@ -103,5 +107,5 @@ async function refreshScreenshot() {
   await refreshTerminals(window.ahTerminal);
   showFiles("");
   refreshScreenshot();
-  setInterval(() => { refreshTerminals(); refreshScreenshot(); }, 5000);
+  setInterval(() => { refreshTerminals(); refreshScreenshot(); showFiles(filesDir); }, 5000);
 })();
