@@ -7,6 +7,7 @@
 #include <Poco/Timestamp.h>
 #include <Poco/Zip/Compress.h>
 #include <Poco/Zip/ZipArchive.h>
+#include <Poco/Zip/ZipManipulator.h>
 #include <Poco/Zip/ZipStream.h>
 #include <sys/stat.h>
 
@@ -154,9 +155,20 @@ std::string zip_tree(const std::string &root, const std::string &zip_path) {
                             Poco::Zip::ZipCommon::CM_DEFLATE, Poco::Zip::ZipCommon::CL_NORMAL);
             }
         }
-        zip.close();
+        const Poco::Zip::ZipArchive written = zip.close();
         out.close();
         if (!out) return "cannot write " + zip_path;
+        // Files only, as OpenHands' zipfile archive: Poco adds an entry for every directory of a file two or
+        // more levels down ("sub/deeper/"), which its ZipManipulator then takes out again (a rewrite
+        // copying the compressed data as it is).
+        std::vector<std::string> directories;
+        for (auto it = written.headerBegin(); it != written.headerEnd(); ++it)
+            if (it->second.isDirectory()) directories.push_back(it->first);
+        if (!directories.empty()) {
+            Poco::Zip::ZipManipulator files_only(zip_path, false);
+            for (const auto &d : directories) files_only.deleteFile(d);
+            files_only.commit();
+        }
     } catch (const std::exception &e) {
         return std::string("cannot create the archive: ") + e.what();
     }

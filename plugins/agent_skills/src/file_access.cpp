@@ -167,12 +167,10 @@ bool write_atomic(const std::string &path_in, const std::string &bytes, std::str
         error = os_error_text(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, path_in);
         return false;
     }
+    // A missing parent directory is an error, not created: the editor's `create` answers
+    // `Ran into [Errno 2] No such file or directory: '<p>' ...` there, as openhands-aci's open('w') does.
     const std::filesystem::path fs_path(path);
     const std::string dir = fs_path.parent_path().string();
-    if (!exists) {
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-    }
     std::string tmpl = dir + "/." + fs_path.filename().string() + ".ah-edit.XXXXXX";
     Fd tmp;
     tmp.fd = ::mkostemp(tmpl.data(), O_CLOEXEC);

@@ -75,6 +75,15 @@ TEST_F(EditorHttp, CreateEmptyAndNull) {
               "ERROR:\nParameter `file_text` is required for command: create.");
 }
 
+// As openhands-aci (whose create is open(path, 'w')): a missing parent directory is not made.
+TEST_F(EditorHttp, CreateUnderAMissingDirectoryFailsAsOpenHandsAndMakesNothing) {
+    const std::string p = dir_ + "/missing/deeper/new.txt";
+    json obs = edit({{"command", "create"}, {"path", p}, {"file_text", "x"}});
+    EXPECT_EQ(obs["content"], "ERROR:\nRan into [Errno 2] No such file or directory: '" + p + "' while trying to write to " + p);
+    EXPECT_EQ(obs["extras"]["diff"], "");
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/missing"));
+}
+
 TEST_F(EditorHttp, StrReplaceExactSnippetAndObservationShape) {
     const std::string p = dir_ + "/test.txt";
     edit({{"command", "create"}, {"path", p}, {"file_text", "def test():\n\tprint(\"Hello, World!\")"}});

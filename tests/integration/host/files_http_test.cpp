@@ -85,11 +85,15 @@ TEST(HostFiles, DownloadZipsATreeAndRefusesBadPaths) {
     const std::string wd = host.working_dir();
     write_file(wd + "/pkg/a.txt", "a");
     write_file(wd + "/pkg/sub/b.txt", "b");
+    write_file(wd + "/pkg/sub/deeper/c.txt", "c");
+    fs::create_directories(wd + "/pkg/empty/dir");
     auto r = host.get("/download_files?path=" + wd + "/pkg");
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.headers["content-type"], "application/zip");
     EXPECT_EQ(r.headers["content-disposition"], "attachment; filename=\"pkg.zip\"");
-    EXPECT_EQ(names_in_zip(r.body), "['a.txt', 'sub/b.txt']\n");
+    // Files only, as OpenHands (os.walk + zipfile.write per file): no directory entries, so an empty
+    // directory is not in the archive either.
+    EXPECT_EQ(names_in_zip(r.body), "['a.txt', 'sub/b.txt', 'sub/deeper/c.txt']\n");
     auto file = host.get("/download_files?path=" + wd + "/pkg/a.txt");
     EXPECT_EQ(names_in_zip(file.body), "[]\n");
     auto rel = host.get("/download_files?path=pkg");
