@@ -109,6 +109,7 @@ const std::vector<Field> &sandbox_fields() {
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
         {"docker_mount_host_usr", T::Bool, false, false},  // docker, legacy opt-in: the machine's /usr over the image's
         {"warm_pool_size", T::Int, 0, false},          // local: hosts kept started ahead of use
+        {"export_git_tokens", T::Bool, true, false},   // GITHUB/GITLAB/BITBUCKET_TOKEN + git credential helper inside
     };
     return fields;
 }

@@ -148,6 +148,35 @@ std::vector<GitToken> git_tokens_from_env(const Environment &env) {
     return out;
 }
 
+namespace {
+
+const char *token_variable(const std::string &provider) {
+    if (provider == "github") return "GITHUB_TOKEN";
+    if (provider == "gitlab") return "GITLAB_TOKEN";
+    return "BITBUCKET_TOKEN";
+}
+
+}  // namespace
+
+Environment git_token_env(const std::vector<GitToken> &tokens) {
+    Environment env;
+    int n = 0;
+    for (const auto &t : tokens) {
+        const std::string var = token_variable(t.provider);
+        env[var] = t.provider == "bitbucket" && t.username != "x-token-auth" ? t.username + ":" + t.password : t.password;
+        // A Bitbucket "user:password" app password is split at the first colon, as git_tokens_from_env does.
+        const std::string split = t.provider == "bitbucket" ? "case \"$t\" in *:*) u=\"${t%%:*}\"; t=\"${t#*:}\";; esac; " : "";
+        const std::string helper = "!f() { test \"$1\" = get || return 0; t=\"$" + var + "\"; u=" +
+                                   (t.provider == "bitbucket" ? std::string("x-token-auth") : t.username) + "; " + split +
+                                   "printf 'username=%s\\npassword=%s\\n' \"$u\" \"$t\"; }; f";
+        env["GIT_CONFIG_KEY_" + std::to_string(n)] = "credential." + t.base_url + ".helper";
+        env["GIT_CONFIG_VALUE_" + std::to_string(n)] = helper;
+        ++n;
+    }
+    if (n > 0) env["GIT_CONFIG_COUNT"] = std::to_string(n);
+    return env;
+}
+
 std::optional<GitToken> token_for_url(const std::vector<GitToken> &tokens, const std::string &url) {
     std::string origin = origin_of(url);
     if (origin.empty()) return std::nullopt;

@@ -345,3 +345,66 @@ TEST(GitToken, GitHubHttpFakeCloneUsesTheTokenAndLeavesNoTrace) {
     std::string host_log = read_file(log.string());
     EXPECT_EQ(host_log.find(token), std::string::npos);
 }
+
+namespace {
+
+// The client's provider token, exported into the sandbox as OpenHands does, used by plain `git` there.
+class GitTokenInside : public ::testing::TestWithParam<std::string> {
+  protected:
+    std::unique_ptr<Started> start_with_token(const std::string &host, const std::string &token, bool exported) {
+        setenv("GITHUB_HOST", host.c_str(), 1);  // a self-hosted GitHub, as GITHUB_HOST allows
+        setenv("GITHUB_TOKEN", token.c_str(), 1);
+        std::unique_ptr<Started> s;
+        try {
+            s = start(GetParam(), [&](RuntimeOptions &o) {
+                o.env["no_proxy"] = o.env["NO_PROXY"] = "127.0.0.1";
+                o.config.set("sandbox.network", true);  // the fake listens on the machine's loopback
+                if (!exported) o.config.set("sandbox.export_git_tokens", false);
+            });
+        } catch (...) {
+        }
+        unsetenv("GITHUB_HOST");
+        unsetenv("GITHUB_TOKEN");
+        return s;
+    }
+};
+
+}  // namespace
+
+TEST_P(GitTokenInside, ClientTokenIsUsableByGitInsideByDefaultAndNotWhenOptedOut) {
+    const std::string token = "ghp_INSIDEtoken0123456789abcdef";
+    Upstream up;
+    TempDir fake_dir("ahsvc-fake");
+    GitHubHttpFake github(up.dir.path(), token, fake_dir);
+    ASSERT_GT(github.port(), 0) << "the fake GitHub did not start";
+    const std::string host = "http://127.0.0.1:" + std::to_string(github.port());
+    const std::string clone = "cd /tmp && rm -rf c && GIT_TERMINAL_PROMPT=0 git clone -q " + host + "/repo.git c 2>&1 && cat c/a.txt";
+    {
+        auto s = start_with_token(host, token, true);
+        ASSERT_TRUE(s);
+        EXPECT_EQ(bash_var(*s->runtime, "GITHUB_TOKEN"), token);
+        json obs = run(*s->runtime, clone);
+        EXPECT_EQ(exit_code(obs), 0) << obs.dump() << "\n" << github.log();
+        EXPECT_EQ(content(obs), "hello");
+        EXPECT_NE(github.log().find(" ok\n"), std::string::npos) << "git inside sent the token:\n" << github.log();
+        EXPECT_EQ(github.log().find(" bad\n"), std::string::npos) << github.log();
+        // No file of git's holds it: the helper reads the variable when git asks.
+        std::string configs = content(run(*s->runtime, "cat ~/.gitconfig ~/.git-credentials /tmp/c/.git/config 2>/dev/null; true"));
+        EXPECT_EQ(configs.find(token), std::string::npos) << configs;
+    }
+    fs::remove(fake_dir / "requests.log");
+    {
+        auto s = start_with_token(host, token, false);
+        ASSERT_TRUE(s);
+        // The local host inherits the client's whole environment (as OpenHands' LocalRuntime); the sandbox
+        // starts from a clean one.
+        if (GetParam() != "local") {
+            EXPECT_EQ(bash_var(*s->runtime, "GITHUB_TOKEN"), std::nullopt);
+        }
+        json obs = run(*s->runtime, clone);
+        EXPECT_NE(exit_code(obs), 0) << obs.dump();
+        EXPECT_EQ(github.log().find(" ok\n"), std::string::npos) << github.log();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, GitTokenInside, ::testing::Values("local", "sandbox"), [](const auto &info) { return info.param; });

@@ -40,6 +40,13 @@ struct GitToken {
     std::string password;
 };
 std::vector<GitToken> git_tokens_from_env(const Environment &env);
+// What makes the tokens usable inside the sandbox (exported there by default, as OpenHands exports its
+// provider tokens; `[sandbox] export_git_tokens = false` opts out): each token in its provider's
+// variable (GITHUB_TOKEN, GITLAB_TOKEN, BITBUCKET_TOKEN) so `gh` and agents' own URLs find it, and for
+// plain `git`, a credential helper scoped to the token's host given as GIT_CONFIG_COUNT /
+// GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n>. The helper holds no secret: it prints the variable when git
+// asks, so the token is in no config file and a later `export GITHUB_TOKEN=...` is what git uses.
+Environment git_token_env(const std::vector<GitToken> &tokens);
 // The token whose base_url is the scheme://host[:port] of `url`, if any.
 std::optional<GitToken> token_for_url(const std::vector<GitToken> &tokens, const std::string &url);
 
