@@ -61,8 +61,15 @@ class LocalRuntime : public Backend {
         if (!inherited.empty()) plan.workspace_base = inherited;
         plan.args = host_args();
         remove_flag(plan.args, "--working-dir");
-        set_flag(plan.args, "--username", user_name(getuid()));
-        set_flag(plan.args, "--user-id", std::to_string(getuid()));
+        // As OpenHands' LocalRuntime the host and its actions run as the client's own user, except for a
+        // root client with `sandbox.user_id` set (SANDBOX_USER_ID, default: the client's uid): then the host
+        // (root) sets up the user --username (openhands, or RUNTIME_USERNAME) with that uid on this machine
+        // (useradd, or an existing user of that name is adopted) and runs the actions as it.
+        const double wanted_uid = config_number("sandbox.user_id", getuid());
+        if (!(getuid() == 0 && config_bool("core.run_as_openhands", true) && wanted_uid > 0)) {
+            set_flag(plan.args, "--username", user_name(getuid()));
+            set_flag(plan.args, "--user-id", std::to_string(getuid()));
+        }
         set_flag(plan.args, "--host", "127.0.0.1");
         plan.env = process_environment();
         for (const auto &[k, v] : host_env()) plan.env[k] = v;

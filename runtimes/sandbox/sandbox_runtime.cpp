@@ -142,20 +142,31 @@ class SandboxRuntime : public Backend {
         if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
         for (const auto &d : plugin_dirs()) argv.insert(argv.end(), {"--ro-bind", d});  // the host's --plugin-dir
-        // The sandbox's user is the caller's name and ids inside (root stays root inside, and either is
-        // an unprivileged id of the machine: see runtimes/sandbox/init/id_map.hpp).
-        std::string user = user_name(getuid());
-        std::string home = getuid() == 0 ? "/root" : "/home/" + user;
-        argv.insert(argv.end(), {"--user", user, "--uid", std::to_string(getuid()), "--gid", std::to_string(getgid())});
+        // The sandbox's user is the client's (--username/--user-id: openhands with `sandbox.user_id`, 1000
+        // by default, or root when run_as_openhands is false), with a group of the same id. Either is
+        // the workspace's owner on the machine and every other id an unprivileged one (see
+        // runtimes/sandbox/init/id_map.hpp); a root caller's host runs as the sandbox's root and switches
+        // to the user for commands, another caller's host runs as the user (its only id).
+        std::vector<std::string> args = host_args();
+        const std::string user = flag_value(args, "--username").value_or("root");
+        long uid = 0;
+        try {
+            uid = std::stol(flag_value(args, "--user-id").value_or("0"));
+        } catch (const std::exception &) {
+            throw std::runtime_error("the sandbox's --user-id is not a number");
+        }
+        if (user == "root") uid = 0;
+        if (uid < 0 || uid > 65535) throw std::runtime_error("sandbox.user_id must be 0..65535 in the sandbox runtime, not " + std::to_string(uid));
+        const std::string home = uid == 0 ? "/root" : "/home/" + user;
+        argv.insert(argv.end(), {"--user", user, "--uid", std::to_string(uid), "--gid", std::to_string(uid)});
         if (network_) {
             argv.push_back("--network");
         } else {
             argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
         }
-        std::vector<std::string> args = host_args();
         set_flag(args, "--working-dir", target);
         set_flag(args, "--username", user);
-        set_flag(args, "--user-id", std::to_string(getuid()));
+        set_flag(args, "--user-id", std::to_string(uid));
         set_flag(args, "--host", "127.0.0.1");
         set_flag(args, "--port-file", std::string(kPortDirInside) + "/port");
         argv.push_back("--");
@@ -168,7 +179,9 @@ class SandboxRuntime : public Backend {
         // A clean environment: the sandbox sees only what the configuration gives it.
         spawn.env = {{"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
                      {"HOME", home}, {"USER", user}, {"LANG", "C.UTF-8"}, {"TERM", "xterm"},
-                     {"OPENHANDS_SESSION_ID", info().session_id}};
+                     {"OPENHANDS_SESSION_ID", info().session_id},
+                     // The workspace keeps the user's group when the host hands it over (not root's).
+                     {"SANDBOX_GROUP_ID", std::to_string(uid)}};
         for (const auto &[k, v] : host_env()) spawn.env[k] = v;
         key_ = spawn.env["SESSION_API_KEY"];
         spawn.log_path = run_dir_ + "/sandbox.log";

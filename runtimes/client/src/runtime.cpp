@@ -62,11 +62,14 @@ struct ModuleHandle {
 };
 
 // The sandbox's user as OpenHands' DockerRuntime picks it: RUNTIME_USERNAME / RUNTIME_UID, else
-// openhands/1000 when run_as_openhands, else root/0. Backends that run as the caller substitute it.
+// openhands/1000 when run_as_openhands, else root/0 — except that an explicit `sandbox.user_id`
+// (SANDBOX_USER_ID) is openhands' uid (OpenHands parses it but runs as 1000; docs/compat.md). Backends
+// that must run as the caller substitute it (see each backend).
 std::pair<std::string, int> sandbox_user(const Config &config, const Environment &env) {
     bool as_openhands = config.get_bool("core.run_as_openhands");
     std::string user = as_openhands ? "openhands" : "root";
     int uid = as_openhands ? 1000 : 0;
+    if (as_openhands && config.is_explicit("sandbox.user_id")) uid = static_cast<int>(config.get_number("sandbox.user_id", 1000));
     if (auto it = env.find("RUNTIME_USERNAME"); it != env.end() && !it->second.empty()) user = it->second;
     if (auto it = env.find("RUNTIME_UID"); it != env.end() && !it->second.empty()) {
         try {
