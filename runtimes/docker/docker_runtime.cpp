@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "build_args.hpp"
+#include "container_options.hpp"
 #include "engine_api.hpp"
 #include "image_build.hpp"
 #include "image_pull.hpp"
@@ -95,6 +96,23 @@ class DockerRuntime : public Backend {
     }
 
   private:
+    // OpenHands' legacy mount: `core.workspace_mount_path` (WORKSPACE_MOUNT_PATH) is the directory as the
+    // engine's machine sees it — it differs from workspace_base when the client itself runs in a
+    // container — and defaults to workspace_base.
+    std::optional<std::string> workspace_mount_source() const {
+        for (const char *key : {"core.workspace_mount_path", "core.workspace_base"})
+            if (auto v = config(key); v && !v->empty()) return v;
+        return std::nullopt;
+    }
+
+    std::vector<std::string> additional_networks() const {
+        try {
+            return docker::network_names(config("sandbox.additional_networks"));
+        } catch (const std::invalid_argument &e) {
+            throw Unsupported(e.what());
+        }
+    }
+
     void remove(const std::string &id) {
         if (id.empty()) return;
         engine_->call("POST", "/containers/" + id + "/stop?t=2", "", "application/json", 30);
@@ -234,8 +252,8 @@ class DockerRuntime : public Backend {
         for (const auto &d : plugin_dirs()) binds.push_back(d + ":" + d + ":ro");  // the host's --plugin-dir
         if (auto volumes = config("sandbox.volumes"); volumes && !volumes->empty()) {
             for (const auto &b : docker::parse_volumes(*volumes)) binds.push_back(b);
-        } else if (auto ws = config("core.workspace_base"); ws && !ws->empty()) {
-            binds.push_back(*ws + ":" + target + ":rw");
+        } else if (auto source = workspace_mount_source()) {
+            binds.push_back(*source + ":" + target + ":rw");
         }
 
         // Published as OpenHands publishes them: the server port, the VSCode port when the
@@ -265,6 +283,8 @@ class DockerRuntime : public Backend {
         if (memory > 0) host_config["Memory"] = memory * 1024 * 1024;
         if (pids > 0) host_config["PidsLimit"] = pids;
         if (cpus > 0) host_config["NanoCpus"] = static_cast<long long>(cpus * 1e9);
+        if (auto gpus = docker::gpu_device_requests(config_bool("sandbox.enable_gpu", false), config("sandbox.cuda_visible_devices")))
+            host_config["DeviceRequests"] = *gpus;
         if (auto extra = config("sandbox.docker_runtime_kwargs"); extra && !extra->empty()) {
             json kw = json::parse(*extra, nullptr, false);
             if (kw.is_object()) host_config.update(kw);  // passed through as HostConfig fields
@@ -282,6 +302,15 @@ class DockerRuntime : public Backend {
         if (created.status != 201)
             throw std::runtime_error("Docker Engine: create " + name_ + " → " + std::to_string(created.status) + ": " + created.body);
         id_ = created.json().value("Id", "");
+        // OpenHands' additional_networks, joined before the start so the host is on them from its first moment.
+        for (const auto &network : additional_networks()) {
+            auto joined = engine_->call("POST", "/networks/" + url_encode(network) + "/connect", json{{"Container", id_}}.dump());
+            if (joined.status != 200) {
+                engine_->call("DELETE", "/containers/" + id_ + "?force=true");
+                throw std::runtime_error("Docker Engine: connect " + name_ + " to network " + network + " → " +
+                                         std::to_string(joined.status) + ": " + joined.body);
+            }
+        }
         auto started = engine_->call("POST", "/containers/" + id_ + "/start");
         if (started.status != 204 && started.status != 304) {
             engine_->call("DELETE", "/containers/" + id_ + "?force=true");
