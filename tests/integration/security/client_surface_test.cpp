@@ -29,10 +29,13 @@ namespace {
 std::string quote(const std::string &s) { return actionhost::testing::sh_word(s); }
 
 // ahctl with `args` (shell words, already quoted), run from `cwd`, with a private HOME and state dir.
-ProcessResult ahctl(const TempDir &home, const std::string &cwd, const std::string &args, double timeout_s = 120) {
+ProcessResult ahctl(const TempDir &home, const std::string &cwd, const std::string &args, double timeout_s = 120,
+                    const std::string &extra_env = "") {
     const std::string cmd = "cd " + quote(cwd) + " && exec " + quote(build_path("bin/ahctl")) + " -q --state-dir " +
                             quote(home.path() + "/state") + " " + args;
-    return run_process({"sh", "-c", cmd}, timeout_s, {"HOME=" + home.path()});
+    std::vector<std::string> env = {"HOME=" + home.path()};
+    if (!extra_env.empty()) env.push_back(extra_env);
+    return run_process({"sh", "-c", cmd}, timeout_s, env);
 }
 
 std::string last_line(std::string text) {
@@ -44,8 +47,8 @@ std::string last_line(std::string text) {
 struct KeptSandbox {
     const TempDir &home;
     std::string id;
-    KeptSandbox(const TempDir &h, const std::string &workspace) : home(h) {
-        ProcessResult r = ahctl(home, workspace, "-r sandbox -w " + quote(workspace) + " start");
+    KeptSandbox(const TempDir &h, const std::string &workspace, const std::string &extra_env = "") : home(h) {
+        ProcessResult r = ahctl(home, workspace, "-r sandbox -w " + quote(workspace) + " start", 120, extra_env);
         if (r.exit_code == 0) id = last_line(r.output);
     }
     ~KeptSandbox() {
@@ -149,11 +152,12 @@ TEST(ClientSurface, CopiesNeverFollowLinksPlantedInTheWorkspace) {
     EXPECT_NE(sb.run("cat /tmp/docs-ok/docs/alias").output.find("ok"), std::string::npos);
 }
 
-// 3. A host the agent stops (it runs as the agent's own user) cannot hang the user's ahctl: every
-// request over the sandbox's unix socket times out.
+// 3. A host the agent stops cannot hang the user's ahctl: every request over the sandbox's unix socket
+// times out. The agent runs as the host's own user here (root inside with run_as_openhands = false for a
+// root caller; a non-root caller's host is the agent's user anyway), so it may stop the host.
 TEST(ClientSurface, AStoppedHostDoesNotHangTheClient) {
     TempDir home("ahsec-home"), workspace("ahsec-ws");
-    KeptSandbox sb(home, workspace.path());
+    KeptSandbox sb(home, workspace.path(), "RUN_AS_OPENHANDS=false");
     ASSERT_FALSE(sb.id.empty());
     auto t0 = std::chrono::steady_clock::now();
     ProcessResult r = ahctl(home, "/", "-s " + sb.id + " -t 3 run -- 'kill -STOP $(pgrep -x actionhost)'", 120);
