@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "sys/run_command.hpp"
@@ -72,9 +73,12 @@ UserInitResult init_user_and_working_dir(const std::string &username, int user_i
         } else {
             // As OpenHands: passwordless sudo for the sudo group, then the user in groups root and sudo.
             const bool have_sudo_group = getgrnam("sudo") != nullptr;
+            // Once: a host started again on the same machine (the local runtime as root) adds no second line.
+            constexpr const char *kSudoRule = "%sudo ALL=(ALL) NOPASSWD:ALL";
             if (fs::exists("/etc/sudoers")) {
-                std::ofstream sudoers("/etc/sudoers", std::ios::app);
-                sudoers << "%sudo ALL=(ALL) NOPASSWD:ALL\n";
+                std::ifstream current("/etc/sudoers");
+                const std::string text{std::istreambuf_iterator<char>(current), std::istreambuf_iterator<char>()};
+                if (text.find(kSudoRule) == std::string::npos) std::ofstream("/etc/sudoers", std::ios::app) << kSudoRule << "\n";
             }
             // The login shell is useradd's default for the image (OpenHands names one; docs/compat.md).
             std::vector<std::string> cmd = {"useradd", "-rm", "-d", "/home/" + username, "-g", "root"};
