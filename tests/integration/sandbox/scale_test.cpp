@@ -47,7 +47,10 @@ bool any_entry(const std::string &dir, const std::string &prefix, const std::str
 
 TEST(Scale, AHundredSandboxesStartAnswerAndStopTogetherLeavingNothing) {
     Fleet fleet;
-    Ahctl started = fleet.ahctl({"start", "--count", std::to_string(kFleet)}, 600);
+    // Commands run as the sandbox's root here, not as `openhands`: a login shell of another user starts
+    // from a fresh environment (as OpenHands' `su -`), and each answer must name its own sandbox through
+    // the host's OPENHANDS_SESSION_ID.
+    Ahctl started = fleet.ahctl({"--set", "core.run_as_openhands=false", "start", "--count", std::to_string(kFleet)}, 600);
     ASSERT_EQ(started.code, 0) << started.err;
     const auto ids = lines_of(started.out);
     ASSERT_EQ(ids.size(), kFleet) << started.out << started.err;
