@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include <actionhost/common/edit_distance.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -59,20 +61,6 @@ size_t positive_count(const std::string &name, const std::string &v) {
     throw UsageError(name + " needs a positive whole number, got: " + v);
 }
 
-size_t edit_distance(const std::string &a, const std::string &b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
 
 // "unknown option --timout for run (did you mean --timeout?)"
 [[noreturn]] void unknown_word(const std::string &word, const std::string &command) {
@@ -103,7 +91,7 @@ std::string closest_match(const std::string &word, const std::vector<std::string
     size_t best_distance = 3;  // at most 2 edits
     for (const auto &k : known) {
         if (word.size() >= 3 && k.rfind(word, 0) == 0) return k;  // an unambiguous start of the name
-        const size_t d = edit_distance(word, k);
+        const size_t d = actionhost::common::edit_distance(word, k);
         if (d < best_distance) {
             best_distance = d;
             best = k;

@@ -1,5 +1,7 @@
 #include "actionhost/client/config.hpp"
 
+#include <actionhost/common/edit_distance.hpp>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,21 +46,6 @@ const std::vector<Field> *fields_of(const std::string &section) {
 // The checked sections, and the prefix of their environment overrides (OpenHands' names).
 const std::pair<const char *, const char *> kCheckedSections[] = {{"core", ""}, {"sandbox", "SANDBOX_"}, {"kubernetes", "KUBERNETES_"}};
 
-// Edits (insert, delete, replace) from a to b: how close a misspelling is to a key.
-size_t edit_distance(const std::string &a, const std::string &b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
 
 // The key of `section` that `key` misspells, or "": at most two edits away (one for short keys), and
 // only a key that is used — a near miss of an ignored key is just another ignored key.
@@ -67,7 +54,7 @@ std::string misspelling_of(const std::string &section, const std::string &key) {
     size_t best_distance = key.size() <= 5 ? 1 : 2;
     for (const auto &f : *fields_of(section)) {
         if (!f.used) continue;
-        const size_t d = edit_distance(key, f.name);
+        const size_t d = actionhost::common::edit_distance(key, f.name);
         if (d <= best_distance) {
             best = f.name;
             best_distance = d;
