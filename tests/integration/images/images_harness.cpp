@@ -120,17 +120,6 @@ void expect_debian_image_tools(WireClient &wire) {
     for (const auto &n : info.value("missing_needs", json::array())) EXPECT_NE(n.value("plugin", ""), "jupyter") << info.dump();
 }
 
-std::vector<std::string> repo_tags(const std::string &repo) {
-    std::vector<std::string> out;
-    json images = json::parse(engine_request("GET", "/images/json").body);
-    for (const auto &img : images)
-        if (img.contains("RepoTags") && img["RepoTags"].is_array())
-            for (const auto &t : img["RepoTags"])
-                if (t.get<std::string>().rfind(repo + ":", 0) == 0) out.push_back(t.get<std::string>().substr(repo.size() + 1));
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 int free_port() {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a{};

@@ -31,8 +31,6 @@ void expect_jupyter_needs_ipykernel(actionhost::client::WireClient &wire);
 void expect_debian_image_tools(actionhost::client::WireClient &wire);
 inline void expect_debian_image_tools(actionhost::client::Runtime &rt) { expect_debian_image_tools(rt.wire()); }
 
-// Tags of `repo` in the engine.
-std::vector<std::string> repo_tags(const std::string &repo);
 // A TCP port free on 127.0.0.1 now.
 int free_port();
 // docs/runtimes.md's Dockerfile: FROM `base`, ADD the bundle tarball into /openhands/. Returns "" or why not.

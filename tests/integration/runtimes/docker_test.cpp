@@ -159,30 +159,6 @@ TEST(DockerRuntime, AppPortsArePublished) {
 
 namespace {
 
-HttpResponse engine_call(const std::string &method, const std::string &path) {
-    Endpoint e;
-    e.unix_socket = true;
-    e.host = "/var/run/docker.sock";
-    HttpConnection c(e);
-    HttpRequest r;
-    r.method = method;
-    r.path = "/v1.41" + path;
-    r.timeout_s = 60;
-    return c.send(r);
-}
-
-// Tags of the repository `repo` in the engine.
-std::vector<std::string> repo_tags(const std::string &repo) {
-    std::vector<std::string> out;
-    json images = json::parse(engine_call("GET", "/images/json").body);
-    for (const auto &img : images)
-        if (img.contains("RepoTags") && img["RepoTags"].is_array())
-            for (const auto &t : img["RepoTags"])
-                if (t.get<std::string>().rfind(repo + ":", 0) == 0) out.push_back(t.get<std::string>().substr(repo.size() + 1));
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 struct ImageModeRun {
     std::unique_ptr<Runtime> runtime;
     std::vector<std::string> details;
@@ -222,7 +198,7 @@ TEST(DockerRuntime, ImageBuildModeThreeTags) {
     if (!docker.available()) GTEST_SKIP() << docker.why_not();
     const std::string repo = "actionhost-test/runtime";
     setenv("OH_RUNTIME_RUNTIME_IMAGE_REPO", repo.c_str(), 1);
-    for (const auto &t : repo_tags(repo)) engine_call("DELETE", "/images/" + repo + ":" + t + "?force=1");
+    for (const auto &t : repo_tags(repo)) engine_request("DELETE", "/images/" + repo + ":" + t + "?force=1", "", "application/json", 60);
     // An install tree of our own (this backend and a copy of the host bundle), so the test can change it.
     actionhost::testing::TempDir install("ahimg-install"), ws("ahimg-ws"), state("ahimg-state");
     namespace fs = std::filesystem;
@@ -251,7 +227,7 @@ TEST(DockerRuntime, ImageBuildModeThreeTags) {
     EXPECT_TRUE(std::regex_match(versioned, std::regex("oh_v[0-9.]+_actionhost-test-busybox_t_1"))) << versioned;
     // The container runs the source image, with the host inside it rather than bind-mounted.
     std::string name = "openhands-runtime-" + first.runtime->session_id();
-    json c = json::parse(engine_call("GET", "/containers/" + name + "/json").body);
+    json c = json::parse(engine_request("GET", "/containers/" + name + "/json", "", "application/json", 60).body);
     EXPECT_EQ(c["Config"].value("Image", ""), repo + ":" + source);
     EXPECT_EQ(c["HostConfig"]["Binds"].dump().find(":/openhands/actionhost"), std::string::npos) << c["HostConfig"]["Binds"].dump();
     EXPECT_EQ(run(*first.runtime, "echo from-image").value("content", ""), "from-image");
@@ -271,5 +247,5 @@ TEST(DockerRuntime, ImageBuildModeThreeTags) {
     EXPECT_EQ(run(*changed.runtime, "cat /openhands/actionhost/lib/actionhost/plugins/bash/NOTICE.txt").value("content", ""),
               "changed code");
     changed.runtime->close();
-    for (const auto &t : repo_tags(repo)) engine_call("DELETE", "/images/" + repo + ":" + t + "?force=1");
+    for (const auto &t : repo_tags(repo)) engine_request("DELETE", "/images/" + repo + ":" + t + "?force=1", "", "application/json", 60);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <actionhost/client/http_transport.hpp>
+#include <algorithm>
 #include <chrono>
 #include <fcntl.h>
 #include <filesystem>
@@ -157,6 +158,18 @@ HttpResponse engine_request(const std::string &method, const std::string &path, 
     for (const auto &h : headers) r.headers.push_back(h);
     return c.send(r);
 }
+
+std::vector<std::string> repo_tags(const std::string &repo) {
+    std::vector<std::string> out;
+    nlohmann::json images = nlohmann::json::parse(engine_request("GET", "/images/json").body);
+    for (const auto &img : images)
+        if (img.contains("RepoTags") && img["RepoTags"].is_array())
+            for (const auto &t : img["RepoTags"])
+                if (t.get<std::string>().rfind(repo + ":", 0) == 0) out.push_back(t.get<std::string>().substr(repo.size() + 1));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 
 namespace {
 

@@ -44,6 +44,8 @@ void check_upload_download(StartedRuntime &s);
 actionhost::client::HttpResponse engine_request(const std::string &method, const std::string &path, const std::string &body = "",
                                                 const std::string &type = "application/json", double timeout_s = 120,
                                                 const std::vector<std::pair<std::string, std::string>> &headers = {});
+// The tags of the repository `repo` in the engine, sorted.
+std::vector<std::string> repo_tags(const std::string &repo);
 
 // Docker for tests: uses a running engine, or starts dockerd (stopped again by the destructor), and
 // imports a registry-free base image: a busybox root (tests/support/test_images.hpp), no bash, no
