@@ -193,9 +193,9 @@ json openapi_document(const ModuleRegistry &registry, const std::string &version
     op("/ui/files", "get", "A directory of the workspace")["responses"]["200"] = response("{path, entries}", {{"type", "object"}});
     op("/ui/download", "get", "A file as an attachment (a directory as a zip)")["responses"]["200"] = response("The file", {{"type", "string"}}, "application/octet-stream");
     {
-        json &o = op("/ui/screenshot", "get", "The browser plugin's latest screenshot");
+        json &o = op("/ui/screenshot", "get", "The newest PNG in the image directories plugins declare (manifest provides.images); X-Image-Title names the feed");
         o["responses"]["200"] = response("PNG", {{"type", "string"}}, "image/png");
-        o["responses"]["204"] = {{"description", "No screenshot yet"}};
+        o["responses"]["204"] = {{"description", "No image yet"}};
     }
     for (const char *asset : {"app.js", "xterm.js", "addon-fit.js", "xterm.css"})
         op(std::string("/ui/assets/") + asset, "get", "The web view's script or style")["responses"]["200"] =

@@ -55,20 +55,32 @@ void page_headers(Response &resp) {
                     "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; frame-ancestors 'none'");
 }
 
-// The newest screenshot the browser plugin saved (it keeps them in <workspace>/.browser_screenshots).
-std::optional<std::string> latest_screenshot(const std::string &working_dir) {
+// The newest PNG in the image directories plugins declare (manifest "provides.images"), with the title
+// of its feed. Bounded: at most 10 000 entries looked at per directory.
+struct LatestImage {
+    std::string path;
+    std::string title;
+};
+std::optional<LatestImage> latest_image(const ModuleRegistry &registry, const std::string &working_dir) {
     std::error_code ec;
-    std::optional<fs::path> best;
+    std::optional<LatestImage> best;
     fs::file_time_type best_time{};
-    size_t looked = 0;
-    for (fs::directory_iterator it(fs::path(working_dir) / ".browser_screenshots", ec), end; !ec && it != end && looked < 10000;
-         it.increment(ec), ++looked) {
-        if (it->path().extension() != ".png" || !it->is_regular_file(ec)) continue;
-        const auto t = it->last_write_time(ec);
-        if (!best || t > best_time) best = it->path(), best_time = t;
-    }
-    if (!best) return std::nullopt;
-    return best->string();
+    for (const Manifest &m : registry.modules())
+        for (const ImageFeed &feed : m.image_feeds) {
+            size_t looked = 0;
+            for (fs::directory_iterator it(fs::path(working_dir) / feed.dir, ec), end; !ec && it != end && looked < 10000;
+                 it.increment(ec), ++looked) {
+                // A link is never followed (the directory is the sandbox's to write), and the path policy
+                // of every download applies.
+                if (it->path().extension() != ".png" || !it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+                const auto t = it->last_write_time(ec);
+                if (best && t <= best_time) continue;
+                if (file_access_refusal(it->path().string())) continue;
+                best = LatestImage{it->path().string(), feed.title}, best_time = t;
+            }
+            ec.clear();
+        }
+    return best;
 }
 
 // The web view's terminal WebSocket: a browser sends Origin on every WebSocket handshake, and only the
@@ -172,10 +184,11 @@ void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, 
         return resp.send_file(200, "application/octet-stream", full);
     }
     if (path == "/ui/screenshot") {
-        const auto shot = latest_screenshot(wd);
-        if (!shot) return resp.send(204, "", "");  // none yet: the browser plugin saves one per browsing action
+        const auto shot = latest_image(ctx.router.registry(), wd);
+        if (!shot) return resp.send(204, "", "");  // none yet
         resp.set_header("Cache-Control", "no-store");
-        return resp.send_file(200, "image/png", *shot);
+        resp.set_header("X-Image-Title", shot->title);
+        return resp.send_file(200, "image/png", shot->path);
     }
     send_detail(resp, 404, "Not Found");
 }

@@ -1,6 +1,6 @@
 // The supervisor's web view under /ui: for the person watching an agent work, a page with a live
-// terminal of each named terminal (xterm.js), the workspace's file tree with downloads, and the browser
-// plugin's latest screenshot (docs/api.md, "Web view"; docs/security.md says who may reach it).
+// terminal of each named terminal (xterm.js), the workspace's file tree with downloads, and the newest
+// image of the directories plugins declare in their manifests ("provides.images", e.g. screenshots) (docs/api.md, "Web view"; docs/security.md says who may reach it).
 //
 // Authentication: the session key (X-Session-API-Key) as everywhere, or the view's cookie. A browser
 // cannot set that header, so /ui shows a login form; the key is POSTed once (never in a URL, so never in

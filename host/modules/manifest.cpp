@@ -80,16 +80,34 @@ bool valid_name(const std::string &n) {
            all_of(n, [](char c) { return alnum(c) || c == '_' || c == '.' || c == '-'; });
 }
 
-// "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all), a runtime
-// "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
+// "provides.images": [{"dir": "relative/dir", "title": "..."}] (see ImageFeed).
+bool parse_image_feeds(const nlohmann::ordered_json &v, Manifest &m, std::string &error) {
+    error = "\"provides.images\" must be a list of {\"dir\": a relative directory without \"..\", \"title\": text}";
+    if (!v.is_array()) return false;
+    for (const auto &feed : v) {
+        if (!feed.is_object() || feed.size() != 2 || !feed.contains("dir") || !feed.contains("title") || !feed["dir"].is_string() ||
+            !feed["title"].is_string())
+            return false;
+        const std::string dir = feed["dir"], title = feed["title"];
+        if (dir.empty() || dir[0] == '/' || dir == ".." || dir.rfind("../", 0) == 0 || dir.find("/../") != std::string::npos ||
+            (dir.size() >= 3 && dir.compare(dir.size() - 3, 3, "/..") == 0) || title.empty() || title.size() > 64)
+            return false;
+        m.image_feeds.push_back({dir, title});
+    }
+    error.clear();
+    return true;
+}
+
+// "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all) and may list
+// "images", a runtime "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
 // in the file's order (the order of the checks).
 bool parse_provides(const nlohmann::ordered_json &provides, Manifest &m, std::string &error) {
     const bool plugin = m.kind == ModuleKind::Plugin;
     for (const auto &[key, _] : provides.items()) {
-        const bool known = plugin ? (key == "actions" || key == "http_routes") : key == "runtimes";
+        const bool known = plugin ? (key == "actions" || key == "http_routes" || key == "images") : key == "runtimes";
         if (!known) {
             error = "\"provides." + key + "\" is not a field of a " + to_string(m.kind) + " manifest (" +
-                    (plugin ? "\"actions\", \"http_routes\"" : "\"runtimes\"") + ")";
+                    (plugin ? "\"actions\", \"http_routes\", \"images\"" : "\"runtimes\"") + ")";
             return false;
         }
     }
@@ -107,6 +125,7 @@ bool parse_provides(const nlohmann::ordered_json &provides, Manifest &m, std::st
             return false;
         }
     }
+    if (plugin && provides.contains("images") && !parse_image_feeds(provides.at("images"), m, error)) return false;
     if (m.provides.empty() && m.http_routes.empty()) {
         error = plugin ? "\"provides\" must list at least one name in \"actions\" or \"http_routes\""
                        : "\"provides.runtimes\" must list at least one name";

@@ -43,6 +43,12 @@ struct ImageNeed {
     std::vector<std::string> configured_by;
 };
 
+// A directory of images a plugin writes as it works, e.g. a screenshot per page it visits.
+struct ImageFeed {
+    std::string dir;    // relative to the host's working directory, no ".." and not absolute
+    std::string title;  // the heading the web view shows above the newest image
+};
+
 struct Manifest {
     std::string name;
     ModuleKind kind = ModuleKind::Plugin;
@@ -65,6 +71,9 @@ struct Manifest {
     // also answer when the plugin cannot be loaded (when set; else a 500 says why).
     std::map<std::string, std::string> disabled_when;
     std::string unavailable_error;
+    // Images a person watching the sandbox may want to see ("provides.images"): directories relative to
+    // the working directory where the plugin saves PNGs as it works (the web view shows the newest).
+    std::vector<ImageFeed> image_feeds;
     // What the host answers on a route of the plugin while it is not loaded: path → {"status", "body"}.
     std::map<std::string, nlohmann::json> route_fallbacks;
     // Python the plugin offers other plugins' interpreters: directories (relative to the manifest's)

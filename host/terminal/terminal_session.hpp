@@ -1,5 +1,5 @@
 // A named terminal: an interactive shell on a pseudo-terminal of its own, for a person (ahctl shell,
-// ahctl attach, the web view), not the agent's bash session. It lives on when its clients detach, until
+// ahctl attach, the web view), not the agent's shell session. It lives on when its clients detach, until
 // its shell exits, it is closed, or it has had no client for the registry's detached timeout.
 //
 // One thread per session reads the terminal all the time, attached or not: a shell writing to a terminal

@@ -1,17 +1,35 @@
 #include "terminal/terminal_shell.hpp"
 
+#include <unistd.h>
+
 #include <actionhost/common/process/shell_identity.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <mutex>
 
 namespace actionhost::host {
+
+namespace {
+
+// The user's login shell when it is one a person can type into: not a refusal like nologin or false
+// (service accounts such as `nobody` have one), and present in this image. Else `sh` on the PATH.
+std::string interactive_shell(const common::ShellIdentity &identity, const std::string &path) {
+    const std::string &shell = identity.login_shell;
+    const std::string name = std::filesystem::path(shell).filename().string();
+    if (!shell.empty() && shell[0] == '/' && name != "nologin" && name != "false" && ::access(shell.c_str(), X_OK) == 0)
+        return shell;
+    const std::string sh = common::find_on_path("sh", path);
+    return sh.empty() ? "/bin/sh" : sh;
+}
+
+}  // namespace
 
 decltype(TerminalSettings::spawn) terminal_shell_spawner(const std::string &username, const std::string &working_dir) {
     struct Resolved {
         std::once_flag once;
         common::ShellIdentity identity;
-        std::string bash;
+        std::string shell;
     };
     auto resolved = std::make_shared<Resolved>();
     return [resolved, username, working_dir](unsigned short rows, unsigned short cols, std::string *error) {
@@ -23,12 +41,13 @@ decltype(TerminalSettings::spawn) terminal_shell_spawner(const std::string &user
             std::string path = "/usr/local/bin:/usr/bin:/bin";
             for (const auto &e : env)
                 if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
-            resolved->bash = common::find_on_path("bash", path);
-            if (resolved->bash.empty()) resolved->bash = "/bin/bash";
+            resolved->shell = interactive_shell(resolved->identity, path);
         });
         common::SpawnSpec spec;
-        spec.program = resolved->bash;
-        spec.argv = resolved->identity.login_profile ? std::vector<std::string>{"bash", "-l", "-i"} : std::vector<std::string>{"bash", "-i"};
+        spec.program = resolved->shell;
+        // A login shell is told so by a '-' before its name (every shell honours it, -l is not POSIX).
+        const std::string name = std::filesystem::path(resolved->shell).filename().string();
+        spec.argv = {resolved->identity.login_profile ? "-" + name : name, "-i"};
         spec.identity = &resolved->identity;
         spec.working_dir = working_dir;
         spec.use_pty = true;

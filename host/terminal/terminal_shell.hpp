@@ -1,7 +1,7 @@
-// What a terminal runs: an interactive bash as the sandbox's user (the identity the bash plugin's shells
-// have: --username when the host is root, else the host's own user, SESSION_API_KEY never in its
-// environment), in the working directory, with TERM=xterm-256color — xterm.js and the terminals ahctl
-// runs in all understand it.
+// What a terminal runs: the login shell of the sandbox's user, interactive, as that user (the identity
+// the agent's shells have: --username when the host is root, else the host's own user, SESSION_API_KEY
+// never in its environment) — what ssh gives a person — in the working directory, with
+// TERM=xterm-256color, which xterm.js and the terminals ahctl runs in all understand.
 #pragma once
 
 #include "terminal/terminal_registry.hpp"

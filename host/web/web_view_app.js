@@ -1,5 +1,5 @@
 // The web view's script (served as /ui/app.js): one terminal at a time over /ui/terminal, the file
-// tree from /ui/files, the browser's latest screenshot from /ui/screenshot.
+// tree from /ui/files, the newest image a plugin saved (a browser screenshot, say) from /ui/screenshot.
 "use strict";
 const term = new Terminal({cursorBlink: true, scrollback: 5000});
 const fit = new FitAddon.FitAddon();
@@ -94,7 +94,10 @@ async function showFiles(dir) {
 async function refreshScreenshot() {
   const img = document.getElementById("shot");
   const r = await fetch("/ui/screenshot", {cache: "no-store"});
-  if (r.status !== 200) { img.hidden = true; return; }
+  const heading = document.getElementById("shot-title");
+  if (r.status !== 200) { img.hidden = true; heading.hidden = true; return; }
+  heading.textContent = r.headers.get("X-Image-Title") || "Latest image";
+  heading.hidden = false;
   const old = img.src;
   img.src = URL.createObjectURL(await r.blob());
   img.hidden = false;

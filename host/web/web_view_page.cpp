@@ -26,7 +26,7 @@ aside h2{font-size:13px;margin:8px 0 4px}
 <span id="status">connecting…</span></header>
 <div id="term"></div>
 <aside><h2>Files <span id="cwd"></span></h2><div id="files"></div>
-<h2>Browser</h2><img id="shot" alt="no screenshot yet" hidden></aside>
+<h2 id="shot-title" hidden></h2><img id="shot" alt="no image yet" hidden></aside>
 <script src="/ui/assets/xterm.js"></script>
 <script src="/ui/assets/addon-fit.js"></script>
 <script src="/ui/assets/app.js"></script>

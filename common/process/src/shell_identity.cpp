@@ -65,6 +65,7 @@ ShellIdentity resolve_shell_identity(const std::string &username) {
     id.gid = getegid();
     id.username = my_name;
     id.home = self ? self->pw_dir : "/";
+    id.login_shell = self && self->pw_shell ? self->pw_shell : "";
 
     if (username.empty() || username == my_name) {
         id.note = "bash sessions run as the host's user " + my_name;
@@ -88,6 +89,7 @@ ShellIdentity resolve_shell_identity(const std::string &username) {
     id.gid = pw->pw_gid;
     id.username = pw->pw_name;
     id.home = pw->pw_dir ? pw->pw_dir : "/";
+    id.login_shell = pw->pw_shell ? pw->pw_shell : "";
     int n = 64;
     std::vector<gid_t> groups(static_cast<size_t>(n));
     if (getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n) < 0) {

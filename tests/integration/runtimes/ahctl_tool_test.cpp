@@ -178,7 +178,11 @@ TEST(AhctlTool, LostOutputIsAnErrorNeverASilentCut) {
     sleep(8);  // not reading: ahctl blocks on its stdout, the host's queue for it overflows
     EXPECT_EQ(run.finish(120), 1);
     const std::string err = actionhost::testing::read_file(dir / "err");
-    EXPECT_NE(err.find("pieces of output were lost"), std::string::npos) << err;
+    // Which of the two ways it is told depends on timing: the host drops pieces for the slow reader, or
+    // (a loaded machine) ends its stream before the command's end. Either is said; neither is silent.
+    EXPECT_TRUE(err.find("pieces of output were lost") != std::string::npos ||
+                err.find("the live output stopped before the command ended") != std::string::npos)
+        << err;
     EXPECT_LT(run.text().size(), 30000000u + 300000u);
 }
 

@@ -102,6 +102,18 @@ int port_of(const std::string &url) {
     return std::regex_search(url, m, std::regex("localhost:([0-9]+)")) ? std::stoi(m[1].str()) : 0;
 }
 
+// The /alive answers of a flood test: every one came (each try asserts its 200 within 5 s), and their
+// median stays under `bound_ms` (times kSanitizerTimeFactor under ASan). The median, not the slowest:
+// the starvation these tests guard against delayed every request by seconds, while one slow try on a
+// loaded machine is the scheduler's.
+void expect_alive_fast(std::vector<double> ms, double bound_ms, const std::string &what) {
+    ASSERT_FALSE(ms.empty());
+    std::sort(ms.begin(), ms.end());
+    const double median = ms[ms.size() / 2];
+    EXPECT_LT(median, bound_ms * kSanitizerTimeFactor)
+        << "/alive " << what << ": median " << median << " ms, slowest " << ms.back() << " ms";
+}
+
 }  // namespace
 
 // 7. The file viewer: another local user reaches its loopback port, and it runs as the host's user
@@ -292,8 +304,7 @@ TEST(HostSurface, TwoThousandIdleConnectionsLeaveAliveFast) {
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
     }
-    std::sort(ms.begin(), ms.end());
-    EXPECT_LT(ms.back(), 100.0) << "slowest /alive with 2000 idle connections: " << ms.back() << " ms";
+    expect_alive_fast(ms, 100.0, "with 2000 idle connections");
     for (int fd : idle) ::close(fd);
     // Requests on a kept-alive connection still work afterwards.
     Http http("127.0.0.1", host.port());
@@ -346,8 +357,7 @@ TEST(HostSurface, BodiesNeverSentHoldNoThread) {
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
     }
-    std::sort(ms.begin(), ms.end());
-    EXPECT_LT(ms.back(), 100.0) << "slowest /alive with 600 bodies never sent: " << ms.back() << " ms";
+    expect_alive_fast(ms, 100.0, "with 600 bodies never sent");
     // Each stalled request had its answer, and its connection ends (the rest of its body cannot be
     // told from a next request).
     char buf[4096];
@@ -443,9 +453,8 @@ TEST(HostSurface, HeadersOfTinyFieldsLeaveAliveFast) {
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
     }
-    std::sort(ms.begin(), ms.end());
-    // The stall this guards against was 3-6 s; ASan alone makes the parsing ~3x slower.
-    EXPECT_LT(ms.back(), 250.0 * kSanitizerTimeFactor) << "slowest /alive behind 2000 headers of tiny fields: " << ms.back() << " ms";
+    // The stall this guards against was 3-6 s per request.
+    expect_alive_fast(ms, 250.0, "behind 2000 headers of tiny fields");
     // Each was refused for its number of fields.
     char buf[256];
     const ssize_t n = ::recv(senders[0], buf, sizeof buf, 0);

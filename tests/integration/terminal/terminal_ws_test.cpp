@@ -3,6 +3,8 @@
 // a detached terminal keeps its shell's state for the next attach, and the bounds hold.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "support/host_process.hpp"
@@ -167,4 +169,34 @@ TEST(WebViewAccess, TheCookieOpensTheViewOnlyAndOnlyFromItsOwnOrigin) {
     auto file = http.get("/ui/download?path=seen.txt", {{"Cookie", cookie}});
     EXPECT_EQ(file.status, 200);
     EXPECT_EQ(file.body, "content");
+}
+
+// The image beside the terminal is the newest PNG of a directory a plugin's manifest declares (the
+// browser plugin: .browser_screenshots), titled as declared; nothing of an undeclared directory, no
+// link the sandbox planted, and 204 while there is none.
+TEST(WebViewImages, TheNewestImageOfADeclaredDirectoryIsShownAndNothingElse) {
+    namespace fs = std::filesystem;
+    HostProcess host(options());
+    actionhost::testing::Http http("127.0.0.1", host.port());
+    const actionhost::testing::Headers key{{"X-Session-API-Key", kKey}};
+    EXPECT_EQ(http.get("/ui/screenshot", key).status, 204);
+    const fs::path shots = fs::path(host.working_dir()) / ".browser_screenshots";
+    fs::create_directories(shots);
+    const auto now = fs::file_time_type::clock::now();
+    actionhost::testing::write_file(shots / "older.png", "older");
+    fs::last_write_time(shots / "older.png", now - std::chrono::minutes(2));
+    actionhost::testing::write_file(shots / "newer.png", "newer");
+    fs::last_write_time(shots / "newer.png", now - std::chrono::minutes(1));
+    // Newer, but not where any plugin said it saves images.
+    fs::create_directories(fs::path(host.working_dir()) / ".elsewhere");
+    actionhost::testing::write_file(fs::path(host.working_dir()) / ".elsewhere" / "x.png", "elsewhere");
+    // Newest of all, but a link to a file outside: never followed.
+    actionhost::testing::write_file(fs::path(host.working_dir()) / "secret.txt", "secret");
+    fs::create_symlink(fs::path(host.working_dir()) / "secret.txt", shots / "link.png");
+    auto shot = http.get("/ui/screenshot", key);
+    ASSERT_EQ(shot.status, 200);
+    EXPECT_EQ(shot.body, "newer");
+    EXPECT_EQ(shot.headers["x-image-title"], "Browser");
+    EXPECT_EQ(shot.headers["content-type"], "image/png");
+    EXPECT_EQ(http.get("/ui/screenshot").status, 403);  // behind the key like the rest of /ui
 }

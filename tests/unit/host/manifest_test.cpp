@@ -75,6 +75,32 @@ TEST(Manifest, RoutesAndActionsTogetherAndLoadOnRouteDefaultsOff) {
     EXPECT_FALSE(r.manifest->load_on_route);
 }
 
+// provides.images: where a plugin saves PNGs for the web view; relative directories only, never out
+// of the working directory, and they alone do not make a plugin provide something.
+TEST(Manifest, ImageFeedsAreRelativeDirectoriesWithATitle) {
+    auto with = [](const std::string &provides) {
+        return parse_manifest(R"({"name":"b","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":)" +
+                                  provides + "}",
+                              "/d");
+    };
+    auto ok = with(R"({"actions":["a"],"images":[{"dir":".shots","title":"Pages"},{"dir":"out/img","title":"Plots"}]})");
+    ASSERT_TRUE(ok.manifest) << ok.error;
+    ASSERT_EQ(ok.manifest->image_feeds.size(), 2u);
+    EXPECT_EQ(ok.manifest->image_feeds[1].dir, "out/img");
+    EXPECT_EQ(ok.manifest->image_feeds[1].title, "Plots");
+    for (const char *bad : {R"({"actions":["a"],"images":{"dir":".s","title":"t"}})", R"({"actions":["a"],"images":[{"dir":"/tmp","title":"t"}]})",
+                            R"({"actions":["a"],"images":[{"dir":"..","title":"t"}]})", R"({"actions":["a"],"images":[{"dir":"a/../..","title":"t"}]})",
+                            R"({"actions":["a"],"images":[{"dir":"../x","title":"t"}]})", R"({"actions":["a"],"images":[{"dir":"x","title":""}]})",
+                            R"({"actions":["a"],"images":[{"dir":"x"}]})", R"({"actions":["a"],"images":[{"dir":"x","title":"t","extra":1}]})"}) {
+        auto r = with(bad);
+        EXPECT_FALSE(r.manifest) << bad;
+        EXPECT_NE(r.error.find("provides.images"), std::string::npos) << bad << ": " << r.error;
+    }
+    auto alone = with(R"({"images":[{"dir":"x","title":"t"}]})");
+    EXPECT_FALSE(alone.manifest);
+    EXPECT_NE(alone.error.find("at least one name"), std::string::npos) << alone.error;
+}
+
 TEST(Manifest, ParsesImageNeeds) {
     auto r = parse_manifest(R"({"name":"j","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so",
       "provides":{"actions":["a"]},"needs":[{"name":"python3","description":"python3 with ipykernel","package":"python3-ipykernel",

@@ -22,6 +22,7 @@ struct ShellIdentity {
     std::string username;
     std::string home;
     bool login_profile = false;     // read /etc/profile and the user's profile instead of ~/.bashrc only
+    std::string login_shell;        // the user's shell in the passwd database ("" when none is set)
     std::vector<std::string> env;   // KEY=VALUE for the shell
     std::string note;               // why the identity is what it is (logged once)
 };
