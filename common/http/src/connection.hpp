@@ -9,6 +9,7 @@
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -23,7 +24,9 @@ struct Connection {
     explicit Connection(boost::asio::ip::tcp::socket s) : socket(std::move(s)), timer(socket.get_executor()) {}
 
     boost::asio::ip::tcp::socket socket;
-    boost::asio::steady_timer timer;  // the idle or header deadline
+    boost::asio::steady_timer timer;  // wakes for `deadline` (server.cpp: arm_timer)
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();  // max: none
+    bool timer_waiting = false;  // a wait on `timer` is pending
     boost::beast::flat_buffer buffer;  // read but not yet parsed (the next request's start, when pipelined)
     std::optional<RequestParser> parser;
     std::string remote;  // the peer's address text

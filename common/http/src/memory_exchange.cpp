@@ -24,14 +24,13 @@ class MemoryRequest : public Request {
         return std::string(fallback);
     }
     HeaderList headers() const override { return r_.headers; }
-    const std::string &remote_address() const override { return address_; }
+    const std::string &remote_address() const override { return r_.remote_address; }
     std::optional<uint64_t> content_length() const override { return r_.body.size(); }
     std::istream &body() override { return body_; }
 
   private:
     const ExchangeRequest &r_;
     std::istringstream body_;
-    const std::string address_ = "127.0.0.1";
 };
 
 class MemoryResponse : public Response {

@@ -24,7 +24,9 @@
 #include <string_view>
 #include <thread>
 
+#include "actionhost/common/http/memory_exchange.hpp"
 #include "connection.hpp"
+#include "response_head.hpp"
 #include "socket_exchange.hpp"
 #include "worker_pool.hpp"
 
@@ -191,11 +193,26 @@ struct Server::Impl {
         });
     }
 
+    // A connection's deadline (idle, header, write) moves at every step of every request; moving a timer
+    // costs a timerfd_settime system call each time, three per request. So the deadline is a field, and
+    // the timer only wakes at the earliest deadline it may have to enforce: it re-arms itself for a later
+    // one when it wakes early, and is moved only when a deadline comes nearer than its wake-up.
     void arm_timer(const ConnectionPtr &c, std::chrono::milliseconds after) {
-        c->timer.expires_after(after);
+        c->deadline = std::chrono::steady_clock::now() + after;
+        if (c->timer_waiting && c->timer.expiry() <= c->deadline) return;  // it wakes first and looks again
+        wait_for_deadline(c);
+    }
+    // No deadline while a step that has its own bound runs (a handler's thread, say).
+    static void disarm_timer(const ConnectionPtr &c) { c->deadline = std::chrono::steady_clock::time_point::max(); }
+
+    void wait_for_deadline(const ConnectionPtr &c) {
+        c->timer_waiting = true;
+        c->timer.expires_at(c->deadline);  // a wait already pending ends with operation_aborted
         c->timer.async_wait([self = this, c](const boost::system::error_code &ec) {
-            // A timer re-armed after it fired has a later expiry: this wake-up is an old one's.
-            if (ec || c->closed || c->handling || c->timer.expiry() > std::chrono::steady_clock::now()) return;
+            if (ec) return;  // moved nearer (a newer wait is pending) or closed
+            c->timer_waiting = false;
+            if (c->closed || c->handling || c->deadline == std::chrono::steady_clock::time_point::max()) return;
+            if (c->deadline > std::chrono::steady_clock::now()) return self->wait_for_deadline(c);
             self->close(c);
         });
     }
@@ -251,7 +268,7 @@ struct Server::Impl {
                                       count_header_lines(*c, static_cast<const char *>(c->buffer.data().data()) + c->buffer.size() - n, n,
                                                          self->max_header_lines());
                                       if (!ec) return self->parse_header(c);
-                                      c->timer.cancel();
+                                      disarm_timer(c);
                                       if (ec == asio::error::eof && c->parser->got_some())
                                           return self->refuse(c, refusal_for(bhttp::error::partial_message));
                                       self->close(c);  // the client left between requests
@@ -261,10 +278,54 @@ struct Server::Impl {
     size_t max_header_lines() const { return settings.max_header_fields + 2; }  // + the request line and the empty line
 
     void header_done(const ConnectionPtr &c) {
-        c->timer.cancel();
+        disarm_timer(c);
         c->parser->eager(true);  // the body reader parses as much as each read brings
         if (ambiguous_framing(*c->parser)) return refuse(c, refusal_for(bhttp::error::bad_transfer_encoding));
+        if (answers_on_loop(*c)) return answer_on_loop(c);
         hand_over(c);
+    }
+
+    // A request the settings mark as answered at once (a health check): no body, no upgrade.
+    bool answers_on_loop(const Connection &c) const {
+        if (!settings.answer_on_loop) return false;
+        const auto &m = c.parser->get();
+        if (c.parser->chunked() || c.parser->content_length().value_or(0) != 0 || m.find(bhttp::field::upgrade) != m.end()) return false;
+        return settings.answer_on_loop(std::string(m.method_string()), std::string(m.target()));
+    }
+
+    // Runs the handler here, on the event loop, with the request in memory (memory_exchange.hpp), and
+    // writes its answer without a thread: two thread hand-offs fewer than hand_over(), and an answer even
+    // while every handler thread is busy.
+    void answer_on_loop(const ConnectionPtr &c) {
+        const auto &m = c->parser->get();
+        ExchangeRequest request;
+        request.method = std::string(m.method_string());
+        request.uri = std::string(m.target());
+        request.remote_address = c->remote;
+        for (const auto &field : m) request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+        ExchangeResponse answer = http::exchange(handler, request);
+        std::string extra;
+        for (const auto &[name, value] : answer.headers)
+            if (detail::valid_header(name, value)) extra += name + ": " + value + "\r\n";
+        const bool keep = m.keep_alive() && accepting && !stopped;
+        auto text = std::make_shared<std::string>(detail::response_head({.status = answer.status,
+                                                                          .content_type = answer.content_type,
+                                                                          .length = answer.body.size(),
+                                                                          .extra_headers = extra,
+                                                                          .keep_alive = keep,
+                                                                          .request_version = m.version()}));
+        if (m.method() != bhttp::verb::head) *text += answer.body;
+        c->parser.reset();
+        arm_timer(c, settings.io_timeout);
+        asio::async_write(c->socket, asio::buffer(*text), [self = this, c, text, keep](const boost::system::error_code &ec, size_t) {
+            if (c->closed) return;
+            disarm_timer(c);
+            c->served = true;
+            if (ec) return self->close(c);
+            if (!keep || !self->accepting) return self->linger(c);
+            self->waiting.erase(c->waiting_at);
+            self->wait_for_request(c);
+        });
     }
 
     // Answers a request that will not be handled, then closes the connection (its framing cannot be

@@ -1,4 +1,5 @@
 #include "socket_exchange.hpp"
+#include "response_head.hpp"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -32,20 +33,6 @@ namespace {
 constexpr size_t kDrainCap = 8u << 20;
 
 const char kGenericError[] = R"({"detail":"An unexpected error occurred. Please try again later."})";
-
-bool is_token_char(unsigned char c) {
-    static const std::string_view kSpecials = "!#$%&'*+-.^_`|~";
-    return std::isalnum(c) || kSpecials.find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-bool valid_header(std::string_view name, std::string_view value) {
-    if (name.empty()) return false;
-    for (unsigned char c : name)
-        if (!is_token_char(c)) return false;
-    for (unsigned char c : value)
-        if ((c < 0x20 && c != '\t') || c == 0x7F) return false;
-    return true;
-}
 
 // Feeds the parser from the bytes read ahead and then from the socket, into the caller's buffer.
 class BodyReader {
@@ -298,16 +285,8 @@ class SocketResponse : public Response {
     std::string head(int status, std::string_view content_type, std::optional<uint64_t> length, bool chunked = false) {
         const bool keep = keeps_connection();
         if (!keep) close_ = true;  // said once, kept to, whatever the handler reads afterwards
-        std::string h = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) + "\r\n";
-        if (!content_type.empty() && valid_header("Content-Type", content_type))
-            h += "Content-Type: " + std::string(content_type) + "\r\n";
-        if (length) h += "Content-Length: " + std::to_string(*length) + "\r\n";
-        else if (chunked) h += "Transfer-Encoding: chunked\r\n";
-        h += headers_;
-        if (!keep) h += "Connection: close\r\n";
-        else if (c_.parser->get().version() < 11) h += "Connection: keep-alive\r\n";
-        h += "\r\n";
-        return h;
+        return response_head({.status = status, .content_type = content_type, .length = length, .chunked = chunked,
+                              .extra_headers = headers_, .keep_alive = keep, .request_version = c_.parser->get().version()});
     }
 
     Connection &c_;

@@ -16,6 +16,7 @@ struct ExchangeRequest {
     std::string uri = "/";  // path and query
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
+    std::string remote_address = "127.0.0.1";  // the peer, as Request::remote_address() gives it
 };
 
 struct ExchangeResponse {

@@ -47,6 +47,10 @@ struct ServerSettings {
     size_t max_header_fields = 256;                   // more fields in a header → 431
     size_t max_handlers = 512;                        // requests handled at once; more wait their turn
     std::function<void(const std::string &)> log;     // problems worth a line (optional)
+    // Requests the handler answers at once and without blocking (a health check): (method, target) →
+    // true runs the handler on the event loop itself for such a request when it has no body, its answer
+    // held in memory. Optional; keep it to answers of a few bytes that take microseconds.
+    std::function<bool(const std::string &method, const std::string &target)> answer_on_loop;
 };
 
 class Server {

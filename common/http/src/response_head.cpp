@@ -1,0 +1,40 @@
+#include "response_head.hpp"
+
+#include <cctype>
+
+#include "actionhost/common/http/exchange.hpp"
+
+namespace actionhost::common::http::detail {
+
+namespace {
+
+bool is_token_char(unsigned char c) {
+    static const std::string_view kSpecials = "!#$%&'*+-.^_`|~";
+    return std::isalnum(c) || kSpecials.find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+}  // namespace
+
+bool valid_header(std::string_view name, std::string_view value) {
+    if (name.empty()) return false;
+    for (unsigned char c : name)
+        if (!is_token_char(c)) return false;
+    for (unsigned char c : value)
+        if ((c < 0x20 && c != '\t') || c == 0x7F) return false;
+    return true;
+}
+
+std::string response_head(const HeadFields &f) {
+    std::string h = "HTTP/1.1 " + std::to_string(f.status) + " " + std::string(reason_phrase(f.status)) + "\r\n";
+    if (!f.content_type.empty() && valid_header("Content-Type", f.content_type))
+        h += "Content-Type: " + std::string(f.content_type) + "\r\n";
+    if (f.length) h += "Content-Length: " + std::to_string(*f.length) + "\r\n";
+    else if (f.chunked) h += "Transfer-Encoding: chunked\r\n";
+    h += f.extra_headers;
+    if (!f.keep_alive) h += "Connection: close\r\n";
+    else if (f.request_version < 11) h += "Connection: keep-alive\r\n";
+    h += "\r\n";
+    return h;
+}
+
+}  // namespace actionhost::common::http::detail
