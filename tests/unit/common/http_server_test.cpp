@@ -248,6 +248,72 @@ TEST_F(HttpServerTest, SilentAndHalfSentRequestsAreClosedInTime) {
     ::close(half_body);
 }
 
+// A deadline nearer than the one the connection's timer waits for is still kept: after a request, a
+// kept-alive connection is closed at the (short) idle timeout, not at the first-request one armed before.
+TEST_F(HttpServerTest, ANearerDeadlineIsKeptAfterALaterOne) {
+    ServerSettings s;
+    s.first_request_timeout = 5000ms;
+    s.header_timeout = 10000ms;
+    s.idle_timeout = 300ms;
+    start(echo, s);
+    const int fd = connect_to(port_);
+    send_text(fd, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_NE(read_until(fd, "GET /a "), "");
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_TRUE(peer_closed(fd, 3000));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 2000ms) << "closed at a later deadline than the idle one";
+    ::close(fd);
+}
+
+// What the settings mark as answered on the event loop is answered with every handler thread busy,
+// pipelined requests in order and the connection kept; a request of the same path with a body is not.
+TEST_F(HttpServerTest, AHealthCheckIsAnsweredWhileEveryHandlerThreadIsBusy) {
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    std::atomic<int> on_loop_calls{0};
+    ServerSettings s;
+    s.max_handlers = 1;
+    s.answer_on_loop = [&](const std::string &method, const std::string &target) {
+        ++on_loop_calls;
+        return method == "GET" && target == "/alive";
+    };
+    start(
+        [&](Request &req, Response &resp) {
+            if (req.target() == "/slow") released.wait();
+            resp.set_header("X-Seen-From", req.remote_address());
+            resp.send(200, "text/plain", "ok " + req.target());
+        },
+        s);
+    const int slow = connect_to(port_);
+    send_text(slow, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::this_thread::sleep_for(100ms);  // the only handler thread is in /slow
+    const int fd = connect_to(port_);
+    const auto t0 = std::chrono::steady_clock::now();
+    send_text(fd, "GET /alive HTTP/1.1\r\nHost: x\r\n\r\nGET /alive HTTP/1.1\r\nHost: x\r\n\r\n");
+    auto answers_in = [](const std::string &text) {
+        size_t n = 0;
+        for (size_t at = text.find("ok /alive"); at != std::string::npos; at = text.find("ok /alive", at + 1)) ++n;
+        return n;
+    };
+    std::string both;
+    for (int round = 0; round < 20 && answers_in(both) < 2; ++round) both += read_until(fd, "ok /alive", nullptr, 1000);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 1000ms);
+    EXPECT_EQ(answers_in(both), 2u) << both;
+    EXPECT_NE(both.find("X-Seen-From: 127.0.0.1"), std::string::npos) << both;
+    EXPECT_NE(both.find("Content-Length: 9"), std::string::npos) << both;
+    // A body means a thread (it must be read): this one waits for /slow to end.
+    const int with_body = connect_to(port_);
+    send_text(with_body, "GET /alive HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi");
+    EXPECT_EQ(read_until(with_body, "ok /alive", nullptr, 300), "");
+    release.set_value();
+    EXPECT_NE(read_until(with_body, "ok /alive"), "");
+    EXPECT_NE(read_until(slow, "ok /slow"), "");
+    EXPECT_GE(on_loop_calls.load(), 3);
+    ::close(fd);
+    ::close(with_body);
+    ::close(slow);
+}
+
 TEST_F(HttpServerTest, StopEndsBlockedHandlersAndReturnsPromptly) {
     std::atomic<bool> handler_done{false};
     start([&](Request &req, Response &resp) {
