@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <actionhost/common/json_io.hpp>
+#include <actionhost/ext/partial_streams.h>
 #include <cstddef>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
 
 #include "http/stream_hub.hpp"
 #include "modules/call_state.hpp"
@@ -48,12 +50,15 @@ ah_status_t svc_set_observation(const ah_host_t *h, ah_call_t *call, ah_bytes_t 
     return AH_OK;
 }
 
-ah_status_t svc_emit_partial(const ah_host_t *h, ah_call_t *call, ah_bytes_t chunk) {
+// One "output" event of /stream; `stream` ("stdout"/"stderr") only for chunks a plugin marked, so the
+// event of an unmarked chunk keeps the shape followers knew before.
+ah_status_t publish_partial(const ah_host_t *h, ah_call_t *call, const char *stream, ah_bytes_t chunk) {
     auto *ctx = PluginHostContext::from(h);
     if (chunk.ptr == nullptr && chunk.len != 0) return AH_ERR_INVALID_ARGUMENT;
     const bool ok = LiveCalls::with(call, [&](ah_call *c) {
         if (c->streams == nullptr || chunk.len == 0 || !c->streams->has_followers(c->session)) return;
         nlohmann::json data = {{"chunk", std::string(chunk.ptr, chunk.len)}};
+        if (stream != nullptr) data["stream"] = stream;
         c->streams->publish(c->session, "output", data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     });
     if (!ok) {
@@ -63,12 +68,30 @@ ah_status_t svc_emit_partial(const ah_host_t *h, ah_call_t *call, ah_bytes_t chu
     return AH_OK;
 }
 
+ah_status_t svc_emit_partial(const ah_host_t *h, ah_call_t *call, ah_bytes_t chunk) {
+    return publish_partial(h, call, nullptr, chunk);
+}
+
+ah_status_t svc_emit_partial_stream(const ah_host_t *h, ah_call_t *call, int32_t stream, ah_bytes_t chunk) {
+    if (stream == AH_OUTPUT_STDOUT) return publish_partial(h, call, "stdout", chunk);
+    if (stream == AH_OUTPUT_STDERR) return publish_partial(h, call, "stderr", chunk);
+    auto *ctx = PluginHostContext::from(h);
+    ctx->env->log(AH_LOG_PLUGIN_MISBEHAVING, ctx->plugin_name,
+                  "emit_partial_stream with an unknown stream " + std::to_string(stream));
+    return AH_ERR_INVALID_ARGUMENT;
+}
+
+constexpr ah_ext_partial_streams_t kPartialStreams{sizeof(ah_ext_partial_streams_t), &svc_emit_partial_stream};
+
 const char *svc_config_get(const ah_host_t *h, const char *key) {
     if (key == nullptr) return nullptr;
     return PluginHostContext::from(h)->env->config_get(key);
 }
 
-const void *svc_get_extension(const ah_host_t *, const char *) { return nullptr; }
+const void *svc_get_extension(const ah_host_t *, const char *id) {
+    if (id != nullptr && std::string_view(id) == AH_EXT_PARTIAL_STREAMS) return &kPartialStreams;
+    return nullptr;
+}
 
 std::string version_text(const ah_version_t &v) { return to_string(v); }
 

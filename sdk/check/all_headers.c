@@ -5,6 +5,7 @@
 #include <actionhost/ext/http_response_headers.h>
 #include <actionhost/ext/http_routes.h>
 #include <actionhost/ext/http_stream_routes.h>
+#include <actionhost/ext/partial_streams.h>
 #include <actionhost/ext/runtime_in_process.h>
 #include <actionhost/ext/runtime_reclaim.h>
 #include <actionhost/ext/runtime_recovery.h>
@@ -15,5 +16,6 @@
 /* Uses one name of each header so the unit is not empty. */
 size_t actionhost_sdk_check_sizes(void) {
     return sizeof(ah_host_t) + sizeof(ah_plugin_t) + sizeof(ah_runtime_t) + sizeof(ah_ext_http_routes_t) +
-           sizeof(ah_ext_http_stream_routes_t) + sizeof(ah_ext_runtime_in_process_t) + sizeof(ah_ext_runtime_reclaim_t);
+           sizeof(ah_ext_http_stream_routes_t) + sizeof(ah_ext_runtime_in_process_t) + sizeof(ah_ext_runtime_reclaim_t) +
+           sizeof(ah_ext_partial_streams_t);
 }

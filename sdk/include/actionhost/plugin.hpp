@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "ext/partial_streams.h"
 #include "plugin.h"
 
 namespace actionhost::sdk {
@@ -70,6 +71,13 @@ class Call {
     /* Streams a chunk of partial output to live followers. */
     void emit_partial(std::string_view chunk) const {
         host_->emit_partial(host_, call_->call, ah_bytes_t{chunk.data(), chunk.size()});
+    }
+    /* Streams a chunk marked as the command's stdout or stderr (ext/partial_streams.h); a host without
+     * that service gets it unmarked, so nothing is lost. */
+    void emit_partial(std::string_view chunk, ah_output_stream_t stream) const {
+        const auto *ext = static_cast<const ah_ext_partial_streams_t *>(host_->get_extension(host_, AH_EXT_PARTIAL_STREAMS));
+        if (ext == nullptr || ext->struct_size < sizeof(ah_ext_partial_streams_t)) return emit_partial(chunk);
+        ext->emit_partial_stream(host_, call_->call, stream, ah_bytes_t{chunk.data(), chunk.size()});
     }
     ah_call_t *handle() const { return call_->call; }
 
