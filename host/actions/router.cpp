@@ -223,7 +223,15 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
         return http_error(500, "Internal server error: " + why);
 
     auto s = session(session_name);
-    std::lock_guard run_lock(s->run_mu);
+    // One action at a time per session, as OpenHands serialises actions; the one exception is a call the
+    // provider declares an interrupt ("interrupt_when": the C-c key of `run`): while another action runs it
+    // goes straight to the provider (one such call at a time), so a client whose own request still waits
+    // for a blocking command can stop it. On an idle session it runs like any other action.
+    std::unique_lock run_lock(s->run_mu, std::defer_lock);
+    std::unique_lock interrupt_lock(s->interrupt_mu, std::defer_lock);
+    const bool beside = to_plugin && spec->interrupts(e.args) && !run_lock.try_lock();
+    if (beside) interrupt_lock.lock();
+    else if (!run_lock.owns_lock()) run_lock.lock();
     last_action_start_ = now_s();
     std::string cwd;
     {
@@ -239,11 +247,12 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
     std::string why;
     PluginModule *m = loaded(provider.name, why);
     if (m == nullptr) return unavailable(provider, why);
-    return run_plugin(*m, e.action, e.normalised(), session_name, *s, request_id);
+    return run_plugin(*m, e.action, e.normalised(), session_name, *s, request_id, beside);
 }
 
 RouteResult Router::run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
-                               const std::string &session_name, Session &s, const std::string &request_id) {
+                               const std::string &session_name, Session &s, const std::string &request_id,
+                               bool beside) {
     const std::string name = module.manifest().name;
     const std::string json_text = common::dump_json(envelope);
     std::string cwd;
@@ -253,7 +262,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     }
     ah_call call;
     call.session = session_name;
-    call.streams = &streams_;
+    call.streams = beside ? nullptr : &streams_;
     ah_action_call_t c{};
     c.struct_size = sizeof(ah_action_call_t);
     c.call = &call;
@@ -265,7 +274,9 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
 
     // Events are built only when someone follows the session: dumping a large observation again for
     // nobody costs as much as the action itself.
-    if (streams_.has_followers(session_name))
+    // An interrupt beside a running action publishes nothing: followers see that action's events only,
+    // one action_start ... action_end at a time.
+    if (!beside && streams_.has_followers(session_name))
         streams_.publish(session_name, "action_start", common::dump_json({{"action", envelope}}));
     ah_status_t st;
     {
@@ -306,7 +317,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
             s.cwd = wd.get<std::string>();
         }
     }
-    if (streams_.has_followers(session_name))
+    if (!beside && streams_.has_followers(session_name))
         streams_.publish(session_name, "action_end", common::dump_json({{"observation", obs}}));
     return {200, std::move(obs), std::move(verbatim)};
 }

@@ -92,7 +92,8 @@ class Router {
     void end_lease();
     PluginModule *route_module(const std::string &path);
     struct Session {
-        std::mutex run_mu;  // one action at a time
+        std::mutex run_mu;        // one action at a time
+        std::mutex interrupt_mu;  // one interrupt beside it (see Router::execute)
         std::mutex cwd_mu;
         std::string cwd;
     };
@@ -101,7 +102,8 @@ class Router {
     bool disabled(const Manifest &m);
     RouteResult unavailable(const Manifest &m, const std::string &why);
     RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
-                           const std::string &session_name, Session &session, const std::string &request_id);
+                           const std::string &session_name, Session &session, const std::string &request_id,
+                           bool beside);
     std::string load_locked(const std::string &name, std::vector<std::string> &chain);
 
     HostEnvironment &env_;

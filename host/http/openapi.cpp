@@ -49,6 +49,7 @@ json action_schema(const ActionSpec &spec, const std::string &provider) {
               {"required", json::array({"action"})},
               {"x-provider", provider}};
     if (!spec.description.empty()) s["description"] = spec.description;
+    if (!spec.interrupt_when.empty()) s["x-interrupt-when"] = spec.interrupt_when;
     if (!spec.when.empty()) {
         s["x-when"] = spec.when;
         // Taken only with these argument values: the schema says so too.
@@ -76,6 +77,17 @@ json openapi_document(const ModuleRegistry &registry, const std::string &version
           {"description", "An OpenHands observation: its type, content and extras (e.g. exit code, working dir)"},
           {"properties", {{"observation", {{"type", "string"}}}, {"content", {{"type", "string"}}}, {"extras", {{"type", "object"}}}}},
           {"required", {"observation", "content"}}}},
+        // The data of /stream's "output" events (SSE: the response is text; this names its events' JSON).
+        {"StreamOutput",
+         {{"type", "object"},
+          {"description", "data of an `event: output` of GET /stream"},
+          {"properties",
+           {{"chunk", {{"type", "string"}, {"description", "output as the action produced it"}}},
+            {"stream",
+             {{"enum", {"stdout", "stderr"}},
+              {"description", "present only when the plugin told stdout and stderr apart (run with separate_stderr); "
+                              "absent: a terminal's merged output"}}}}},
+          {"required", {"chunk"}}}},
         {"InvalidRequest",
          {{"type", "object"},
           {"properties", {{"detail", {{"const", "Invalid request parameters"}}}, {"errors", {{"type", "string"}}}}},
@@ -174,6 +186,7 @@ json openapi_document(const ModuleRegistry &registry, const std::string &version
         o["parameters"] = json::array({query("session", {{"type", "string"}}, false, "named session"),
                                        query("once", {{"type", "string"}, {"enum", {"0", "1"}}}, false, "end after the next action_end")});
         o["responses"]["200"] = response("event: action_start | output | action_end | dropped", {{"type", "string"}}, "text/event-stream");
+        o["responses"]["200"]["x-event-data"] = {{"output", schema_ref("StreamOutput")}};
     }
     {
         // A WebSocket: OpenAPI describes the upgrade request and its refusals; the frames are in docs/api.md.

@@ -110,6 +110,13 @@ bool ActionSpec::matches(const nlohmann::json &raw_args) const {
     return true;
 }
 
+bool ActionSpec::interrupts(const nlohmann::json &args) const {
+    if (interrupt_when.empty() || !args.is_object()) return false;
+    for (const auto &[key, value] : interrupt_when.items())
+        if (!args.contains(key) || args.at(key) != value) return false;
+    return true;
+}
+
 std::string ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const {
     if (!checked) return "";
     auto find = [&](const std::string &key) -> const ArgSpec * {
@@ -195,6 +202,12 @@ std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordere
                     return std::nullopt;
                 }
                 s.when = nlohmann::json::parse(value.dump());
+            } else if (key == "interrupt_when") {
+                if (!value.is_object() || value.empty()) {
+                    error = where + ".interrupt_when must be an object of argument values";
+                    return std::nullopt;
+                }
+                s.interrupt_when = nlohmann::json::parse(value.dump());
             } else if (key == "args") {
                 if (!value.is_object()) {
                     error = where + ".args must be an object";
@@ -206,7 +219,7 @@ std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordere
                     s.args.push_back(std::move(*a));
                 }
             } else {
-                error = where + " has the unknown field \"" + key + "\" (description, when, args)";
+                error = where + " has the unknown field \"" + key + "\" (description, when, interrupt_when, args)";
                 return std::nullopt;
             }
         }

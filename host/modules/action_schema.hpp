@@ -14,7 +14,11 @@
 // "type" is one JSON type name or a list of them ("string", "boolean", "integer", "number", "array",
 // "object", "null"); absent means any value; "deprecated": true accepts an argument OpenHands' wire
 // no longer uses and drops it. "when" routes the action here only when the request's
-// arguments hold those values (a declaration with "when" wins over one without). A declaration without
+// arguments hold those values (a declaration with "when" wins over one without). "interrupt_when"
+// (e.g. {"is_input": true, "command": "C-c"}) marks the calls that may reach the provider while another
+// action of the same session still runs — the one exception to one-action-at-a-time, so a client can stop
+// a command whose own request still waits; the provider must handle such a call beside the running one.
+// A declaration without
 // "args", or the form "actions": ["greet"], leaves the arguments unchecked for the plugin.
 #pragma once
 
@@ -42,9 +46,12 @@ struct ActionSpec {
     bool checked = true;            // false: declared by name only; arguments pass through unchecked
     std::vector<ArgSpec> args;
     nlohmann::json when = nlohmann::json::object();  // {"arg": value, ...} the raw arguments must hold
+    nlohmann::json interrupt_when = nlohmann::json::object();  // {"arg": value, ...}; empty: never
 
     // Whether the raw (unnormalised) arguments hold every value of `when`.
     bool matches(const nlohmann::json &raw_args) const;
+    // Whether validated arguments make this call an interrupt (see "interrupt_when").
+    bool interrupts(const nlohmann::json &args) const;
     // Checks `args` against the declaration: unknown, missing or mistyped arguments are refused with
     // the text OpenHands' clients know; defaults are filled in; "true"/"false" strings become booleans
     // and whole numbers integers, as OpenHands' LLM tool mapping sends them. `shared` are arguments

@@ -115,7 +115,14 @@ class BashPlugin final : public sdk::Plugin {
             call.reply(error_observation_json("ERROR: " + error));
             return AH_OK;
         }
-        const EmitFn emit = [&call](std::string_view chunk) { call.emit_partial(chunk); };
+        // A separate_stderr command's terminal output is its stdout; otherwise the terminal's merged
+        // output goes unmarked, exactly as before the marks existed.
+        const bool marked = rq->separate_stderr;
+        const EmitFn emit = [&call, marked](std::string_view chunk) {
+            if (marked) call.emit_partial(chunk, AH_OUTPUT_STDOUT);
+            else call.emit_partial(chunk);
+        };
+        const EmitFn emit_stderr = [&call](std::string_view chunk) { call.emit_partial(chunk, AH_OUTPUT_STDERR); };
         if (!cli_scratch_.empty()) {
             const StaticContext ctx{&base_, wake_fd_};
             CliShellState state;
@@ -139,7 +146,7 @@ class BashPlugin final : public sdk::Plugin {
             call.reply(error_observation_json("ERROR: " + error));
             return AH_OK;
         }
-        call.reply(session->execute(*rq, emit));
+        call.reply(session->execute(*rq, emit, emit_stderr));
         return AH_OK;
     }
 

@@ -30,6 +30,8 @@ constexpr size_t kHiddenLimitChars = 4'000'000;
 // A terminal in canonical mode keeps at most 4095 bytes of one input line; longer lines are sourced
 // from a file instead of typed.
 constexpr size_t kMaxTypedLine = 4000;
+// How long a key sent beside a running call waits for that call's command to end.
+constexpr auto kKeyBesideWait = std::chrono::seconds(10);
 constexpr int kLogWarning = 2;
 constexpr int kLogInfo = 1;
 
@@ -74,6 +76,8 @@ BashSession::~BashSession() {
     shutdown();
     stop_reader();
     shell_.reset();
+    if (stderr_read_fd_ >= 0) close(stderr_read_fd_);
+    if (stderr_hold_fd_ >= 0) close(stderr_hold_fd_);
     if (!private_dir_.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(private_dir_, ec);
@@ -107,6 +111,29 @@ bool BashSession::ensure_private_dir(std::string *error) {
     private_dir_ = templ;
     if (config_.identity->switch_user && chown(private_dir_.c_str(), config_.identity->uid, config_.identity->gid) != 0)
         log(kLogWarning, "cannot hand " + private_dir_ + " to the shell's user: " + std::strerror(errno));
+    return true;
+}
+
+bool BashSession::open_stderr_fifo(std::string *error) {
+    if (stderr_read_fd_ >= 0) return true;
+    const std::string path = private_dir_ + "/stderr";
+    if (mkfifo(path.c_str(), 0600) != 0 && errno != EEXIST) {
+        *error = "cannot create the stderr FIFO " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    if (config_.identity->switch_user && chown(path.c_str(), config_.identity->uid, config_.identity->gid) != 0)
+        log(kLogWarning, "cannot hand " + path + " to the shell's user: " + std::strerror(errno));
+    // The read end first (a non-blocking open of a FIFO's write end fails without a reader).
+    const int rd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const int hold = rd >= 0 ? open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (hold < 0) {
+        *error = "cannot open the stderr FIFO " + path + ": " + std::strerror(errno);
+        if (rd >= 0) close(rd);
+        return false;
+    }
+    stderr_fifo_ = path;
+    stderr_read_fd_ = rd;
+    stderr_hold_fd_ = hold;
     return true;
 }
 
@@ -145,7 +172,7 @@ bool BashSession::start(std::string *error) {
         old = std::move(shell_);
     }
     old.reset();  // kills what is left of a previous shell's session
-    if (!ensure_private_dir(error)) return false;
+    if (!ensure_private_dir(error) || !open_stderr_fifo(error)) return false;
 
     std::string start_dir = config_.working_dir;
     {
@@ -155,6 +182,11 @@ bool BashSession::start(std::string *error) {
         scanner_ = std::make_unique<MarkerScanner>(marker_);
         normalizer_ = OutputNormalizer();
         emit_utf8_ = Utf8Chunker();
+        emit_stderr_utf8_ = Utf8Chunker();
+        stderr_normalizer_ = OutputNormalizer();
+        stderr_text_ = ObservationText();
+        stderr_separate_ = false;
+        command_typed_ = false;
         output_ = ObservationText();
         after_ = ObservationText();
         completed_.reset();
@@ -234,8 +266,11 @@ void BashSession::shutdown() {
 
 void BashSession::reader_loop(common::ChildProcess *shell, int wake_fd) {
     std::vector<char> buf(1 << 16);
-    pollfd fds[3] = {{shell->output_fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
-    const nfds_t nfds = shell->pidfd() >= 0 ? 3 : 2;
+    // The FIFO last, so the shell's pidfd keeps its index; -1 entries are ignored by poll.
+    pollfd fds[4] = {{shell->output_fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}, {shell->pidfd(), POLLIN, 0},
+                     {stderr_read_fd_, POLLIN, 0}};
+    const nfds_t nfds = 4;
+    const bool has_pidfd = shell->pidfd() >= 0;
     for (;;) {
         {
             // Parked while an action reads the terminal itself.
@@ -259,7 +294,8 @@ void BashSession::reader_loop(common::ChildProcess *shell, int wake_fd) {
             std::lock_guard<std::mutex> lk(mu_);
             if (worker_reads_ || reader_stop_) continue;  // the action reads (and reports an exit)
         }
-        bool gone = nfds == 3 && (fds[2].revents & POLLIN);
+        if (fds[3].revents & POLLIN) drain_stderr();  // read_mu_ held, as drain_stderr needs
+        bool gone = has_pidfd && (fds[2].revents & POLLIN);
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
             if (n > 0) {
@@ -291,6 +327,33 @@ void BashSession::on_bytes(std::string_view raw) {
     }
     // Notified after unlocking, so the woken thread does not block on mu_ straight away.
     if (wake) cv_.notify_all();
+}
+
+void BashSession::drain_stderr() {
+    thread_local std::vector<char> buf(1 << 16);
+    // Bounded: a background job writing without pause cannot keep this thread here.
+    for (int i = 0; i < 64 && stderr_read_fd_ >= 0; ++i) {
+        const ssize_t n = read(stderr_read_fd_, buf.data(), buf.size());
+        if (n <= 0) return;  // EAGAIN: empty (our own write end keeps it from ever reading EOF)
+        on_stderr_bytes(std::string_view(buf.data(), static_cast<size_t>(n)));
+    }
+}
+
+void BashSession::on_stderr_bytes(std::string_view raw) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!stderr_separate_) {
+        // A background job of an earlier separate_stderr command: its stderr joins the terminal's output,
+        // where it would have gone without the FIFO.
+        on_output(raw);
+        return;
+    }
+    last_output_ = Clock::now();
+    if (emit_stderr_ && *emit_stderr_) {
+        std::string chunk;
+        emit_stderr_utf8_.feed(raw, chunk);
+        if (!chunk.empty()) (*emit_stderr_)(chunk);
+    }
+    stderr_text_.append(stderr_normalizer_.feed(raw));
 }
 
 void BashSession::on_output(std::string_view raw) {
@@ -356,11 +419,15 @@ void BashSession::end_worker_reading() {
 }
 
 bool BashSession::worker_read_once(common::ChildProcess *shell, int timeout_ms) {
-    pollfd fds[2] = {{shell->output_fd(), POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
-    const nfds_t nfds = shell->pidfd() >= 0 ? 2 : 1;
+    pollfd fds[3] = {{shell->output_fd(), POLLIN, 0}, {stderr_read_fd_, POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
+    const nfds_t nfds = shell->pidfd() >= 0 ? 3 : 2;
     const int r = poll(fds, nfds, timeout_ms);
     if (r <= 0) return r == 0 || errno == EINTR;
-    if (nfds == 2 && (fds[1].revents & POLLIN)) return false;
+    if (fds[1].revents & POLLIN) {
+        std::lock_guard<std::mutex> reading(read_mu_);
+        drain_stderr();
+    }
+    if (nfds == 3 && (fds[2].revents & POLLIN)) return false;
     if (fds[0].revents & POLLIN) {
         thread_local std::vector<char> buf(1 << 16);
         std::lock_guard<std::mutex> reading(read_mu_);
@@ -411,8 +478,10 @@ void BashSession::sync_with_shell(std::unique_lock<std::mutex> &lk) {
     awaited_sync_.clear();
 }
 
-std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
-    std::lock_guard<std::mutex> serial(exec_mu_);
+std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const EmitFn &emit_stderr) {
+    std::unique_lock<std::mutex> serial(exec_mu_, std::defer_lock);
+    if (rq.is_input && is_special_key(rq.command) && !serial.try_lock()) return send_key_beside(rq);
+    if (!serial.owns_lock()) serial.lock();
     const std::string command = strip(rq.command);
 
     bool restart = false;
@@ -453,8 +522,13 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
     if (!command.empty()) {
         if (special) to_send = special_key_bytes(command);
         else if (rq.is_input) to_send = command + "\n";
+        else if (rq.separate_stderr) to_send = typed_command("{ " + command + "\n} 2>" + shell_quote(stderr_fifo_));
         else to_send = typed_command(command);
-        if (!special && !rq.is_input) oom_kills_at_start_ = memory_cgroup_.oom_kills();
+        if (!special && !rq.is_input) {
+            oom_kills_at_start_ = memory_cgroup_.oom_kills();
+            stderr_separate_ = rq.separate_stderr;
+            command_typed_ = false;
+        }
         if (!special && !rq.is_input && !completed_ && !awaiting_prompt_ && stray_input_possible_) {
             stray_input_possible_ = false;
             sync_with_shell(lk);
@@ -472,10 +546,12 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
     }
 
     emit_ = &emit;
+    emit_stderr_ = &emit_stderr;
     struct ClearEmit {
         const EmitFn *&slot;
-        ~ClearEmit() { slot = nullptr; }
-    } clear_emit{emit_};
+        const EmitFn *&stderr_slot;
+        ~ClearEmit() { slot = stderr_slot = nullptr; }
+    } clear_emit{emit_, emit_stderr_};
 
     const auto start = Clock::now();
     if (!to_send.empty()) {
@@ -484,6 +560,8 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
         const bool ok = shell->write_all(to_send, start + std::chrono::seconds(30));
         lk.lock();
         if (!ok) log(kLogWarning, "could not write all input to the terminal");
+        if (awaiting_prompt_) command_typed_ = true;
+        cv_.notify_all();  // a key waiting in send_key_beside may go now
     }
 
     const auto never = Clock::time_point::max();
@@ -501,6 +579,15 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit) {
         ~EndWorkerReading() { s->end_worker_reading(); }
     } end_reading{this};
     for (;;) {
+        if ((completed_ || shell_exited_) && stderr_separate_) {
+            // The command's last stderr writes are in the FIFO before its prompt shows: take them first.
+            lk.unlock();
+            {
+                std::lock_guard<std::mutex> reading(read_mu_);
+                drain_stderr();
+            }
+            lk.lock();
+        }
         if (completed_) return finish_completed(command, rq, special);
         if (shell_exited_) return finish_exited(command, rq);
         if (stopping_) return error_observation_json("ERROR: The bash session is shutting down.");
@@ -538,6 +625,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
+    m.stderr_text = take_stderr(!rq.hidden, true);
     stray_input_possible_ = rq.is_input || special_key;
     output_ = std::move(after_);
     after_ = ObservationText();
@@ -545,6 +633,9 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
     awaiting_prompt_ = false;
     prev_status_ = Status::Completed;
     returned_partial_ = false;
+    command_typed_ = false;
+    ++commands_finished_;
+    cv_.notify_all();
     return run_observation_json(command, content, m, rq.hidden);
 }
 
@@ -560,10 +651,14 @@ std::string BashSession::finish_exited(const std::string &command, const RunRequ
     m.suffix = completed_suffix(shell_exit_code_);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
+    m.stderr_text = take_stderr(!rq.hidden, true);
     output_.clear();
     awaiting_prompt_ = false;
     prev_status_ = Status::Completed;
     returned_partial_ = false;
+    command_typed_ = false;
+    ++commands_finished_;
+    cv_.notify_all();
     log(kLogInfo, "bash exited with status " + std::to_string(shell_exit_code_) + "; the next action restarts it");
     return run_observation_json(command, content, m, rq.hidden);
 }
@@ -574,10 +669,62 @@ std::string BashSession::finish_timeout(const std::string &command, const RunReq
     m.suffix = why == Status::NoChangeTimeout ? no_change_timeout_suffix(config_.no_change_timeout_text)
                                               : hard_timeout_suffix(*rq.timeout);
     const std::string content = output_.finish(rq.is_input ? command : "", true);
+    m.stderr_text = take_stderr(true, false);
     output_.clear();
     returned_partial_ = true;
     prev_status_ = why;
     return run_observation_json(command, content, m, false);
+}
+
+std::optional<std::string> BashSession::take_stderr(bool truncate, bool command_ended) {
+    if (!stderr_separate_) return std::nullopt;
+    stderr_text_.append(stderr_normalizer_.flush());
+    if (emit_stderr_ && *emit_stderr_) {
+        std::string chunk;
+        emit_stderr_utf8_.flush(chunk);
+        if (!chunk.empty()) (*emit_stderr_)(chunk);
+    }
+    std::string text = stderr_text_.finish("", truncate);
+    stderr_text_.clear();
+    if (command_ended) stderr_separate_ = false;
+    return text;
+}
+
+std::string BashSession::send_key_beside(const RunRequest &rq) {
+    const std::string key = strip(rq.command);
+    std::unique_lock<std::mutex> lk(mu_);
+    // The running call may not have typed its command yet (an interrupt right after the start): a key
+    // sent before would reach bash first and the command would still run.
+    cv_.wait_until(lk, Clock::now() + std::chrono::seconds(5),
+                   [&] { return (awaiting_prompt_ && command_typed_) || shell_exited_ || stopping_; });
+    if (stopping_) return error_observation_json("ERROR: The bash session is shutting down.");
+    if (!shell_ || shell_exited_ || !awaiting_prompt_ || !command_typed_)
+        return run_observation_json("", std::string(kNoPreviousCommandInput), RunMetadata{}, false);
+    const uint64_t finished_before = commands_finished_;
+    common::ChildProcess *shell = shell_.get();
+    lk.unlock();
+    const bool ok = shell->write_all(special_key_bytes(key), Clock::now() + std::chrono::seconds(5));
+    lk.lock();
+    if (!ok) log(kLogWarning, "could not write " + key + " to the terminal");
+    // The running call reads the terminal and reports the command's end; this one only waits for it.
+    auto wait = std::chrono::duration_cast<Clock::duration>(kKeyBesideWait);
+    if (rq.timeout)
+        wait = std::min(wait, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*rq.timeout)));
+    cv_.wait_until(lk, Clock::now() + wait,
+                   [&] { return commands_finished_ != finished_before || shell_exited_ || stopping_; });
+    RunMetadata m;
+    if (commands_finished_ == finished_before) {
+        m.suffix = "\n[" + key + " was sent to the running command, which has not ended yet.]";
+        return run_observation_json(key, "", m, false);
+    }
+    m.exit_code = last_prompt_.exit_code;
+    m.pid = last_prompt_.pid;
+    m.username = last_prompt_.username;
+    m.hostname = last_prompt_.hostname;
+    m.working_dir = last_prompt_.working_dir;
+    m.py_interpreter_path = last_prompt_.py_interpreter_path;
+    m.suffix = completed_with_key_suffix(m.exit_code, key);
+    return run_observation_json(key, "", m, false);
 }
 
 }  // namespace actionhost::bash

@@ -7,6 +7,11 @@
 // bounded ObservationText. `execute` types the command, then reads until the marker arrives, the output
 // stops changing for the soft timeout, or the hard timeout passes: completion is noticed the moment bash
 // prints its prompt. Timeouts never kill anything; the next action continues with what is running.
+//
+// A command sent with `separate_stderr` runs in the same shell (cwd, variables, functions persist as for
+// any command) as `{ COMMAND\n} 2>FIFO`: its stderr reaches a FIFO the session holds open for its whole
+// life (both ends, so a background job writing to it later neither blocks nor gets SIGPIPE), drained
+// alongside the terminal. Stdin and stdout stay the terminal.
 #pragma once
 
 #include <actionhost/common/oom.hpp>
@@ -54,9 +59,11 @@ class BashSession {
     bool start(std::string *error);
 
     // Runs one `run` action; returns the observation JSON. `emit` (may be empty) receives output as
-    // it arrives, in UTF-8-complete chunks, while this call waits (from this thread or the reader thread).
-    // Thread: one call at a time per session (calls are serialised here too).
-    std::string execute(const RunRequest &request, const EmitFn &emit);
+    // it arrives, in UTF-8-complete chunks, while this call waits (from this thread or the reader thread);
+    // `emit_stderr` the stderr of a command sent with `separate_stderr`.
+    // Thread: one call at a time per session (calls are serialised here too) — except a special key sent
+    // as input (C-c) while another call runs: it goes to the terminal at once (see send_key_beside).
+    std::string execute(const RunRequest &request, const EmitFn &emit, const EmitFn &emit_stderr = {});
 
     // Kills the shell and everything in its terminal session; a waiting execute returns at once.
     // Thread: any; may run while execute is in flight.
@@ -79,6 +86,13 @@ class BashSession {
     bool worker_read_once(common::ChildProcess *shell, int timeout_ms);
     void stop_reader();
     void on_bytes(std::string_view raw);
+    void on_stderr_bytes(std::string_view raw);
+    // Reads what the stderr FIFO holds now (a finished command's last writes); mu_ not held.
+    void drain_stderr();
+    bool open_stderr_fifo(std::string *error);
+    // A special key sent while another execute of this session runs (an interrupt from a client whose
+    // own action still waits): types the key and waits a moment for the running command to end.
+    std::string send_key_beside(const RunRequest &rq);
     void on_output(std::string_view raw);
     void on_prompt(const PromptInfo &info);
     void on_shell_exit(common::ChildProcess *shell);
@@ -93,6 +107,9 @@ class BashSession {
     std::string finish_completed(const std::string &command, const RunRequest &rq, bool special_key);
     std::string finish_exited(const std::string &command, const RunRequest &rq);
     std::string finish_timeout(const std::string &command, const RunRequest &rq, Status why);
+    // The separate stderr collected for the observation being built (nullopt when the command has none),
+    // its held-back characters flushed to the stream; `command_ended` ends the separation.
+    std::optional<std::string> take_stderr(bool truncate, bool command_ended);
 
     void log(int level, const std::string &msg) const;
 
@@ -138,6 +155,17 @@ class BashSession {
     bool shell_exited_ = false;
     int shell_exit_code_ = -1;
     const EmitFn *emit_ = nullptr;
+    // The command awaiting its prompt was sent with separate_stderr: FIFO bytes are its stderr.
+    bool stderr_separate_ = false;
+    bool command_typed_ = false;     // the awaited command's text has reached the terminal
+    uint64_t commands_finished_ = 0;  // counts finish_completed/finish_exited, for send_key_beside
+    const EmitFn *emit_stderr_ = nullptr;
+    Utf8Chunker emit_stderr_utf8_;
+    OutputNormalizer stderr_normalizer_;
+    ObservationText stderr_text_;  // the separate stderr not yet returned
+    std::string stderr_fifo_;      // path in private_dir_
+    int stderr_read_fd_ = -1;      // non-blocking
+    int stderr_hold_fd_ = -1;      // our own write end: the FIFO never reports EOF or HUP
     bool stopping_ = false;
 };
 

@@ -110,6 +110,7 @@ std::string run_observation_json(const std::string &command, const std::string &
     extras["command"] = command;
     extras["metadata"] = std::move(metadata);
     extras["hidden"] = hidden;
+    if (m.stderr_text) extras["stderr"] = *m.stderr_text;
     nlohmann::ordered_json obs;
     obs["message"] = common::run_message(command, m.exit_code);
     obs["observation"] = "run";

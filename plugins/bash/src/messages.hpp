@@ -38,6 +38,9 @@ struct RunMetadata {
     std::optional<std::string> py_interpreter_path;
     std::string prefix;
     std::string suffix;
+    // Not metadata: a command sent with separate_stderr puts its stderr in extras.stderr (after
+    // "hidden"), and only its stdout in the content.
+    std::optional<std::string> stderr_text;
 };
 
 // The CmdOutputObservation as OpenHands serialises it (its fields in OpenHands' order), as compact JSON text.

@@ -60,7 +60,8 @@ std::optional<RunRequest> parse_run_request(std::string_view action_json, std::s
         return std::nullopt;
     }
     if (!read_flag(args, "is_input", rq.is_input, error) || !read_flag(args, "blocking", rq.blocking, error) ||
-        !read_flag(args, "is_static", rq.is_static, error) || !read_flag(args, "hidden", rq.hidden, error))
+        !read_flag(args, "is_static", rq.is_static, error) || !read_flag(args, "hidden", rq.hidden, error) ||
+        !read_flag(args, "separate_stderr", rq.separate_stderr, error))
         return std::nullopt;
     auto cwd = args.find("cwd");
     if (cwd != args.end() && cwd->is_string() && !cwd->get<std::string>().empty()) rq.cwd = cwd->get<std::string>();

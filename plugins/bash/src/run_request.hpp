@@ -14,6 +14,9 @@ struct RunRequest {
     bool blocking = false;
     bool is_static = false;
     bool hidden = false;
+    // actionhost's own argument (OpenHands clients never send it): the command's stderr goes through a
+    // pipe of its own, streamed marked as stderr and returned in extras.stderr, not in the content.
+    bool separate_stderr = false;
     std::optional<std::string> cwd;
     std::optional<double> timeout;  // hard timeout in seconds; absent (or <= 0) means none
 };

@@ -13,7 +13,9 @@
  *
  * Threads: create, init, shutdown and destroy run on the host's main thread. `execute` runs on host
  * worker threads: calls for *different* sessions may run concurrently; calls for the same session never
- * overlap (the host serialises them, as OpenHands serialises all actions).
+ * overlap (the host serialises them, as OpenHands serialises all actions) — except a call whose arguments
+ * match its declaration's "interrupt_when" (manifest), which the host passes while another call of the
+ * session runs (at most one such call at a time), so the plugin can stop what that call waits for.
  *
  * The host's promise: `destroy` is never called while an `execute` (or an extension's `handle`) of the
  * plugin runs. If such a call has not returned a while after `shutdown` (ACTIONHOST_SHUTDOWN_GRACE_SECONDS,
