@@ -116,6 +116,25 @@ class InterruptWatch {
     bool done_ = false;
 };
 
+// Ctrl-C in a kept-alive session: the command must not go on. The key goes as OpenHands' wire sends it (a
+// `run` input "C-c"), which the host lets through beside the running action (docs/api.md, "Interrupting
+// a running command"); a bounded wait, so ahctl exits promptly even when the host does not answer.
+void interrupt_remote(WireClient &running, const std::string &session_id) {
+    try {
+        WireClient wire(running.base_url(), running.session_api_key(), running.policy());
+        wire.policy().closed_attempts = 1;
+        wire.policy().execute_extra_s = 1;
+        const json key = {{"action", "run"}, {"args", {{"command", "C-c"}, {"is_input", true}}}, {"timeout", 2}};
+        const json obs = wire.execute(key, "");
+        const int code = exit_code_of(obs);
+        std::cerr << "[ahctl] the command in kept-alive session " << session_id
+                  << (code >= 0 ? " was interrupted" : " was sent Ctrl-C") << "\n";
+    } catch (const std::exception &e) {
+        std::cerr << "[ahctl] could not interrupt the command in kept-alive session " << session_id << ": " << e.what()
+                  << "\n";
+    }
+}
+
 }  // namespace
 
 int exit_code_of(const json &obs) {
@@ -135,11 +154,14 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         return kInterrupted;
     }
     args["blocking"] = true;
+    // The command's stderr through a pipe of its own (the bash plugin's `separate_stderr`), so it reaches
+    // ahctl's stderr apart from its stdout; `--agent` and `exec` keep the terminal's merged output.
+    args["separate_stderr"] = true;
     const json action = {{"action", "run"}, {"args", args}, {"timeout", o.timeout.value_or(kUnbounded)}};
     // The action runs on a thread of its own with a wire of its own, so this thread can answer Ctrl-C.
     WireClient wire(rt->wire().base_url(), rt->wire().session_api_key(), rt->wire().policy());
     wire.policy().closed_attempts = 1;  // an interrupted or dead host is not asked again
-    ChunkWriter out(stdout);
+    ChunkWriter out(stdout), err(stderr);
     std::atomic<bool> streamed{false}, stream_ended{false};
     std::atomic<long long> dropped{0};
     std::optional<json> observation;
@@ -152,7 +174,8 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         try {
             obs = execute_following(wire, action, "", [&](const LiveEvent &e) {
                 if (e.type == "action_start") streamed = true;
-                else if (e.type == "output" && !o.json) out.write(e.data.value("chunk", ""));  // --json: the observation only
+                else if (e.type == "output" && !o.json)  // --json: the observation only
+                    (e.data.value("stream", "") == "stderr" ? err : out).write(e.data.value("chunk", ""));
                 else if (e.type == "dropped") dropped += e.data.value("events", 1LL);
                 else if (e.type == "action_end") stream_ended = true;
             });
@@ -173,10 +196,10 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     });
     if (sig != 0) {
         out.finish();
+        err.finish();
         std::cerr << "\n" << red("ahctl: interrupted") << (kept ? "" : "; stopping the runtime") << "\n";
         if (kept)
-            std::cerr << "[ahctl] the command goes on in kept-alive session " << rt->session_id()
-                      << " until it ends (ahctl stop " << rt->session_id() << " ends the runtime)\n";
+            interrupt_remote(wire, rt->session_id());
         else
             rt->close();  // the sandbox goes, with the command and everything it made
         std::fflush(stderr);
@@ -184,6 +207,7 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     }
     worker.join();
     out.finish();
+    err.finish();
     if (failure) std::rethrow_exception(failure);
     const json &obs = *observation;
     if (obs.value("observation", "") != "run") {
@@ -193,9 +217,13 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     }
     // No live events (an in-process runtime): the observation's content is all there is.
     if (!streamed && !o.json) {
-        std::string content = obs.value("content", "");
-        if (!content.empty() && content.back() != '\n') content += "\n";
-        out.write(content);
+        auto with_newline = [](std::string text) { return text.empty() || text.back() == '\n' ? text : text + "\n"; };
+        out.write(with_newline(obs.value("content", "")));
+        const json &extras = obs.value("extras", json::object());
+        if (extras.is_object() && extras.contains("stderr") && extras["stderr"].is_string())
+            err.write(with_newline(extras["stderr"].get<std::string>()));
+        out.finish();
+        err.finish();
     }
     if (o.json) std::cout << obs.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
     int code = exit_code_of(obs);

@@ -198,6 +198,80 @@ TEST(AhctlTool, CtrlCStopsTheRuntimeAndLeavesNothing) {
     EXPECT_EQ(leftovers(dir), std::vector<std::string>{}) << actionhost::testing::read_file(dir / "err");
 }
 
+// stdout to stdout, stderr to stderr — in a fresh sandbox and in a kept session, whose shell keeps its
+// state across such commands; stdin and stdout stay the terminal (tty, test -t 1), stderr is a pipe.
+TEST(AhctlTool, RunKeepsStderrApart) {
+    TempDir dir("ahctl-tool");
+    Result fresh = ahctl(dir, "-r sandbox -q run -- 'echo out; echo err >&2'");
+    EXPECT_EQ(fresh.code, 0) << fresh.err;
+    EXPECT_EQ(fresh.out, "out\n");
+    EXPECT_EQ(fresh.err, "err\n");
+
+    Result started = ahctl(dir, "-r sandbox -q start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    Result kept = ahctl(dir, "-q -s " + sid + " run -- 'echo out; echo err >&2; cd /tmp; export KEPT=yes'");
+    EXPECT_EQ(kept.code, 0) << kept.err;
+    EXPECT_EQ(kept.out, "out\n");
+    EXPECT_EQ(kept.err, "err\n");
+    Result state = ahctl(dir, "-q -s " + sid + " run -- 'echo $KEPT $(pwd); ls /nonexistent-dir'");
+    EXPECT_EQ(state.code, 2);
+    EXPECT_EQ(state.out, "yes /tmp\n");
+    EXPECT_NE(state.err.find("/nonexistent-dir"), std::string::npos) << state.err;
+    Result tty = ahctl(dir, "-q -s " + sid + " run -- 'tty >/dev/null && echo stdin-tty; test -t 1 && echo stdout-tty; test -t 2 || echo stderr-pipe'");
+    EXPECT_EQ(tty.out, "stdin-tty\nstdout-tty\nstderr-pipe\n") << tty.err;
+    EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
+
+// Both streams arrive live, interleaved as the command writes them: each line is there seconds before
+// the command ends.
+TEST(AhctlTool, RunStreamsStdoutAndStderrLive) {
+    TempDir dir("ahctl-tool");
+    LiveAhctl run(dir, {"-r", "sandbox", "-q", "run", "--", "echo o1; echo e1 >&2; sleep 4; echo o2; echo e2 >&2"});
+    ASSERT_TRUE(run.wait_for("o1\n", 60)) << run.text();
+    // stderr goes to the file ahctl's stderr is: e1 shows there while the command still sleeps.
+    bool e1_live = false;
+    for (int i = 0; i < 20 && !e1_live; ++i) {
+        e1_live = actionhost::testing::read_file(dir / "err").find("e1\n") != std::string::npos;
+        if (!e1_live) usleep(100000);
+    }
+    const bool o2_yet = run.text().find("o2") != std::string::npos;
+    EXPECT_TRUE(e1_live) << actionhost::testing::read_file(dir / "err");
+    EXPECT_FALSE(o2_yet) << "the command ended before e1 was checked: the check proves nothing";
+    EXPECT_EQ(run.finish(60), 0);
+    EXPECT_EQ(run.text(), "o1\no2\n");
+    EXPECT_EQ(actionhost::testing::read_file(dir / "err"), "e1\ne2\n");
+    auto o1 = run.seen_at("o1\n");
+    ASSERT_TRUE(o1.has_value());
+    EXPECT_GE(run.ended_at() - *o1, 2.0);
+}
+
+// Ctrl-C during a command of a kept session stops that command in the sandbox: ahctl exits 130 at once,
+// and the session answers the next command straight away (no "previous command still running").
+TEST(AhctlTool, CtrlCStopsTheCommandOfAKeptSession) {
+    TempDir dir("ahctl-tool");
+    Result started = ahctl(dir, "-r sandbox -q start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    {
+        LiveAhctl run(dir, {"-q", "-s", sid, "run", "--", "echo started; sleep 100; echo never"});
+        ASSERT_TRUE(run.wait_for("started\n", 60)) << run.text();
+        const auto signalled = Clock::now();
+        run.signal(SIGINT);
+        EXPECT_EQ(run.finish(30), 130) << actionhost::testing::read_file(dir / "err");
+        EXPECT_LT(std::chrono::duration<double>(Clock::now() - signalled).count(), 2.5);
+        // What the command prints on its way out (the terminal's newline after ^C) still comes; not more.
+        EXPECT_EQ(run.text().rfind("started\n", 0), 0u) << run.text();
+        EXPECT_EQ(run.text().find("never"), std::string::npos) << run.text();
+    }
+    const auto next = Clock::now();
+    Result ok = ahctl(dir, "-q -s " + sid + " run -- echo ok");
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - next).count(), 3.0);
+    EXPECT_EQ(ok.code, 0) << ok.err;
+    EXPECT_EQ(ok.out, "ok\n");
+    EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
+
 // Unknown flags anywhere before `--` are errors (exit 2) naming the flag meant; `--version`.
 TEST(AhctlTool, StrictFlagsWithSuggestions) {
     TempDir dir("ahctl-tool");
