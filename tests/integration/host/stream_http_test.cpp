@@ -1,6 +1,8 @@
 // The additive /stream endpoint: live partial output of a session's running action, as SSE.
 #include <gtest/gtest.h>
 
+#include <actionhost/abi.h>
+
 #include <thread>
 
 #include "support/host_process.hpp"
@@ -39,6 +41,17 @@ TEST(HostStream, FollowersSeeStartPartialOutputAndEnd) {
     EXPECT_LT(start, one);
     EXPECT_LT(one, two);
     EXPECT_LT(two, end);
+    // Unmarked chunks keep the event shape followers knew; a chunk marked through
+    // actionhost.partial_streams/1 carries its stream, in call order.
+    EXPECT_NE(b.find("{\"chunk\":\"part one;\"}"), std::string::npos) << b;
+    const size_t three = b.find("{\"chunk\":\"part three;\",\"stream\":\"stderr\"}");
+    ASSERT_NE(three, std::string::npos) << b;
+    EXPECT_LT(two, three);
+    EXPECT_LT(three, end);
+    // An unknown stream is refused, and nothing of it is published.
+    const json obs = host.execute({{"action", "fixture_echo"}}, "follow");
+    EXPECT_EQ(obs["extras"].value("bad_stream_status", -1), AH_ERR_INVALID_ARGUMENT) << obs.dump();
+    EXPECT_EQ(b.find("\"chunk\":\"x\""), std::string::npos) << b;
 }
 
 TEST(HostStream, OtherSessionsAreNotMixedIn) {
