@@ -157,7 +157,7 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     // The command's stderr through a pipe of its own (the bash plugin's `separate_stderr`), so it reaches
     // ahctl's stderr apart from its stdout; `--agent` and `exec` keep the terminal's merged output.
     args["separate_stderr"] = true;
-    const json action = {{"action", "run"}, {"args", args}, {"timeout", o.timeout.value_or(kUnbounded)}};
+    json action = {{"action", "run"}, {"args", args}, {"timeout", o.timeout.value_or(kUnbounded)}};
     // The action runs on a thread of its own with a wire of its own, so this thread can answer Ctrl-C.
     WireClient wire(rt->wire().base_url(), rt->wire().session_api_key(), rt->wire().policy());
     wire.policy().closed_attempts = 1;  // an interrupted or dead host is not asked again
@@ -171,14 +171,23 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     std::thread worker([&] {
         json obs;
         std::exception_ptr error;
+        const LiveEventFn on_event = [&](const LiveEvent &e) {
+            if (e.type == "action_start") streamed = true;
+            else if (e.type == "output" && !o.json)  // --json: the observation only
+                (e.data.value("stream", "") == "stderr" ? err : out).write(e.data.value("chunk", ""));
+            else if (e.type == "dropped") dropped += e.data.value("events", 1LL);
+            else if (e.type == "action_end") stream_ended = true;
+        };
         try {
-            obs = execute_following(wire, action, "", [&](const LiveEvent &e) {
-                if (e.type == "action_start") streamed = true;
-                else if (e.type == "output" && !o.json)  // --json: the observation only
-                    (e.data.value("stream", "") == "stderr" ? err : out).write(e.data.value("chunk", ""));
-                else if (e.type == "dropped") dropped += e.data.value("events", 1LL);
-                else if (e.type == "action_end") stream_ended = true;
-            });
+            try {
+                obs = execute_following(wire, action, "", on_event);
+            } catch (const WireError &e) {
+                // A server that does not know the argument (an older actionhost, an OpenHands runtime)
+                // refuses the action before running anything: run it again with merged output.
+                if (e.status() != 500 || e.detail().find("separate_stderr") == std::string::npos) throw;
+                action["args"].erase("separate_stderr");
+                obs = execute_following(wire, action, "", on_event);
+            }
         } catch (...) {
             error = std::current_exception();
         }
