@@ -141,4 +141,31 @@ TEST(ActionSchema, BadDeclarationsAreRefusedWithTheirField) {
     EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"argz":{}}})"), error));
     EXPECT_NE(error.find("unknown field \"argz\""), std::string::npos) << error;
     EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"when":{}}})"), error));
+    EXPECT_FALSE(parse_action_specs(nlohmann::ordered_json::parse(R"({"a":{"interrupt_when":[]}})"), error));
+    EXPECT_NE(error.find("provides.actions.a\".interrupt_when must be an object"), std::string::npos) << error;
+}
+
+// bash's C-c input is an interrupt (the host lets it beside a running action); nothing else is.
+TEST(ActionSchema, OnlyTheDeclaredValuesMakeAnInterrupt) {
+    const ActionSpec &run = declared("bash", "run");
+    auto interrupts = [&](const char *text) {
+        auto r = check(json::parse(text), run);
+        EXPECT_TRUE(r.args) << r.error;
+        return r.args && run.interrupts(*r.args);
+    };
+    EXPECT_TRUE(interrupts(R"({"action":"run","args":{"command":"C-c","is_input":true}})"));
+    EXPECT_TRUE(interrupts(R"({"action":"run","args":{"command":"C-c","is_input":"true"}})"));  // LLM tools' string
+    EXPECT_FALSE(interrupts(R"({"action":"run","args":{"command":"C-c"}})"));
+    EXPECT_FALSE(interrupts(R"({"action":"run","args":{"command":"C-d","is_input":true}})"));
+    EXPECT_FALSE(interrupts(R"({"action":"run","args":{"command":"echo hi","is_input":true}})"));
+    EXPECT_FALSE(declared("host", "read").interrupts(json::parse(R"({"path":"/x"})")));
+}
+
+// separate_stderr is declared without a default: an OpenHands client's action stays exactly as it was.
+TEST(Envelope, SeparateStderrIsCheckedButNeverAdded) {
+    auto r = check(json::parse(R"({"action":"run","args":{"command":"ls","separate_stderr":true}})"), declared("bash", "run"));
+    ASSERT_TRUE(r.args) << r.error;
+    EXPECT_EQ(r.args->value("separate_stderr", false), true);
+    EXPECT_FALSE(check(json::parse(R"({"action":"run","args":{"command":"ls"}})"), declared("bash", "run")).args->contains("separate_stderr"));
+    EXPECT_FALSE(check(json::parse(R"({"action":"run","args":{"command":"ls","separate_stderr":"maybe"}})"), declared("bash", "run")).args);
 }
