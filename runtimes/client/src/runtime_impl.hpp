@@ -1,0 +1,102 @@
+// Runtime's private state, shared by the files that implement it by job:
+//   runtime.cpp                 lifecycle: create, connect, pause/resume, close
+//   runtime_kept_alive.cpp      sandboxes that outlive the client: stop, exists, reclaim
+//   runtime_actions.cpp         what runs in a connected sandbox: actions, env vars, repos
+//   runtime_host_services.cpp   the C view (ah_runtime_host_t) a backend calls back into
+//   runtime_host_command.cpp    the host's command line and environment a backend starts
+//   runtime_module_loader.cpp   loading and checking a backend module
+//   runtime_sandbox_setup.cpp   first-connect set-up: variables, git user, the selected repo
+#pragma once
+
+#include <actionhost/ext/runtime_reclaim.h>
+#include <actionhost/runtime.h>
+
+#include <algorithm>
+#include <boost/dll/shared_library.hpp>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "actionhost/client/errors.hpp"
+#include "actionhost/client/registry.hpp"
+#include "actionhost/client/runtime.hpp"
+
+namespace actionhost::client {
+
+struct ModuleHandle {
+    boost::dll::shared_library library;
+    const ah_runtime_entry_t *entry = nullptr;
+};
+
+struct Runtime::Impl {
+    ah_runtime_host_t host{};  // the C view handed to the backend; host_data leads back here
+    ah_runtime_info_t info{};
+    RuntimeOptions options;
+    Environment env;
+    std::string runtime_name, module_name, session_id, install_dir, host_command_json, env_json, api_key;
+    std::string url, endpoint_key, runtime_id, last_status, last_error, state_dir, workspace;
+    std::vector<std::string> plugins;  // the host's plugins (from the record when reattaching)
+    std::vector<std::string> plugin_dirs;  // absolute; the host's --plugin-dir, made visible by the backend
+    std::string in_process_url;        // attached while connected to an in-process runtime
+    std::deque<std::string> config_strings;  // stable storage for config_get answers
+    std::mutex config_mutex;
+    ModuleHandle module;
+    ah_runtime_t *runtime = nullptr;
+    std::unique_ptr<WireClient> wire;
+    bool connected = false, closed = false;
+
+    static Impl *of(const ah_runtime_host_t *h) { return static_cast<Impl *>(h->host_data); }
+
+    void status(const std::string &s, const std::string &detail) {
+        last_status = s;
+        if (options.on_status) options.on_status(s, detail);
+    }
+    void log(int level, const std::string &msg) {
+        if (options.on_log) options.on_log(level, msg);
+    }
+    std::string take_error(const std::string &fallback) {
+        std::string e = last_error.empty() ? fallback : last_error;
+        last_error.clear();
+        return e;
+    }
+    void check(ah_status_t st, const char *what) {
+        if (st == AH_OK) return;
+        std::string msg = take_error("status " + std::to_string(st));
+        status(AH_STATUS_ERROR, msg);
+        throw RuntimeError("Runtime " + runtime_name + " failed to " + what + ": " + msg);
+    }
+
+    // --- host services (runtime_host_services.cpp) ---------------------------------------------
+    struct HttpResultData;
+    static void svc_log(const ah_runtime_host_t *h, ah_log_level_t level, const char *msg);
+    static void svc_set_error(const ah_runtime_host_t *h, const char *msg);
+    static void svc_set_status(const ah_runtime_host_t *h, const char *s, const char *detail);
+    static const char *svc_config_get(const ah_runtime_host_t *h, const char *key);
+    static ah_status_t svc_http_request(const ah_runtime_host_t *, const ah_http_call_t *call, ah_http_result_t *result);
+    static void svc_http_result_free(const ah_runtime_host_t *, ah_http_result_t *result);
+    static ah_status_t svc_wait_alive(const ah_runtime_host_t *h, const char *url, const char *key, double timeout_s);
+    static const char *const *svc_http_response_headers(const ah_runtime_host_t *, const ah_http_result_t *result);
+    static const void *svc_get_extension(const ah_runtime_host_t *, const char *id);
+    void build_host_view();
+
+    // --- the host's command line and environment (runtime_host_command.cpp) ---------------------
+    void build_host_command();
+    Environment initial_env() const;
+
+    bool jupyter() const { return std::find(plugins.begin(), plugins.end(), "jupyter") != plugins.end(); }
+
+    const ah_ext_runtime_reclaim_t *reclaimer() const {
+        auto *ext = static_cast<const ah_ext_runtime_reclaim_t *>(runtime->get_extension(runtime, AH_EXT_RUNTIME_RECLAIM));
+        return ext && ext->struct_size >= sizeof(ah_ext_runtime_reclaim_t) ? ext : nullptr;
+    }
+
+    // --- set-up (runtime_sandbox_setup.cpp) and module loading (runtime_module_loader.cpp) -------
+    // OpenHands' setup_initial_env plus its clone_or_init_repo, once the host is alive.
+    void setup_sandbox();
+    const std::string &workspace_dir();
+    void load_module(const RuntimeModule &mod);
+};
+
+}  // namespace actionhost::client
