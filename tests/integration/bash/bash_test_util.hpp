@@ -13,11 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/free_port.hpp"
 #include "support/host_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace bashtest {
 
+using actionhost::testing::free_port;
 using actionhost::testing::HostOptions;
 using actionhost::testing::HostProcess;
 using actionhost::testing::TempDir;
@@ -95,21 +97,6 @@ inline std::string content(const json &obs) { return obs.at("content").get<std::
 inline std::string suffix(const json &obs) { return obs.at("extras").at("metadata").at("suffix").get<std::string>(); }
 inline std::string prefix(const json &obs) { return obs.at("extras").at("metadata").at("prefix").get<std::string>(); }
 inline bool contains(const std::string &hay, const std::string &needle) { return hay.find(needle) != std::string::npos; }
-
-// A loopback port that was free a moment ago.
-inline int free_port() {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    const int port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
 
 inline bool can_connect(int port) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);

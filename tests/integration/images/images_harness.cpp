@@ -120,19 +120,6 @@ void expect_debian_image_tools(WireClient &wire) {
     for (const auto &n : info.value("missing_needs", json::array())) EXPECT_NE(n.value("plugin", ""), "jupyter") << info.dump();
 }
 
-int free_port() {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = 0;
-    if (bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 && getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 std::string build_image_from_bundle_tarball(const std::string &base, const std::string &image, std::string &why) {
     const std::string dist = actionhost::testing::bundle_dir();
     if (dist.empty()) return why = "no bundle tree in build/dist (cmake --build --preset default --target bundle_tree)";

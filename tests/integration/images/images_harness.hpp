@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime_harness.hpp"
+#include "support/free_port.hpp"
 #include "support/temp_dir.hpp"
 
 namespace images_test {
@@ -31,8 +32,7 @@ void expect_jupyter_needs_ipykernel(actionhost::client::WireClient &wire);
 void expect_debian_image_tools(actionhost::client::WireClient &wire);
 inline void expect_debian_image_tools(actionhost::client::Runtime &rt) { expect_debian_image_tools(rt.wire()); }
 
-// A TCP port free on 127.0.0.1 now.
-int free_port();
+using actionhost::testing::free_port;
 // docs/runtimes.md's Dockerfile: FROM `base`, ADD the bundle tarball into /openhands/. Returns "" or why not.
 std::string build_image_from_bundle_tarball(const std::string &base, const std::string &image, std::string &why);
 // Creates and starts a container of `image` running `cmd` (entrypoint []), publishing `port` on

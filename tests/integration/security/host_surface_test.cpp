@@ -16,8 +16,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <regex>
 #include <string>
 #include <thread>
@@ -102,7 +106,58 @@ int port_of(const std::string &url) {
     return std::regex_search(url, m, std::regex("localhost:([0-9]+)")) ? std::stoi(m[1].str()) : 0;
 }
 
-// The /alive answers of a flood test: every one came (each try asserts its 200 within 5 s), and their
+// The floods below open thousands of connections: this process's limit of open files is raised to the
+// hard limit first (before the host starts, which inherits it). "" when that allows `needed`, else why
+// the test cannot run on this machine.
+std::string raise_open_files(rlim_t needed) {
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) != 0) {
+        ADD_FAILURE() << "getrlimit: " << std::strerror(errno);
+        return "getrlimit failed";
+    }
+    if (files.rlim_max < needed) return "this machine allows " + std::to_string(files.rlim_max) + " open files";
+    files.rlim_cur = files.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &files) != 0) {
+        ADD_FAILURE() << "setrlimit: " << std::strerror(errno);
+        return "setrlimit failed";
+    }
+    return "";
+}
+
+// `count` connections to `port`, connection i sending `head(i)` with `flags` (nothing when it is
+// empty), left open for the caller to close. Stops at the first refused connection (a failure).
+std::vector<int> open_flood(int port, int count, const std::function<std::string(int)> &head, int flags = MSG_NOSIGNAL) {
+    std::vector<int> fds;
+    for (int i = 0; i < count; ++i) {
+        const int fd = connect_to(port);
+        if (fd < 0) {
+            ADD_FAILURE() << "connection " << i << " refused";
+            break;
+        }
+        fds.push_back(fd);
+        const std::string h = head(i);
+        if (!h.empty()) (void)!::send(fd, h.data(), h.size(), flags);
+    }
+    return fds;
+}
+
+// 20 `GET /alive` on fresh connections, each timed in ms; empty (after a failure) when one was not
+// answered 200.
+std::vector<double> alive_times_ms(int port) {
+    std::vector<double> ms;
+    for (int i = 0; i < 20; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RawExchange r = raw_exchange(port, "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        if (status_line(r.text) != "HTTP/1.1 200 OK") {
+            ADD_FAILURE() << "try " << i << ": " << status_line(r.text);
+            return {};
+        }
+    }
+    return ms;
+}
+
+// The /alive answers of a flood test (alive_times_ms: empty when one did not come within 5 s), and their
 // median stays under `bound_ms` (times kSanitizerTimeFactor under ASan). The median, not the slowest:
 // the starvation these tests guard against delayed every request by seconds, while one slow try on a
 // loaded machine is the scheduler's.
@@ -282,29 +337,13 @@ TEST(HostSurface, StatusLinesCarryTheirReasonPhrase) {
 // 11. Connections that are only open — which anyone who reaches the port may make, key or not — must
 // not starve the server. On main ~530 idle connections left no thread for /alive.
 TEST(HostSurface, TwoThousandIdleConnectionsLeaveAliveFast) {
-    rlimit files{};
-    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
-    if (files.rlim_max < 2200) GTEST_SKIP() << "this machine allows " << files.rlim_max << " open files";
-    files.rlim_cur = files.rlim_max;
-    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+    if (const std::string why = raise_open_files(2200); !why.empty()) GTEST_SKIP() << why;
     HostProcess host;
-    std::vector<int> idle;
-    for (int i = 0; i < 2000; ++i) {
-        const int fd = connect_to(host.port());
-        ASSERT_GE(fd, 0) << "connection " << i << " refused";
-        idle.push_back(fd);
-        // Half of them begin a request header and never finish it (slowloris).
-        if (i % 2 == 1) (void)!::send(fd, "GET /alive HTTP/1.1\r\nHost:", 26, MSG_NOSIGNAL);
-    }
+    // Half of them begin a request header and never finish it (slowloris).
+    std::vector<int> idle = open_flood(host.port(), 2000, [](int i) { return i % 2 == 1 ? "GET /alive HTTP/1.1\r\nHost:" : ""; });
+    ASSERT_EQ(idle.size(), 2000u);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the server take them all in
-    std::vector<double> ms;
-    for (int i = 0; i < 20; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        RawExchange r = raw_exchange(host.port(), "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
-    }
-    expect_alive_fast(ms, 100.0, "with 2000 idle connections");
+    expect_alive_fast(alive_times_ms(host.port()), 100.0, "with 2000 idle connections");
     for (int fd : idle) ::close(fd);
     // Requests on a kept-alive connection still work afterwards.
     Http http("127.0.0.1", host.port());
@@ -332,32 +371,17 @@ TEST(HostSurface, SilentConnectionsAreClosed) {
 // for the rest of the body (up to 300 s per byte), so 512 of them — the handler threads — left none for
 // /alive. What was not read when the answer is sent must cost no thread.
 TEST(HostSurface, BodiesNeverSentHoldNoThread) {
-    rlimit files{};
-    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
-    if (files.rlim_max < 800) GTEST_SKIP() << "this machine allows " << files.rlim_max << " open files";
-    files.rlim_cur = files.rlim_max;
-    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+    if (const std::string why = raise_open_files(800); !why.empty()) GTEST_SKIP() << why;
     HostOptions o;
     o.api_key = "unread-body-key";
     HostProcess host(o);
-    std::vector<int> stalled;
-    for (int i = 0; i < 600; ++i) {
-        const int fd = connect_to(host.port());
-        ASSERT_GE(fd, 0) << "connection " << i << " refused";
-        stalled.push_back(fd);
-        const std::string head = i % 2 == 0 ? "POST /execute_action HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
-                                            : "GET /alive HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n";
-        (void)!::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
-    }
+    std::vector<int> stalled = open_flood(host.port(), 600, [](int i) {
+        return i % 2 == 0 ? "POST /execute_action HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
+                          : "GET /alive HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n";
+    });
+    ASSERT_EQ(stalled.size(), 600u);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // every one answered (or waiting its turn)
-    std::vector<double> ms;
-    for (int i = 0; i < 20; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        RawExchange r = raw_exchange(host.port(), "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
-    }
-    expect_alive_fast(ms, 100.0, "with 600 bodies never sent");
+    expect_alive_fast(alive_times_ms(host.port()), 100.0, "with 600 bodies never sent");
     // Each stalled request had its answer, and its connection ends (the rest of its body cannot be
     // told from a next request).
     char buf[4096];
@@ -430,31 +454,15 @@ TEST(HostSurface, TheFileViewerKeepsNoFileInMemory) {
 // parser builds every field of what has arrived before any limit is checked: ~3 ms of the event loop
 // per 64 KB header, so /alive waited 3-6 s behind them. The lines are counted as they arrive instead.
 TEST(HostSurface, HeadersOfTinyFieldsLeaveAliveFast) {
-    rlimit files{};
-    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
-    if (files.rlim_max < 2200) GTEST_SKIP() << "this machine allows " << files.rlim_max << " open files";
-    files.rlim_cur = files.rlim_max;
-    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &files), 0);
+    if (const std::string why = raise_open_files(2200); !why.empty()) GTEST_SKIP() << why;
     HostProcess host;
     std::string header = "GET /alive HTTP/1.1\r\n";
     for (int i = 0; i < 16000; ++i) header += "a:\r\n";
-    std::vector<int> senders;
-    for (int i = 0; i < 2000; ++i) {
-        const int fd = connect_to(host.port());
-        ASSERT_GE(fd, 0) << "connection " << i << " refused";
-        senders.push_back(fd);
-        (void)!::send(fd, header.data(), header.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    }
+    std::vector<int> senders = open_flood(host.port(), 2000, [&](int) { return header; }, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ASSERT_EQ(senders.size(), 2000u);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    std::vector<double> ms;
-    for (int i = 0; i < 20; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        RawExchange r = raw_exchange(host.port(), "GET /alive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        ASSERT_EQ(status_line(r.text), "HTTP/1.1 200 OK") << "try " << i;
-    }
     // The stall this guards against was 3-6 s per request.
-    expect_alive_fast(ms, 250.0, "behind 2000 headers of tiny fields");
+    expect_alive_fast(alive_times_ms(host.port()), 250.0, "behind 2000 headers of tiny fields");
     // Each was refused for its number of fields.
     char buf[256];
     const ssize_t n = ::recv(senders[0], buf, sizeof buf, 0);

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "support/free_port.hpp"
+
 namespace actionhost::testing::vscode {
 
-// A TCP port free right now (the kernel's pick on 0.0.0.0).
-int free_port();
+using actionhost::testing::free_port;
 
 // A listening socket on 0.0.0.0:port held for the object's life (makes the port busy).
 class PortHolder {

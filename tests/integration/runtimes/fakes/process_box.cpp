@@ -122,25 +122,4 @@ std::string ProcessBox::log(pid_t pid) const {
     return s.str();
 }
 
-int free_port() {
-    // Outside the kernel's ephemeral range (32768+) and Docker's 30000-39999, so that no bind(0) of
-    // this or another process takes it between the choice and the sandbox's bind; checked with a
-    // plain bind (no SO_REUSEADDR/SO_REUSEPORT), which fails while anyone listens on it.
-    static std::mt19937 rng{std::random_device{}()};
-    std::uniform_int_distribution<int> pick(20000, 29999);
-    for (int i = 0; i < 200; ++i) {
-        int port = pick(rng);
-        int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        if (fd < 0) continue;
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(static_cast<uint16_t>(port));
-        a.sin_addr.s_addr = htonl(INADDR_ANY);
-        bool ok = ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0;
-        ::close(fd);
-        if (ok) return port;
-    }
-    throw std::runtime_error("no free port in 20000-29999");
-}
-
 }  // namespace cloud_fakes

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/free_port.hpp"
 #include "support/temp_dir.hpp"
 
 namespace cloud_fakes {
@@ -47,7 +48,6 @@ class ProcessBox {
     std::vector<pid_t> pids_;
 };
 
-// A TCP port nothing listens on right now (bind to 0, close). For sandboxes sharing the machine.
-int free_port();
+using actionhost::testing::free_port;
 
 }  // namespace cloud_fakes
