@@ -1,4 +1,5 @@
 #include "actionhost/common/http/exchange.hpp"
+#include "actionhost/common/http/upgraded_connection.hpp"
 #include "actionhost/common/http/websocket.hpp"
 
 #include <Poco/URI.h>
@@ -11,6 +12,12 @@
 namespace actionhost::common::http {
 
 std::unique_ptr<WebSocket> Response::accept_websocket(const WebSocketLimits &) { return nullptr; }
+
+std::ostream &Response::begin_stream(int status, std::string_view content_type, uint64_t) {
+    return begin_stream(status, content_type);
+}
+
+std::unique_ptr<UpgradedConnection> Response::upgrade(int, boost::asio::io_context &) { return nullptr; }
 
 std::string_view reason_phrase(int status) {
     if (status < 100 || status > 999) return "Unknown";

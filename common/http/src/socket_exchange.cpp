@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "actionhost/common/http/upgraded_connection.hpp"
 #include "actionhost/common/http/websocket.hpp"
 #include "blocking_socket.hpp"
 
@@ -228,7 +230,40 @@ class SocketResponse : public Response {
         if (!socket_.write_all(head(status, content_type, std::nullopt, chunked))) stream_.setstate(std::ios::badbit);
         return stream_;
     }
+    std::ostream &begin_stream(int status, std::string_view content_type, uint64_t content_length) override {
+        if (sent_) return stream_;
+        sent_ = true;
+        streaming_ = true;
+        chunks_.start(false, head_only_);
+        if (!socket_.write_all(head(status, content_type, content_length))) stream_.setstate(std::ios::badbit);
+        return stream_;
+    }
     bool sent() const override { return sent_; }
+
+    std::unique_ptr<UpgradedConnection> upgrade(int status, boost::asio::io_context &io) override {
+        if (sent_) return nullptr;
+        // A descriptor of its own on the handler's loop, as for a WebSocket (accept_websocket).
+        const int fd = ::fcntl(c_.socket.native_handle(), F_DUPFD_CLOEXEC, 3);
+        if (fd < 0) return nullptr;
+        sockaddr_storage local{};
+        socklen_t length = sizeof local;
+        auto taken = std::make_unique<UpgradedConnection>(io);
+        boost::system::error_code ec;
+        if (::getsockname(fd, reinterpret_cast<sockaddr *>(&local), &length) == 0)
+            taken->socket.assign(local.ss_family == AF_INET6 ? boost::asio::ip::tcp::v6() : boost::asio::ip::tcp::v4(), fd, ec);
+        if (!taken->socket.is_open()) {
+            ::close(fd);
+            return nullptr;
+        }
+        sent_ = true;
+        close_ = true;
+        // The status line and the handler's headers only: the upgraded protocol's answer is the handler's.
+        if (!socket_.write_all("HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) + "\r\n" + headers_ + "\r\n"))
+            return nullptr;
+        taken->early_bytes = boost::beast::buffers_to_string(c_.buffer.data());
+        c_.buffer.consume(c_.buffer.size());
+        return taken;
+    }
 
     std::unique_ptr<WebSocket> accept_websocket(const WebSocketLimits &limits) override {
         namespace ws = boost::beast::websocket;

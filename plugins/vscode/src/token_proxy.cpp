@@ -1,314 +1,297 @@
+// The token proxy's relays, on common/http's server (Beast's parser, Asio's event loop for idle
+// connections, a thread per request being relayed) and Boost.Asio/Beast towards code-server's unix socket.
+//
+// Each relayed request runs its upstream side on an io_context of its own, driven by the request's
+// thread: every upstream operation is bounded in time (run_bounded), and stop() ends them all at once by
+// stopping those io_contexts. A WebSocket upgrade is relayed as bytes once both ends agreed on it: the
+// client's handshake goes to code-server as it is (key, version, extensions), code-server's 101 comes
+// back as it is, so the two ends negotiate directly and the proxy never parses a frame.
 #include "token_proxy.hpp"
 
-#include <Poco/Buffer.h>
-#include <Poco/Net/HTTPClientSession.h>
-#include <Poco/Net/HTTPRequest.h>
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPResponse.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/MessageHeader.h>
 #include <Poco/Net/NameValueCollection.h>
-#include <Poco/Net/NetException.h>
-#include <Poco/Net/ServerSocket.h>
-#include <Poco/Net/WebSocket.h>
-#include <Poco/StreamCopier.h>
-#include <Poco/String.h>
-#include <Poco/ThreadPool.h>
-#include <Poco/URI.h>
 
-#include <mutex>
-#include <set>
-#include <thread>
+#include <boost/algorithm/string/predicate.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/chunk_encode.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/serializer.hpp>
+#include <boost/beast/http/write.hpp>
 
 #include <actionhost/abi.h>
-#include <actionhost/common/net/prompt_stop.hpp>
+#include <actionhost/common/http/server.hpp>
+#include <actionhost/common/http/upgraded_connection.hpp>
+#include <actionhost/common/net/byte_relay.hpp>
 
-#include "upstream_socket.hpp"
+#include <chrono>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
 
 namespace actionhost::vscode {
 
-using Poco::Net::HTTPClientSession;
-using Poco::Net::HTTPMessage;
-using Poco::Net::HTTPRequest;
-using Poco::Net::HTTPResponse;
-using Poco::Net::HTTPServerRequest;
-using Poco::Net::HTTPServerResponse;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using UpstreamSocket = asio::local::stream_protocol::socket;
 
 namespace {
 
 // A connect to a unix socket returns at once unless code-server's accept backlog is full.
-const Poco::Timespan kConnectTimeout(10, 0);
-
-// Compares without an early exit, so the time taken says nothing about how much of the token matched.
-bool same_token(const std::string &a, const std::string &b) {
-    if (a.size() != b.size() || a.empty()) return false;
-    unsigned char diff = 0;
-    for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    return diff == 0;
-}
+constexpr std::chrono::seconds kConnectTimeout{10};
+constexpr std::chrono::seconds kHttpTimeout{300};     // each read or write of a relayed request
+constexpr std::chrono::seconds kUpgradeTimeout{30};   // code-server's answer to a WebSocket upgrade
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are not relayed.
-bool hop_by_hop(const std::string &name) {
+bool hop_by_hop(std::string_view name) {
     static const char *const names[] = {"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
                                         "proxy-authorization", "te", "trailer", "transfer-encoding",
                                         "upgrade", "content-length"};
-    for (const char *n : names) {
-        if (Poco::icompare(name, n) == 0) return true;
-    }
+    for (const char *n : names)
+        if (boost::algorithm::iequals(name, n)) return true;
     return false;
 }
 
-}  // namespace
-
-AuthResult authorize(const std::string &token, const std::string &uri, const std::string &cookie_token,
-                     bool redirectable) {
-    AuthResult r;
-    Poco::URI parsed;
-    try {
-        parsed = Poco::URI(uri);
-    } catch (const Poco::Exception &) {
-        return r;
-    }
-    // The raw query is filtered, not re-encoded, so the redirect keeps the client's own spelling.
-    std::string kept;
-    bool has_query_token = false;
-    bool query_token_ok = false;
-    try {
-        std::string raw = parsed.getRawQuery();
-        size_t pos = 0;
-        while (pos <= raw.size()) {
-            size_t amp = raw.find('&', pos);
-            std::string part = raw.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
-            pos = amp == std::string::npos ? raw.size() + 1 : amp + 1;
-            if (part.empty()) continue;
-            size_t eq = part.find('=');
-            std::string key, value;
-            Poco::URI::decode(part.substr(0, eq), key, true);
-            if (eq != std::string::npos) Poco::URI::decode(part.substr(eq + 1), value, true);
-            if (key == kTokenQuery) {
-                has_query_token = true;
-                query_token_ok = same_token(value, token);
-            } else {
-                kept += (kept.empty() ? "" : "&") + part;
-            }
-        }
-    } catch (const Poco::Exception &) {
-        return r;
-    }
-    if (has_query_token) {
-        if (!query_token_ok) return r;  // a wrong token is refused even with a good cookie, as upstream does
-        if (!redirectable) {
-            r.decision = AuthDecision::Allow;
-            return r;
-        }
-        r.decision = AuthDecision::RedirectSettingCookie;
-        std::string raw_path = uri.substr(0, uri.find_first_of("?#"));
-        r.location = raw_path.empty() || raw_path[0] != '/' ? "/" : raw_path;
-        if (!kept.empty()) r.location += "?" + kept;
-        return r;
-    }
-    if (same_token(cookie_token, token)) r.decision = AuthDecision::Allow;
-    return r;
+// The vscode-tkn cookie of a request ("" when absent), read as Poco's HTTPRequest::getCookies reads it.
+std::string cookie_token(const common::http::Request &req) {
+    Poco::Net::NameValueCollection cookies;
+    for (const auto &[name, value] : req.headers())
+        if (boost::algorithm::iequals(name, "Cookie")) Poco::Net::MessageHeader::splitParameters(value.begin(), value.end(), cookies);
+    return cookies.get(kTokenCookie, "");
 }
+
+std::string_view sv(beast::string_view s) { return {s.data(), s.size()}; }
+
+struct RelayFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace
 
 struct TokenProxy::State {
     std::string token;
     Logger log;
     std::string upstream_socket;
-    std::atomic<bool> stopping{false};
-    std::mutex sockets_mu;
-    std::set<Poco::Net::StreamSocket *> live_sockets;  // relayed WebSockets, cut on stop()
-    std::unique_ptr<Poco::ThreadPool> pool;
-    std::unique_ptr<Poco::Net::HTTPServer> server;
+    std::mutex mu;
+    bool stopping = false;
+    std::set<asio::io_context *> relays;  // one per request being relayed, stopped by stop()
+    std::unique_ptr<common::http::Server> server;
 
-    void track(Poco::Net::StreamSocket *s, bool add) {
-        std::lock_guard<std::mutex> lock(sockets_mu);
-        if (add) {
-            live_sockets.insert(s);
-        } else {
-            live_sockets.erase(s);
-        }
-    }
+    void handle(common::http::Request &req, common::http::Response &resp);
+    void relay_http(common::http::Request &req, common::http::Response &resp);
+    void relay_upgrade(common::http::Request &req, common::http::Response &resp);
 };
 
 namespace {
 
-class ProxyHandler : public Poco::Net::HTTPRequestHandler {
+// One request's upstream side: its event loop (registered with the proxy for stop()) and the socket.
+class Upstream {
   public:
-    explicit ProxyHandler(std::shared_ptr<TokenProxy::State> state) : state_(std::move(state)) {}
+    explicit Upstream(TokenProxy::State &state) : state_(state) {
+        std::lock_guard lock(state_.mu);
+        if (state_.stopping) throw RelayFailed("the proxy is stopping");
+        state_.relays.insert(&io_);
+    }
+    ~Upstream() {
+        std::lock_guard lock(state_.mu);
+        state_.relays.erase(&io_);
+    }
+    Upstream(const Upstream &) = delete;
+    Upstream &operator=(const Upstream &) = delete;
 
-    void handleRequest(HTTPServerRequest &req, HTTPServerResponse &resp) override {
-        try {
-            handle(req, resp);
-        } catch (const Poco::Exception &e) {
-            state_->log(AH_LOG_DEBUG, "vscode proxy: " + req.getURI() + ": " + e.displayText());
-            answer(resp, HTTPResponse::HTTP_BAD_GATEWAY, "Bad Gateway.");
-        } catch (const std::exception &e) {
-            state_->log(AH_LOG_DEBUG, "vscode proxy: " + req.getURI() + ": " + e.what());
-            answer(resp, HTTPResponse::HTTP_BAD_GATEWAY, "Bad Gateway.");
+    asio::io_context &io() { return io_; }
+    UpstreamSocket &socket() { return socket_; }
+
+    // Runs the operation `start` begins (it is handed the completion handler) to its end, for `timeout`
+    // at most; past it, or once the proxy stops, the socket is closed and RelayFailed thrown.
+    template <class Start>
+    void run_bounded(std::chrono::seconds timeout, const char *what, Start start) {
+        std::optional<boost::system::error_code> result;
+        start([&result](const boost::system::error_code &ec, auto &&...) { result = ec; });
+        io_.restart();
+        {
+            std::lock_guard lock(state_.mu);
+            if (state_.stopping) io_.stop();
         }
+        io_.run_for(timeout);
+        if (!result) {
+            boost::system::error_code ignored;
+            socket_.close(ignored);
+            io_.restart();
+            io_.run();  // the aborted operation's handler
+            throw RelayFailed(std::string(what) + ": timed out or stopped");
+        }
+        if (*result && *result != bhttp::error::need_buffer) throw RelayFailed(std::string(what) + ": " + result->message());
     }
 
-  private:
-    static void answer(HTTPServerResponse &resp, HTTPResponse::HTTPStatus status, const std::string &text) {
-        if (resp.sent()) return;
-        resp.setStatusAndReason(status);
-        resp.setContentType("text/plain");
-        resp.setContentLength(static_cast<std::streamsize>(text.size()));
-        resp.send() << text;
-    }
-
-    void handle(HTTPServerRequest &req, HTTPServerResponse &resp) {
-        bool upgrade = req.has("Upgrade") && Poco::icompare(req.get("Upgrade"), "websocket") == 0;
-        Poco::Net::NameValueCollection cookies;
-        req.getCookies(cookies);
-        bool redirectable = !upgrade && req.getMethod() == HTTPRequest::HTTP_GET;
-        AuthResult auth = authorize(state_->token, req.getURI(), cookies.get(kTokenCookie, ""), redirectable);
-        if (auth.decision == AuthDecision::Forbid) {
-            answer(resp, HTTPResponse::HTTP_FORBIDDEN, "Forbidden.");
-            return;
-        }
-        if (auth.decision == AuthDecision::RedirectSettingCookie) {
-            // What openvscode-server sends: a week-long, Lax cookie for the whole origin.
-            resp.add("Set-Cookie", std::string(kTokenCookie) + "=" + state_->token + "; Path=/; Max-Age=604800; SameSite=Lax; HttpOnly");
-            resp.setStatusAndReason(HTTPResponse::HTTP_FOUND);
-            resp.set("Location", auth.location);
-            resp.setContentLength(0);
-            resp.send();
-            return;
-        }
-        if (upgrade) {
-            relay_websocket(req, resp);
-        } else {
-            relay_http(req, resp);
-        }
-    }
-
-    static void copy_headers(const Poco::Net::NameValueCollection &from, Poco::Net::NameValueCollection &to) {
-        for (const auto &[name, value] : from) {
-            if (!hop_by_hop(name)) to.add(name, value);
-        }
-    }
-
-    // code-server checks Origin against Host, so the client's Host is relayed; a client that sent none
-    // (HTTP/1.0) gets one, since a session on a unix socket has no host name of its own to add.
-    static void ensure_host(HTTPRequest &out) {
-        if (!out.has("Host")) out.setHost("localhost");
-    }
-
-    void relay_http(HTTPServerRequest &req, HTTPServerResponse &resp) {
-        // Nothing listening on code-server's socket (dead, or restarting) throws: handleRequest answers 502.
-        const Poco::Timespan timeout(300, 0);
-        HTTPClientSession up(connect_unix_socket(state_->upstream_socket, kConnectTimeout, timeout));
-        up.setTimeout(kConnectTimeout, timeout, timeout);
-        HTTPRequest out(req.getMethod(), req.getURI(), HTTPMessage::HTTP_1_1);
-        copy_headers(req, out);
-        ensure_host(out);
-        bool has_body = req.hasContentLength() || req.getChunkedTransferEncoding();
-        if (req.hasContentLength()) out.setContentLength64(req.getContentLength64());
-        if (req.getChunkedTransferEncoding()) out.setChunkedTransferEncoding(true);
-        std::ostream &body_out = up.sendRequest(out);
-        if (has_body) Poco::StreamCopier::copyStream64(req.stream(), body_out);
-
-        HTTPResponse upres;
-        std::istream &body_in = up.receiveResponse(upres);
-        resp.setStatusAndReason(upres.getStatus(), upres.getReason());
-        copy_headers(upres, resp);
-        int status = static_cast<int>(upres.getStatus());
-        bool no_body = req.getMethod() == HTTPRequest::HTTP_HEAD || status == 204 || status == 304 || status < 200;
-        if (upres.hasContentLength()) {
-            resp.setContentLength64(upres.getContentLength64());
-        } else if (no_body) {
-            resp.setContentLength(0);
-        } else {
-            resp.setChunkedTransferEncoding(true);
-        }
-        std::ostream &out_stream = resp.send();
-        if (!no_body) Poco::StreamCopier::copyStream64(body_in, out_stream);
-    }
-
-    void relay_websocket(HTTPServerRequest &req, HTTPServerResponse &resp) {
-        // Upstream first, so a refusal there reaches the client as a plain HTTP answer.
-        const Poco::Timespan timeout(30, 0);
-        HTTPClientSession up(connect_unix_socket(state_->upstream_socket, kConnectTimeout, timeout));
-        up.setTimeout(kConnectTimeout, timeout, timeout);
-        HTTPRequest out(HTTPRequest::HTTP_GET, req.getURI(), HTTPMessage::HTTP_1_1);
-        for (const auto &[name, value] : req) {
-            // Poco writes its own handshake headers; extensions (permessage-deflate) are not negotiated
-            // on either side, so frames pass through as they are.
-            if (hop_by_hop(name) || Poco::icompare(name.substr(0, 14), "sec-websocket-") == 0) continue;
-            out.add(name, value);
-        }
-        ensure_host(out);
-        HTTPResponse upres;
-        std::unique_ptr<Poco::Net::WebSocket> upstream;
-        try {
-            upstream = std::make_unique<Poco::Net::WebSocket>(up, out, upres);
-        } catch (const Poco::Net::WebSocketException &e) {
-            state_->log(AH_LOG_DEBUG, "vscode proxy: upstream refused WebSocket " + req.getURI() + ": " + e.displayText());
-            answer(resp, HTTPResponse::HTTP_BAD_GATEWAY, "Bad Gateway.");
-            return;
-        }
-        Poco::Net::WebSocket client(req, resp);
-        client.setReceiveTimeout(Poco::Timespan(0));
-        upstream->setReceiveTimeout(Poco::Timespan(0));
-        client.setNoDelay(true);  // TCP only: the upstream unix socket has no Nagle to turn off
-        state_->track(&client, true);
-        state_->track(upstream.get(), true);
-        if (state_->stopping.load()) {
-            client.shutdown();
-            upstream->shutdown();
-        }
-        auto cut_both = [&] {
-            try { client.shutdown(); } catch (...) {}
-            try { upstream->shutdown(); } catch (...) {}
-        };
-        std::thread back([&] {
-            pump(*upstream, client);
-            cut_both();
+    void connect(const std::string &path) {
+        run_bounded(kConnectTimeout, "connect to code-server", [&](auto handler) {
+            socket_.async_connect(asio::local::stream_protocol::endpoint(path), std::move(handler));
         });
-        pump(client, *upstream);
-        cut_both();
-        back.join();
-        state_->track(&client, false);
-        state_->track(upstream.get(), false);
     }
 
-    // Relays frames from `from` to `to` until a close frame, an error or end of stream.
-    static void pump(Poco::Net::WebSocket &from, Poco::Net::WebSocket &to) {
-        Poco::Buffer<char> buf(0);
-        try {
-            for (;;) {
-                buf.resize(0);
-                int flags = 0;
-                int n = from.receiveFrame(buf, flags);
-                if (n == 0 && flags == 0) return;  // the peer closed the TCP connection
-                to.sendFrame(buf.begin(), n, flags);
-                if ((flags & Poco::Net::WebSocket::FRAME_OP_BITMASK) == Poco::Net::WebSocket::FRAME_OP_CLOSE) return;
-            }
-        } catch (const Poco::Exception &) {
-        } catch (const std::exception &) {
-        }
-    }
-
-    std::shared_ptr<TokenProxy::State> state_;
-};
-
-class ProxyHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
-  public:
-    explicit ProxyHandlerFactory(std::shared_ptr<TokenProxy::State> state) : state_(std::move(state)) {}
-    Poco::Net::HTTPRequestHandler *createRequestHandler(const HTTPServerRequest &) override {
-        return new ProxyHandler(state_);
+    void write(std::chrono::seconds timeout, asio::const_buffer bytes) {
+        run_bounded(timeout, "write to code-server", [&](auto handler) { asio::async_write(socket_, bytes, std::move(handler)); });
     }
 
   private:
-    std::shared_ptr<TokenProxy::State> state_;
+    TokenProxy::State &state_;
+    asio::io_context io_{1};
+    UpstreamSocket socket_{io_};
 };
+
+void answer(common::http::Response &resp, int status, const std::string &text) {
+    if (!resp.sent()) resp.send(status, "text/plain", text);
+}
+
+// The request's header as code-server gets it: the client's fields but hop-by-hop ones. code-server
+// checks Origin against Host, so the client's Host is relayed; a client that sent none (HTTP/1.0) gets
+// one, since a connection on a unix socket has no host name of its own to add.
+bhttp::request<bhttp::empty_body> upstream_request(const common::http::Request &req) {
+    bhttp::request<bhttp::empty_body> out;
+    out.method_string(req.method());
+    out.target(req.target());
+    out.version(11);
+    for (const auto &[name, value] : req.headers())
+        if (!hop_by_hop(name)) out.insert(name, value);
+    if (out.find(bhttp::field::host) == out.end()) out.set(bhttp::field::host, "localhost");
+    return out;
+}
 
 }  // namespace
+
+void TokenProxy::State::handle(common::http::Request &req, common::http::Response &resp) {
+    const bool upgrade = boost::algorithm::iequals(req.header("Upgrade"), "websocket");
+    const bool redirectable = !upgrade && req.method() == "GET";
+    AuthResult auth = authorize(token, req.target(), cookie_token(req), redirectable);
+    if (auth.decision == AuthDecision::Forbid) return answer(resp, 403, "Forbidden.");
+    if (auth.decision == AuthDecision::RedirectSettingCookie) {
+        // What openvscode-server sends: a week-long, Lax cookie for the whole origin.
+        resp.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + token + "; Path=/; Max-Age=604800; SameSite=Lax; HttpOnly");
+        resp.set_header("Location", auth.location);
+        return resp.send(302, "", "");
+    }
+    try {
+        if (upgrade) relay_upgrade(req, resp);
+        else relay_http(req, resp);
+    } catch (const std::exception &e) {
+        // Nothing listening on code-server's socket (dead, or restarting) among others.
+        log(AH_LOG_DEBUG, "vscode proxy: " + req.target() + ": " + e.what());
+        resp.close_connection();  // a body begun and broken off must not be taken for a whole one
+        answer(resp, 502, "Bad Gateway.");
+    }
+}
+
+void TokenProxy::State::relay_http(common::http::Request &req, common::http::Response &resp) {
+    Upstream up(*this);
+    up.connect(upstream_socket);
+    auto out = upstream_request(req);
+    const bool chunked = boost::algorithm::iequals(req.header("Transfer-Encoding"), "chunked");
+    const auto length = chunked ? std::nullopt : req.content_length();
+    const bool has_body = chunked || !req.header("Content-Length").empty();
+    if (chunked) out.chunked(true);
+    else if (has_body && length) out.content_length(*length);
+    bhttp::request_serializer<bhttp::empty_body> head(out);
+    up.run_bounded(kHttpTimeout, "write to code-server",
+                   [&](auto handler) { bhttp::async_write_header(up.socket(), head, std::move(handler)); });
+    char buf[16384];
+    if (has_body) {
+        std::istream &in = req.body();
+        while (in) {
+            in.read(buf, sizeof buf);
+            const size_t n = static_cast<size_t>(in.gcount());
+            if (n == 0) break;
+            if (chunked) {
+                up.run_bounded(kHttpTimeout, "write to code-server", [&](auto handler) {
+                    asio::async_write(up.socket(), bhttp::make_chunk(asio::buffer(buf, n)), std::move(handler));
+                });
+            } else {
+                up.write(kHttpTimeout, asio::buffer(buf, n));
+            }
+        }
+        if (in.bad()) throw RelayFailed("the client's body broke off");
+        if (chunked)
+            up.run_bounded(kHttpTimeout, "write to code-server", [&](auto handler) {
+                asio::async_write(up.socket(), bhttp::make_chunk_last(), std::move(handler));
+            });
+    }
+
+    beast::flat_buffer from_up;
+    bhttp::response_parser<bhttp::buffer_body> answer_in;
+    answer_in.body_limit(std::numeric_limits<std::uint64_t>::max());
+    answer_in.header_limit(64 * 1024);
+    if (req.method() == "HEAD") answer_in.skip(true);
+    up.run_bounded(kHttpTimeout, "read code-server's answer",
+                   [&](auto handler) { bhttp::async_read_header(up.socket(), from_up, answer_in, std::move(handler)); });
+    const auto &res = answer_in.get();
+    for (const auto &field : res)
+        if (!hop_by_hop(sv(field.name_string()))) resp.set_header(sv(field.name_string()), sv(field.value()));
+    const int status = static_cast<int>(res.result_int());
+    const bool no_body = req.method() == "HEAD" || status == 204 || status == 304 || status < 200;
+    const auto up_length = answer_in.content_length();
+    if (no_body && !up_length) return resp.send(status, "", "");
+    std::ostream &body_out = up_length ? resp.begin_stream(status, "", *up_length) : resp.begin_stream(status, "");
+    if (no_body) return;
+    while (!answer_in.is_done() && body_out) {
+        answer_in.get().body().data = buf;
+        answer_in.get().body().size = sizeof buf;
+        up.run_bounded(kHttpTimeout, "read code-server's answer",
+                       [&](auto handler) { bhttp::async_read_some(up.socket(), from_up, answer_in, std::move(handler)); });
+        const size_t n = sizeof buf - answer_in.get().body().size;
+        body_out.write(buf, static_cast<std::streamsize>(n));
+        body_out.flush();  // what code-server sent, passed on now (event streams, long polls)
+    }
+}
+
+void TokenProxy::State::relay_upgrade(common::http::Request &req, common::http::Response &resp) {
+    // Upstream first, so a refusal there reaches the client as a plain HTTP answer.
+    Upstream up(*this);
+    up.connect(upstream_socket);
+    auto out = upstream_request(req);
+    out.set(bhttp::field::connection, "Upgrade");
+    out.set(bhttp::field::upgrade, req.header("Upgrade"));
+    up.run_bounded(kUpgradeTimeout, "write to code-server", [&](auto handler) { bhttp::async_write(up.socket(), out, std::move(handler)); });
+    beast::flat_buffer from_up;
+    bhttp::response_parser<bhttp::empty_body> answer_in;
+    answer_in.header_limit(64 * 1024);
+    up.run_bounded(kUpgradeTimeout, "read code-server's answer",
+                   [&](auto handler) { bhttp::async_read_header(up.socket(), from_up, answer_in, std::move(handler)); });
+    const auto &res = answer_in.get();
+    if (res.result_int() != 101) {
+        log(AH_LOG_DEBUG, "vscode proxy: upstream refused WebSocket " + req.target() + ": " + std::to_string(res.result_int()));
+        return answer(resp, 502, "Bad Gateway.");
+    }
+    for (const auto &field : res) resp.set_header(sv(field.name_string()), sv(field.value()));
+    auto client = resp.upgrade(101, up.io());
+    if (!client) return;
+    boost::system::error_code ignored;
+    client->socket.set_option(asio::ip::tcp::no_delay(true), ignored);  // TCP only: a unix socket has no Nagle
+    bool done = false;
+    common::net::start_byte_relay(client->socket, up.socket(), std::move(client->early_bytes),
+                                  beast::buffers_to_string(from_up.data()), [&done] { done = true; });
+    up.io().restart();
+    {
+        std::lock_guard lock(mu);
+        if (stopping) up.io().stop();
+    }
+    up.io().run();  // until both directions ended, or stop()
+    client->socket.close(ignored);
+    up.socket().close(ignored);
+    if (!done) {
+        up.io().restart();
+        up.io().run();  // the relay's aborted operations
+    }
+}
 
 TokenProxy::TokenProxy(std::string token, std::string upstream_socket, Logger log) : state_(std::make_shared<State>()) {
     state_->token = std::move(token);
@@ -320,48 +303,34 @@ TokenProxy::~TokenProxy() { stop(); }
 
 bool TokenProxy::start(const std::string &bind_host, int port, std::string &error) {
     try {
-        Poco::Net::ServerSocket socket(Poco::Net::SocketAddress(bind_host, static_cast<Poco::UInt16>(port)), 128);
-        auto params = new Poco::Net::HTTPServerParams;
-        params->setMaxThreads(64);
-        params->setMaxQueued(256);
-        params->setKeepAlive(true);
-        params->setTimeout(Poco::Timespan(60, 0));
-        common::prepare_for_prompt_stop(*params);
-        // One thread per open connection: a VS Code window keeps a few WebSockets open for its life.
-        state_->pool = std::make_unique<Poco::ThreadPool>(2, 64, 60);
-        state_->server = std::make_unique<Poco::Net::HTTPServer>(new ProxyHandlerFactory(state_), *state_->pool,
-                                                                 socket, params);
+        common::http::ServerSettings settings;
+        settings.name = "vscode-proxy";
+        settings.io_timeout = kHttpTimeout;
+        // A VS Code window keeps a few WebSockets open for its life, each on a thread while relayed.
+        settings.max_handlers = 64;
+        settings.log = [log = state_->log](const std::string &line) { log(AH_LOG_DEBUG, "vscode proxy: " + line); };
+        auto state = state_;
+        state_->server = std::make_unique<common::http::Server>(
+            bind_host, static_cast<uint16_t>(port),
+            [state](common::http::Request &req, common::http::Response &resp) { state->handle(req, resp); }, settings);
         state_->server->start();
         return true;
-    } catch (const Poco::Exception &e) {
-        error = e.displayText();
     } catch (const std::exception &e) {
         error = e.what();
     }
     state_->server.reset();
-    state_->pool.reset();
     return false;
 }
 
 void TokenProxy::stop() {
     if (!state_->server) return;
-    state_->stopping.store(true);
-    try {
-        common::stop_promptly(*state_->server, common::StopMode::AbortingConnections);
-    } catch (...) {
-    }
     {
-        std::lock_guard<std::mutex> lock(state_->sockets_mu);
-        for (auto *s : state_->live_sockets) {
-            try {
-                s->shutdown();
-            } catch (...) {
-            }
-        }
+        std::lock_guard lock(state_->mu);
+        state_->stopping = true;
+        for (auto *io : state_->relays) io->stop();
     }
-    state_->pool->joinAll();
+    state_->server->stop();
     state_->server.reset();
-    state_->pool.reset();
 }
 
 }  // namespace actionhost::vscode

@@ -16,10 +16,15 @@
 #include <utility>
 #include <vector>
 
+namespace boost::asio {
+class io_context;
+}
+
 namespace actionhost::common::http {
 
 struct WebSocket;  // websocket.hpp
 struct WebSocketLimits;
+struct UpgradedConnection;  // upgraded_connection.hpp
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
@@ -57,6 +62,10 @@ class Response {
     // Starts a body of unknown length (chunked): what is written to the stream is sent at each flush
     // and when the handler returns. The stream goes bad once the peer is gone.
     virtual std::ostream &begin_stream(int status, std::string_view content_type) = 0;
+    // The same for a body of known length (a relayed one): sent as it is written, `content_length`
+    // bytes exactly (the handler writes that many; fewer end the connection short). An exchange without
+    // a socket answers it as begin_stream(status, content_type).
+    virtual std::ostream &begin_stream(int status, std::string_view content_type, uint64_t content_length);
     // Whether send, send_file or begin_stream was called.
     virtual bool sent() const = 0;
     // Completes the request's WebSocket upgrade: answers 101 (Beast checks the request's Upgrade,
@@ -65,6 +74,12 @@ class Response {
     // upgrade (nothing has been sent then: answer it as usual), when the peer sent bytes before the
     // answer, or when this exchange has no socket (the in-memory one). Counts as sent.
     virtual std::unique_ptr<WebSocket> accept_websocket(const WebSocketLimits &limits);
+    // Answers `status` (101) with the headers set and nothing else of its own, then hands the
+    // connection over as a plain socket on `io` (for a proxy that relays an upgraded protocol it does not
+    // speak), with the bytes the peer sent after the request's header. The handler's until it returns;
+    // the connection ends with it. nullptr when something was sent already, or this exchange has no
+    // socket. Counts as sent.
+    virtual std::unique_ptr<UpgradedConnection> upgrade(int status, boost::asio::io_context &io);
 };
 
 // The standard reason phrase of a status code ("Not Found"); "Unknown" for codes it does not name.
