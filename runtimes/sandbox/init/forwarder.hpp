@@ -3,8 +3,8 @@
 // filesystem (created before the namespaces) and relays each connection to the host's TCP port on the
 // sandbox's private loopback.
 //
-// Single-threaded (epoll, non-blocking relays): a fork bomb that exhausts the pids limit cannot stop
-// it, since it never needs a new task.
+// Single-threaded (one Boost.Asio io_context run by pid 1, the relays of common/net/byte_relay.hpp): a
+// fork bomb that exhausts the pids limit cannot stop it, since it never needs a new task.
 #pragma once
 
 #include <sys/types.h>
