@@ -14,7 +14,7 @@
 
 #include "cli/options.hpp"
 #include "core/host_core.hpp"
-#include "modules/registry.hpp"
+#include <actionhost/modules/registry.hpp>
 #include "sys/orphan_reaper.hpp"
 #include "sys/user_init.hpp"
 #include "viewer/file_viewer_server.hpp"
@@ -26,6 +26,7 @@
 #endif
 
 using namespace actionhost::host;
+namespace modules = actionhost::modules;
 
 namespace {
 
@@ -97,11 +98,11 @@ int main(int argc, char **argv) {
     Options opt = *parsed.options;
     const std::string install_dir = install_dir_of_self();
     if (opt.help || opt.list_plugins) {
-        ModuleRegistry registry;
-        registry.scan(module_search_path(install_dir, "plugins", opt.plugin_dirs), ModuleKind::Plugin);
-        std::vector<const Manifest *> modules;
-        for (const auto &m : registry.modules()) modules.push_back(&m);
-        std::cout << (opt.help ? usage_text(modules) : registry.to_json().dump(2) + "\n");
+        modules::ModuleRegistry registry;
+        registry.scan(modules::module_search_path(install_dir, "plugins", opt.plugin_dirs), modules::ModuleKind::Plugin);
+        std::vector<const modules::Manifest *> found;
+        for (const auto &m : registry.modules()) found.push_back(&m);
+        std::cout << (opt.help ? usage_text(found) : registry.to_json().dump(2) + "\n");
         return 0;
     }
     if (opt.version) {

@@ -10,10 +10,10 @@
 #include "actions/file_actions.hpp"
 
 namespace {
-const std::vector<actionhost::host::ActionSpec> &specs() {
+const std::vector<actionhost::modules::ActionSpec> &specs() {
     static const auto s = [] {
         std::string error;
-        auto all = *actionhost::host::parse_action_specs(nlohmann::ordered_json::parse(R"({"typed":{"args":{
+        auto all = *actionhost::modules::parse_action_specs(nlohmann::ordered_json::parse(R"({"typed":{"args":{
             "s":{"type":"string","required":true},"b":{"type":"boolean","default":false},"i":{"type":"integer","default":0},
             "n":{"type":"number","default":1.5},"o":{"type":["object","null"],"default":null},"a":{"type":"array","default":[]},
             "any":{}}}})"), error);

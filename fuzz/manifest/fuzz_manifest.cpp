@@ -2,10 +2,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "modules/manifest.hpp"
+#include <actionhost/modules/manifest.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    using namespace actionhost::host;
+    using namespace actionhost::modules;
     ManifestParse r = parse_manifest(std::string_view(reinterpret_cast<const char *>(data), size), "/fuzz/module");
     if (r.manifest) {
         (void)r.manifest->library_path();

@@ -2,9 +2,9 @@
 
 namespace actionhost::host {
 
-const std::vector<ArgSpec> &shared_action_args() {
-    static const std::vector<ArgSpec> a = [] {
-        std::vector<ArgSpec> list(4);
+const std::vector<modules::ArgSpec> &shared_action_args() {
+    static const std::vector<modules::ArgSpec> a = [] {
+        std::vector<modules::ArgSpec> list(4);
         list[0].name = "thought";
         list[0].types = {"string"};
         list[0].default_value = "";

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "modules/action_schema.hpp"
+#include <actionhost/modules/action_schema.hpp>
 
 namespace actionhost::host {
 
@@ -29,7 +29,7 @@ EnvelopeResult parse_envelope(const nlohmann::json &action);
 
 // The arguments every action of OpenHands' event model carries (the Action base class): `thought` and
 // `security_risk` with their defaults, `image_urls` and `impl_source` accepted on any action.
-const std::vector<ArgSpec> &shared_action_args();
+const std::vector<modules::ArgSpec> &shared_action_args();
 
 // Action types of the event model that the agent's side handles (message, finish, think, ...): valid
 // envelopes, but no runtime executes them.

@@ -20,11 +20,11 @@
 
 namespace actionhost::host {
 
-const std::vector<ActionSpec> &host_action_specs() {
+const std::vector<modules::ActionSpec> &host_action_specs() {
     // OpenHands' FileReadAction and FileWriteAction fields and defaults.
-    static const std::vector<ActionSpec> specs = [] {
+    static const std::vector<modules::ActionSpec> specs = [] {
         std::string error;
-        auto parsed = parse_action_specs(nlohmann::ordered_json::parse(R"({
+        auto parsed = modules::parse_action_specs(nlohmann::ordered_json::parse(R"({
           "read": {"description": "Reads a file (lines start..end), or an image/PDF as a data URL.",
                    "args": {"path": {"type": "string", "required": true},
                             "start": {"type": "integer", "default": 0},

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "modules/action_schema.hpp"
+#include <actionhost/modules/action_schema.hpp>
 
 namespace actionhost::host {
 
@@ -17,7 +17,7 @@ struct FileActionContext {
 };
 
 // The declarations of the host's own actions, in the form a manifest uses.
-const std::vector<ActionSpec> &host_action_specs();
+const std::vector<modules::ActionSpec> &host_action_specs();
 
 // `args` are the normalised arguments of the action. Returns the observation.
 nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &ctx);

@@ -19,7 +19,7 @@ double now_s() {
 
 RouteResult http_error(int status, const std::string &detail) { return {status, {{"detail", detail}}}; }
 
-const ActionSpec *host_action(const std::string &name) {
+const modules::ActionSpec *host_action(const std::string &name) {
     for (const auto &spec : host_action_specs())
         if (spec.name == name) return &spec;
     return nullptr;
@@ -38,7 +38,7 @@ bool valid_session_name(const std::string &name) {
 
 std::string RouteResult::serialised() const { return text.empty() ? common::dump_json(body) : text; }
 
-Router::Router(HostEnvironment &env, ModuleRegistry &registry, StreamHub &streams)
+Router::Router(HostEnvironment &env, modules::ModuleRegistry &registry, StreamHub &streams)
     : env_(env), registry_(registry), streams_(streams),
       needs_(env.facts().install_dir, [&env](const std::string &key) { return env.config_get(key); }) {}
 
@@ -53,7 +53,7 @@ std::string Router::load(const std::string &name) {
 std::string Router::load_locked(const std::string &name, std::vector<std::string> &chain) {
     if (modules_.count(name)) return "";
     if (auto it = refused_.find(name); it != refused_.end()) return it->second;
-    const Manifest *m = registry_.find(name);
+    const modules::Manifest *m = registry_.find(name);
     if (m == nullptr) {
         std::string known;
         for (const auto &n : registry_.names()) known += (known.empty() ? "" : ", ") + n;
@@ -99,8 +99,8 @@ bool Router::lacks_needs(const std::string &name) const {
 nlohmann::json Router::unmet_needs() {
     nlohmann::json out = nlohmann::json::array();
     for (const auto &name : registry_.names()) {
-        const Manifest *m = registry_.find(name);
-        if (m == nullptr || m->kind != ModuleKind::Plugin) continue;
+        const modules::Manifest *m = registry_.find(name);
+        if (m == nullptr || m->kind != modules::ModuleKind::Plugin) continue;
         for (const auto &n : needs_.check(*m))
             if (!n.met) out.push_back(unmet_need_json(name, n));
     }
@@ -126,7 +126,7 @@ PluginModule *Router::loaded(const std::string &name, std::string &why) {
     return why.empty() ? modules_[name].get() : nullptr;
 }
 
-bool Router::disabled(const Manifest &m) {
+bool Router::disabled(const modules::Manifest &m) {
     if (m.disabled_when.empty()) return false;
     for (const auto &[key, value] : m.disabled_when) {
         const char *v = env_.config_get(key);
@@ -135,7 +135,7 @@ bool Router::disabled(const Manifest &m) {
     return true;
 }
 
-RouteResult Router::unavailable(const Manifest &m, const std::string &why) {
+RouteResult Router::unavailable(const modules::Manifest &m, const std::string &why) {
     // What the image lacks is said as it is: the package to install, not the plugin's generic refusal.
     if (lacks_needs(m.name)) return {200, common::error_observation(why)};
     if (m.unavailable_error.empty()) return http_error(500, "Internal server error: " + why);
@@ -170,13 +170,13 @@ RouteLease Router::route_owner(const std::string &path) {
 
 PluginModule *Router::route_module(const std::string &path) {
     std::lock_guard lock(modules_mu_);
-    auto declared = [&](const Manifest &m) {
+    auto declared = [&](const modules::Manifest &m) {
         return std::find(m.http_routes.begin(), m.http_routes.end(), path) != m.http_routes.end();
     };
     for (auto &[_, m] : modules_)
         if (declared(m->manifest()) && m->answers(path)) return m.get();
     // Installed with "load_on_route" but not loaded yet: load it now, as an action loads its plugin.
-    const Manifest *man = registry_.route_loader_of(path);
+    const modules::Manifest *man = registry_.route_loader_of(path);
     if (man == nullptr || modules_.count(man->name)) return nullptr;
     std::vector<std::string> chain;
     if (std::string why = load_locked(man->name, chain); !why.empty()) {
@@ -211,9 +211,9 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
     // action of that name, else a plugin declaring it without "when". The arguments are then checked
     // against that declaration, defaults filled, before anyone sees them.
     const auto declared = registry_.declaration_of(e.action, e.args);
-    const ActionSpec *own = host_action(e.action);
+    const modules::ActionSpec *own = host_action(e.action);
     const bool to_plugin = declared && (!declared->spec->when.empty() || own == nullptr);
-    const ActionSpec *spec = to_plugin ? declared->spec : own;
+    const modules::ActionSpec *spec = to_plugin ? declared->spec : own;
     if (spec == nullptr) {
         if (is_client_only_action(e.action))
             return http_error(500, "Internal server error: the action '" + e.action + "' is not executed by the runtime");
@@ -242,7 +242,7 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
         const FileActionContext ctx{cwd, env_.facts().user_id};
         return {200, e.action == "write" ? write_action(e.args, ctx) : read_action(e.args, ctx)};
     }
-    const Manifest &provider = *declared->module;
+    const modules::Manifest &provider = *declared->module;
     if (disabled(provider)) return unavailable(provider, "the plugin " + provider.name + " is disabled by its options");
     std::string why;
     PluginModule *m = loaded(provider.name, why);

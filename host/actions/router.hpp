@@ -16,7 +16,7 @@
 #include "modules/host_environment.hpp"
 #include "modules/image_needs.hpp"
 #include "modules/plugin_module.hpp"
-#include "modules/registry.hpp"
+#include <actionhost/modules/registry.hpp>
 
 namespace actionhost::host {
 
@@ -53,7 +53,7 @@ class RouteLease {
 
 class Router {
   public:
-    Router(HostEnvironment &env, ModuleRegistry &registry, StreamHub &streams);
+    Router(HostEnvironment &env, modules::ModuleRegistry &registry, StreamHub &streams);
     ~Router();
 
     // Loads a plugin (and the plugins it requires) now. Returns "" or the refusal line.
@@ -73,7 +73,7 @@ class Router {
     // does or the host is stopping.
     RouteLease route_owner(const std::string &path);
 
-    const ModuleRegistry &registry() const { return registry_; }
+    const modules::ModuleRegistry &registry() const { return registry_; }
 
     // What the host answers on `path` while the plugin declaring it is not loaded, or nullptr.
     const nlohmann::json *route_fallback(const std::string &path) const { return registry_.route_fallback(path); }
@@ -99,15 +99,15 @@ class Router {
     };
     std::shared_ptr<Session> session(const std::string &name);
     PluginModule *loaded(const std::string &name, std::string &why);  // loading it when needed
-    bool disabled(const Manifest &m);
-    RouteResult unavailable(const Manifest &m, const std::string &why);
+    bool disabled(const modules::Manifest &m);
+    RouteResult unavailable(const modules::Manifest &m, const std::string &why);
     RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
                            const std::string &session_name, Session &session, const std::string &request_id,
                            bool beside);
     std::string load_locked(const std::string &name, std::vector<std::string> &chain);
 
     HostEnvironment &env_;
-    ModuleRegistry &registry_;
+    modules::ModuleRegistry &registry_;
     StreamHub &streams_;
     mutable std::mutex modules_mu_;
     std::map<std::string, std::unique_ptr<PluginModule>> modules_;

@@ -34,9 +34,9 @@ std::string message_of(const CLI::ParseError &e) {
 
 }  // namespace
 
-std::string usage_text(const std::vector<const Manifest *> &modules) {
+std::string usage_text(const std::vector<const modules::Manifest *> &modules) {
     std::string out = kSynopsis;
-    for (const Manifest *m : modules) {
+    for (const modules::Manifest *m : modules) {
         for (const auto &o : m->options) {
             std::string flag = o.flag + (o.value_of.empty() ? "" : " VALUE");
             if (flag.size() < 23) flag.resize(23, ' ');
@@ -99,14 +99,14 @@ ParseResult parse_options(const std::vector<std::string> &args) {
     return r;
 }
 
-std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const Manifest *> &modules,
+std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const modules::Manifest *> &modules,
                                    std::map<std::string, std::string> &declared, std::vector<std::string> &ignored) {
     CLI::App app("actionhost plugin options");
     app.set_help_flag();
     app.allow_extras();  // what no manifest declares is reported below, in our words
     std::map<std::string, std::string> values;  // flag → the value given
-    std::map<std::string, const OptionSpec *> specs;
-    for (const Manifest *m : modules) {
+    std::map<std::string, const modules::OptionSpec *> specs;
+    for (const modules::Manifest *m : modules) {
         for (const auto &o : m->options) {
             if (specs.count(o.flag)) continue;  // the first module on the search path declares it
             specs[o.flag] = &o;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "modules/manifest.hpp"
+#include <actionhost/modules/manifest.hpp>
 
 namespace actionhost::host {
 
@@ -42,10 +42,10 @@ ParseResult parse_options(const std::vector<std::string> &args);
 // OpenHands' clients pass their plugins' flags whether or not an image holds those plugins
 // (--no-enable-browser where there is no browser at all). Returns "" or the error of a declared flag
 // used wrongly (a missing value).
-std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const Manifest *> &modules,
+std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const modules::Manifest *> &modules,
                                    std::map<std::string, std::string> &declared, std::vector<std::string> &ignored);
 
 // The usage text; `modules` add the options their manifests declare.
-std::string usage_text(const std::vector<const Manifest *> &modules = {});
+std::string usage_text(const std::vector<const modules::Manifest *> &modules = {});
 
 }  // namespace actionhost::host

@@ -34,8 +34,8 @@ std::string joined(const std::vector<std::string> &items, const char *sep) {
 
 HostCore::HostCore(HostCoreSettings s) {
     const Options &o = s.options;
-    registry_.scan(module_search_path(s.install_dir, "plugins", o.plugin_dirs), ModuleKind::Plugin);
-    std::vector<const Manifest *> modules;
+    registry_.scan(modules::module_search_path(s.install_dir, "plugins", o.plugin_dirs), modules::ModuleKind::Plugin);
+    std::vector<const modules::Manifest *> modules;
     for (const auto &m : registry_.modules()) modules.push_back(&m);
     std::map<std::string, std::string> settings = o.settings;
     for (const auto &[k, v] : s.extra_settings) settings[k] = v;
@@ -55,7 +55,7 @@ HostCore::HostCore(HostCoreSettings s) {
     // What plugins offer each other's interpreters (the editor's skills inside every kernel, say).
     std::vector<std::string> python_path, startup;
     for (const auto &name : start_plugins_) {
-        const Manifest &m = *registry_.find(name);
+        const modules::Manifest &m = *registry_.find(name);
         for (const auto &dir : m.python_path) python_path.push_back((std::filesystem::path(m.dir) / dir).string());
         startup.insert(startup.end(), m.python_startup_imports.begin(), m.python_startup_imports.end());
     }

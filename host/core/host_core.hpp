@@ -15,7 +15,7 @@
 #include "http/api.hpp"
 #include "http/stream_hub.hpp"
 #include "modules/host_environment.hpp"
-#include "modules/registry.hpp"
+#include <actionhost/modules/registry.hpp>
 #include "terminal/terminal_registry.hpp"
 
 namespace actionhost::host {
@@ -56,13 +56,13 @@ class HostCore {
 
     HostEnvironment &env() { return *env_; }
     StreamHub &streams() { return streams_; }
-    const ModuleRegistry &registry() const { return registry_; }
+    const modules::ModuleRegistry &registry() const { return registry_; }
     const std::string &session_api_key() const { return session_key_; }
 
   private:
     std::vector<std::string> start_plugins_;
     std::string session_key_;
-    ModuleRegistry registry_;
+    modules::ModuleRegistry registry_;
     StreamHub streams_;
     std::unique_ptr<HostEnvironment> env_;
     std::unique_ptr<Router> router_;

@@ -32,7 +32,7 @@ void add_common_errors(json &responses, bool keyed) {
 }
 
 // One action's request: {"action": NAME, "args": {...declared...}, "timeout": seconds}.
-json action_schema(const ActionSpec &spec, const std::string &provider) {
+json action_schema(const modules::ActionSpec &spec, const std::string &provider) {
     json args = spec.json_schema();
     // Every action also carries the event model's shared fields.
     for (const auto &a : shared_action_args()) {
@@ -61,7 +61,7 @@ json action_schema(const ActionSpec &spec, const std::string &provider) {
     return s;
 }
 
-std::string schema_name(const ActionSpec &spec, const std::string &provider) {
+std::string schema_name(const modules::ActionSpec &spec, const std::string &provider) {
     std::string name = "Action_" + spec.name;
     if (!spec.when.empty()) name += "_" + provider;
     return name;
@@ -69,7 +69,7 @@ std::string schema_name(const ActionSpec &spec, const std::string &provider) {
 
 }  // namespace
 
-json openapi_document(const ModuleRegistry &registry, const std::string &version) {
+json openapi_document(const modules::ModuleRegistry &registry, const std::string &version) {
     json schemas = {
         {"Detail", {{"type", "object"}, {"properties", {{"detail", {{"type", "string"}}}}}, {"required", {"detail"}}}},
         {"Observation",

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "modules/registry.hpp"
+#include <actionhost/modules/registry.hpp>
 
 namespace actionhost::host {
 
-nlohmann::json openapi_document(const ModuleRegistry &registry, const std::string &version);
+nlohmann::json openapi_document(const modules::ModuleRegistry &registry, const std::string &version);
 
 // The /docs page: every operation and every action with its arguments, as HTML (no script, no CDN).
 std::string openapi_html(const nlohmann::json &document);

@@ -61,12 +61,12 @@ struct LatestImage {
     std::string path;
     std::string title;
 };
-std::optional<LatestImage> latest_image(const ModuleRegistry &registry, const std::string &working_dir) {
+std::optional<LatestImage> latest_image(const modules::ModuleRegistry &registry, const std::string &working_dir) {
     std::error_code ec;
     std::optional<LatestImage> best;
     fs::file_time_type best_time{};
-    for (const Manifest &m : registry.modules())
-        for (const ImageFeed &feed : m.image_feeds) {
+    for (const modules::Manifest &m : registry.modules())
+        for (const modules::ImageFeed &feed : m.image_feeds) {
             size_t looked = 0;
             for (fs::directory_iterator it(fs::path(working_dir) / feed.dir, ec), end; !ec && it != end && looked < 10000;
                  it.increment(ec), ++looked) {

@@ -29,7 +29,7 @@ bool python_has_module(const std::string &python, const std::string &module) {
 
 ImageNeeds::ImageNeeds(std::string install_dir, Lookup config) : install_dir_(std::move(install_dir)), config_(std::move(config)) {}
 
-std::vector<NeedStatus> ImageNeeds::check(const Manifest &m) {
+std::vector<NeedStatus> ImageNeeds::check(const modules::Manifest &m) {
     std::lock_guard lock(mu_);
     if (auto it = checked_.find(m.name); it != checked_.end()) return it->second;
     std::vector<NeedStatus> out;
@@ -38,7 +38,7 @@ std::vector<NeedStatus> ImageNeeds::check(const Manifest &m) {
     return out;
 }
 
-NeedStatus ImageNeeds::check_one(const ImageNeed &need) const {
+NeedStatus ImageNeeds::check_one(const modules::ImageNeed &need) const {
     NeedStatus s;
     s.need = need;
     auto value = [&](const std::string &key) -> std::string {

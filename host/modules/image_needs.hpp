@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "modules/manifest.hpp"
+#include <actionhost/modules/manifest.hpp>
 
 namespace actionhost::host {
 
 struct NeedStatus {
-    ImageNeed need;
+    modules::ImageNeed need;
     bool met = false;
     std::string path;  // what meets it ("" when configured_by met it, or when it is missing)
     std::string looked_at;  // where it was looked for, for the message
@@ -31,10 +31,10 @@ class ImageNeeds {
     ImageNeeds(std::string install_dir, Lookup config);
 
     // Each need of `m`, checked the first time and remembered.
-    std::vector<NeedStatus> check(const Manifest &m);
+    std::vector<NeedStatus> check(const modules::Manifest &m);
 
   private:
-    NeedStatus check_one(const ImageNeed &need) const;
+    NeedStatus check_one(const modules::ImageNeed &need) const;
     std::string install_dir_;
     Lookup config_;
     std::mutex mu_;

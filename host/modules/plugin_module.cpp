@@ -1,12 +1,8 @@
 #include "modules/plugin_module.hpp"
 
-#include <unistd.h>
-
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/ext/partial_streams.h>
 #include <cstddef>
-#include <filesystem>
-#include <sstream>
 #include <string_view>
 
 #include "http/stream_hub.hpp"
@@ -93,18 +89,6 @@ const void *svc_get_extension(const ah_host_t *, const char *id) {
     return nullptr;
 }
 
-std::string version_text(const ah_version_t &v) { return to_string(v); }
-
-bool on_path(const std::string &exe) {
-    if (exe.find('/') != std::string::npos) return access(exe.c_str(), X_OK) == 0;
-    const char *path = getenv("PATH");
-    std::stringstream ss(path ? path : "/usr/local/bin:/usr/bin:/bin");
-    std::string dir;
-    while (std::getline(ss, dir, ':'))
-        if (!dir.empty() && access((dir + "/" + exe).c_str(), X_OK) == 0) return true;
-    return false;
-}
-
 }  // namespace
 
 std::string PluginHostContext::take_error() {
@@ -129,52 +113,17 @@ void init_host_services(PluginHostContext &ctx) {
     ctx.c.get_extension = &svc_get_extension;
 }
 
-std::unique_ptr<PluginModule> PluginModule::load(const Manifest &manifest, HostEnvironment &env, std::string &error) {
-    const std::string file = manifest.library_path();
-    auto refuse = [&](const std::string &why) -> std::unique_ptr<PluginModule> {
-        error = "refusing plugin module " + file + ": " + why;
-        return nullptr;
-    };
-    for (const auto &exe : manifest.requires_executables)
-        if (!on_path(exe)) return refuse("it requires the executable '" + exe + "', which is not installed");
-    const ah_version_t host_abi = AH_ABI_VERSION_INIT;
-    if (manifest.abi_version.major != host_abi.major)
-        return refuse("its manifest declares ABI " + version_text(manifest.abi_version) + ", this host implements " +
-                      version_text(host_abi) + " (major differs)");
-
+std::unique_ptr<PluginModule> PluginModule::load(const modules::Manifest &manifest, HostEnvironment &env, std::string &error) {
+    // Manifest, negotiation and the entry: the loader the client's runtime modules go through too.
     std::unique_ptr<PluginModule> m(new PluginModule());
     m->manifest_ = manifest;
-    try {
-        m->lib_ = std::make_unique<boost::dll::shared_library>(
-            file, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
-    } catch (const std::exception &e) {
-        return refuse(std::string("it cannot be loaded: ") + e.what());
-    }
-    if (!m->lib_->has(AH_PLUGIN_ENTRY_SYMBOL))
-        return refuse(std::string("it lacks the entry symbol ") + AH_PLUGIN_ENTRY_SYMBOL);
-    auto entry_fn = m->lib_->get<const ah_plugin_entry_t *()>(AH_PLUGIN_ENTRY_SYMBOL);
-    const ah_plugin_entry_t *entry = entry_fn();
-    if (entry == nullptr) return refuse("its entry function returned NULL");
-    const ah_version_t abi = entry->abi_version;
-    if (abi.major != host_abi.major)
-        return refuse("it was built for ABI " + version_text(abi) + ", this host implements " + version_text(host_abi) +
-                      " (major differs)");
-    if (abi.minor > host_abi.minor)
-        return refuse("it was built for ABI " + version_text(abi) + ", newer than this host's " +
-                      version_text(host_abi) + " (minor is newer)");
-    if (entry->struct_size < offsetof(ah_plugin_entry_t, create) + sizeof(entry->create))
-        return refuse("its entry struct is too small (" + std::to_string(entry->struct_size) + " bytes)");
-    if (entry->name == nullptr || entry->version == nullptr || entry->create == nullptr)
-        return refuse("its entry struct has a NULL name, version or create");
-    if (manifest.name != entry->name)
-        return refuse("its manifest says name \"" + manifest.name + "\" but the module says \"" + entry->name + "\"");
-    if (manifest.version != entry->version)
-        return refuse("its manifest says version " + manifest.version + " but the module says " + entry->version);
-    if (manifest.abi_version.major != abi.major || manifest.abi_version.minor != abi.minor ||
-        manifest.abi_version.patch != abi.patch)
-        return refuse("its manifest says ABI " + version_text(manifest.abi_version) + " but the module was built for " +
-                      version_text(abi));
-
+    m->lib_ = modules::ModuleLibrary::open(manifest, error);
+    if (!m->lib_) return nullptr;
+    auto refuse = [&](const std::string &why) -> std::unique_ptr<PluginModule> {
+        error = m->lib_->refusal(why);
+        return nullptr;
+    };
+    const ah_plugin_entry_t *entry = m->lib_->plugin_entry();
     m->ctx_ = std::make_unique<PluginHostContext>();
     m->ctx_->env = &env;
     m->ctx_->plugin_name = manifest.name;
@@ -184,21 +133,11 @@ std::unique_ptr<PluginModule> PluginModule::load(const Manifest &manifest, HostE
         std::string why = m->ctx_->take_error();
         return refuse("create failed" + (why.empty() ? std::string() : ": " + why));
     }
-    const ah_plugin_t *p = m->plugin_;
-    const char *null_slot = nullptr;
-    if (p->struct_size < offsetof(ah_plugin_t, get_extension) + sizeof(p->get_extension)) {
-        m->plugin_ = nullptr;  // cannot trust any slot of a truncated struct, not even destroy
-        return refuse("its plugin struct is too small (" + std::to_string(p->struct_size) + " bytes)");
-    }
-    if (p->init == nullptr) null_slot = "init";
-    else if (p->execute == nullptr) null_slot = "execute";
-    else if (p->shutdown == nullptr) null_slot = "shutdown";
-    else if (p->destroy == nullptr) null_slot = "destroy";
-    else if (p->get_extension == nullptr) null_slot = "get_extension";
-    if (null_slot != nullptr) {
-        if (p->destroy != nullptr) p->destroy(m->plugin_);
+    // The dispatch table: a plugin with a NULL slot is refused before any call through it.
+    if (const auto check = modules::check_dispatch(*m->plugin_); !check.ok()) {
+        if (check.can_destroy) m->plugin_->destroy(m->plugin_);  // else a truncated struct: leaked
         m->plugin_ = nullptr;
-        return refuse(std::string("its plugin struct has a NULL '") + null_slot + "' function");
+        return refuse(check.why);
     }
     const ah_status_t st = m->plugin_->init(m->plugin_);
     if (st != AH_OK) {
@@ -238,8 +177,7 @@ std::unique_ptr<PluginModule> PluginModule::load(const Manifest &manifest, HostE
         if (!m->answers(route))
             env.log(AH_LOG_WARNING, manifest.name, "its manifest lists the route " + route + ", which the module does not answer");
     if (manifest.never_unload) {
-        // Keep the code mapped for the life of the process: leak the handle on purpose.
-        (void)m->lib_.release();
+        m->lib_->keep_loaded();
     }
     return m;
 }

@@ -6,7 +6,6 @@
 #include <actionhost/ext/http_stream_routes.h>
 #include <actionhost/plugin.h>
 
-#include <boost/dll/shared_library.hpp>
 #include <atomic>
 #include <memory>
 #include <map>
@@ -15,7 +14,8 @@
 #include <string>
 
 #include "modules/host_environment.hpp"
-#include "modules/manifest.hpp"
+#include <actionhost/modules/manifest.hpp>
+#include <actionhost/modules/module_library.hpp>
 
 namespace actionhost::host {
 
@@ -37,12 +37,12 @@ class PluginModule {
   public:
     // Loads, checks, creates and initialises the module described by `manifest`. On refusal returns
     // nullptr and sets `error` to one line naming the file and the reason.
-    static std::unique_ptr<PluginModule> load(const Manifest &manifest, HostEnvironment &env, std::string &error);
+    static std::unique_ptr<PluginModule> load(const modules::Manifest &manifest, HostEnvironment &env, std::string &error);
     ~PluginModule();  // shutdown (if not yet), destroy, unload (unless never_unload)
     PluginModule(const PluginModule &) = delete;
     PluginModule &operator=(const PluginModule &) = delete;
 
-    const Manifest &manifest() const { return manifest_; }
+    const modules::Manifest &manifest() const { return manifest_; }
     // Runs the plugin's execute behind the host's own barrier. `call.call` must be a live ah_call.
     ah_status_t execute(const ah_action_call_t &call);
     const ah_ext_http_routes_t *http_routes() const { return routes_; }
@@ -73,8 +73,8 @@ class PluginModule {
 
   private:
     PluginModule() = default;
-    Manifest manifest_;
-    std::unique_ptr<boost::dll::shared_library> lib_;
+    modules::Manifest manifest_;
+    std::unique_ptr<modules::ModuleLibrary> lib_;
     std::unique_ptr<PluginHostContext> ctx_;
     ah_plugin_t *plugin_ = nullptr;
     const ah_ext_http_routes_t *routes_ = nullptr;

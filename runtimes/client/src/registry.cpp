@@ -5,47 +5,35 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
+
+#include <actionhost/modules/registry.hpp>
 
 #include "actionhost/client/errors.hpp"
 
 namespace actionhost::client {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 RuntimeRegistry RuntimeRegistry::scan(const std::vector<std::string> &dirs) {
+    // The manifests are read by the module library the host reads its plugins' with: the same checks
+    // and the same refusals.
+    modules::ModuleRegistry found;
+    found.scan(dirs, modules::ModuleKind::Runtime);
     RuntimeRegistry reg;
-    for (const auto &dir : dirs) {
-        std::error_code ec;
-        if (!fs::is_directory(dir, ec)) continue;
-        std::vector<fs::path> manifests;
-        for (const auto &entry : fs::directory_iterator(dir, ec))
-            if (fs::exists(entry.path() / "manifest.json")) manifests.push_back(entry.path() / "manifest.json");
-        std::sort(manifests.begin(), manifests.end());
-        for (const auto &path : manifests) {
-            try {
-                std::ifstream in(path);
-                json m = json::parse(in);
-                if (m.value("kind", "") != "runtime") continue;  // plugins may share a directory
-                RuntimeModule mod;
-                mod.name = m.at("name").get<std::string>();
-                mod.version = m.value("version", "");
-                mod.abi_version = m.value("abi_version", "");
-                mod.description = m.value("description", "");
-                mod.library_path = (path.parent_path() / m.at("library").get<std::string>()).string();
-                if (m.contains("provides") && m["provides"].contains("runtimes"))
-                    mod.runtimes = m["provides"]["runtimes"].get<std::vector<std::string>>();
-                if (mod.runtimes.empty()) mod.runtimes.push_back(mod.name);
-                mod.plugin_dirs = m.value("plugin_dirs", false);
-                size_t index = reg.modules_.size();
-                reg.modules_.push_back(mod);
-                for (const auto &r : mod.runtimes) reg.by_runtime_.try_emplace(r, index);
-            } catch (const std::exception &e) {
-                reg.warnings_.push_back("Skipping runtime manifest " + path.string() + ": " + e.what());
-            }
-        }
+    for (const auto &bad : found.invalid()) reg.warnings_.push_back("Skipping runtime manifest " + bad.path + ": " + bad.error);
+    for (const auto &m : found.modules()) {
+        RuntimeModule mod;
+        mod.name = m.name;
+        mod.version = m.version;
+        mod.abi_version = modules::to_string(m.abi_version);
+        mod.description = m.description;
+        mod.library_path = m.library_path();
+        mod.manifest_path = m.dir + "/manifest.json";
+        mod.runtimes = m.provides;
+        mod.plugin_dirs = m.plugin_dirs;
+        const size_t index = reg.modules_.size();
+        reg.modules_.push_back(std::move(mod));
+        for (const auto &r : reg.modules_.back().runtimes) reg.by_runtime_.try_emplace(r, index);
     }
     return reg;
 }

@@ -96,8 +96,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     s.build_host_command();
     s.build_host_view();
     std::string wanted = s.runtime_name == "eventstream" ? "docker" : s.runtime_name;
-    s.runtime = s.module.entry->create(&s.host, wanted.c_str());
-    if (!s.runtime) throw RuntimeError("Runtime " + s.runtime_name + " could not be created: " + s.take_error("no reason given"));
+    s.create_runtime(wanted);
     return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
 }
 

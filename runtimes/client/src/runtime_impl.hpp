@@ -12,23 +12,19 @@
 #include <actionhost/runtime.h>
 
 #include <algorithm>
-#include <boost/dll/shared_library.hpp>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include <actionhost/modules/module_library.hpp>
+
 #include "actionhost/client/errors.hpp"
 #include "actionhost/client/registry.hpp"
 #include "actionhost/client/runtime.hpp"
 
 namespace actionhost::client {
-
-struct ModuleHandle {
-    boost::dll::shared_library library;
-    const ah_runtime_entry_t *entry = nullptr;
-};
 
 struct Runtime::Impl {
     ah_runtime_host_t host{};  // the C view handed to the backend; host_data leads back here
@@ -42,7 +38,7 @@ struct Runtime::Impl {
     std::string in_process_url;        // attached while connected to an in-process runtime
     std::deque<std::string> config_strings;  // stable storage for config_get answers
     std::mutex config_mutex;
-    ModuleHandle module;
+    std::unique_ptr<modules::ModuleLibrary> module;  // the backend's library; unloaded after ~Runtime destroyed `runtime`
     ah_runtime_t *runtime = nullptr;
     std::unique_ptr<WireClient> wire;
     bool connected = false, closed = false;
@@ -97,6 +93,8 @@ struct Runtime::Impl {
     void setup_sandbox();
     const std::string &workspace_dir();
     void load_module(const RuntimeModule &mod);
+    // The backend's create, and its dispatch table checked before any call through it.
+    void create_runtime(const std::string &wanted);
 };
 
 }  // namespace actionhost::client

@@ -8,9 +8,10 @@
 #include <sstream>
 
 #include "actions/file_actions.hpp"
-#include "modules/manifest.hpp"
+#include <actionhost/modules/manifest.hpp>
 
 using namespace actionhost::host;
+using namespace actionhost::modules;
 using nlohmann::json;
 
 namespace {

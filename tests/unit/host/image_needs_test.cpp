@@ -11,6 +11,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace actionhost::host;
+using namespace actionhost::modules;
 
 namespace {
 

@@ -1,8 +1,8 @@
-#include "modules/manifest.hpp"
+#include <actionhost/modules/manifest.hpp>
 
 #include <gtest/gtest.h>
 
-using namespace actionhost::host;
+using namespace actionhost::modules;
 
 namespace {
 const char *kGood = R"({"name":"bash","kind":"plugin","version":"0.1.0","abi_version":"1.0.0","library":"libah_bash.so",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 using namespace actionhost::host;
+using namespace actionhost::modules;
 
 namespace {
 

@@ -14,6 +14,7 @@ struct RuntimeModule {
     std::string version;
     std::string abi_version;   // "1.0.0"
     std::string library_path;  // absolute path of the .so
+    std::string manifest_path;  // the manifest.json it was read from (the loader reads it again)
     std::string description;
     std::vector<std::string> runtimes;  // provides.runtimes
     // "plugin_dirs": true — the backend shows its host the client machine's plugin directories
@@ -24,7 +25,8 @@ struct RuntimeModule {
 class RuntimeRegistry {
   public:
     // Reads <dir>/*/manifest.json of every directory, in order; the first provider of a name wins.
-    // Manifests that are unreadable, of another kind or malformed are skipped with a warning.
+    // Manifests of another kind are skipped; unreadable or malformed ones (refused by the same checks as
+    // the host's plugin manifests) are skipped with a warning.
     static RuntimeRegistry scan(const std::vector<std::string> &dirs);
 
     // The module providing `runtime_name` ("eventstream" is OpenHands' alias of "docker"). Throws

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace actionhost::host {
+namespace actionhost::modules {
 
 struct ArgSpec {
     std::string name;
@@ -65,4 +65,4 @@ struct ActionSpec {
 // is the order of the checks). `error` says what is wrong, naming the field.
 std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordered_json &actions, std::string &error);
 
-}  // namespace actionhost::host
+}  // namespace actionhost::modules

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "modules/manifest.hpp"
+#include "actionhost/modules/manifest.hpp"
 
-namespace actionhost::host {
+namespace actionhost::modules {
 
 struct InvalidManifest {
     std::string path;
@@ -52,4 +52,4 @@ class ModuleRegistry {
 std::vector<std::string> module_search_path(const std::string &install_dir, const std::string &kind,
                                             const std::vector<std::string> &extra);
 
-}  // namespace actionhost::host
+}  // namespace actionhost::modules

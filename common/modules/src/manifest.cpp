@@ -1,11 +1,14 @@
-#include "modules/manifest.hpp"
+#include "actionhost/modules/manifest.hpp"
 
 #include <actionhost/common/json_io.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
-namespace actionhost::host {
+namespace actionhost::modules {
 namespace {
 
 bool parse_version(const std::string &text, ah_version_t &out) {
@@ -370,6 +373,13 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
         }
         m.never_unload = j.at("never_unload").get<bool>();
     }
+    if (j.contains("plugin_dirs")) {
+        if (m.kind != ModuleKind::Runtime || !j.at("plugin_dirs").is_boolean()) {
+            r.error = "\"plugin_dirs\" must be a boolean, in a runtime manifest";
+            return r;
+        }
+        m.plugin_dirs = j.at("plugin_dirs").get<bool>();
+    }
     if (!j.contains("provides") || !j.at("provides").is_object()) {
         r.error = "\"provides\" must be an object";
         return r;
@@ -401,4 +411,12 @@ ManifestParse parse_manifest(std::string_view json_text, const std::string &dir)
     return r;
 }
 
-}  // namespace actionhost::host
+ManifestParse read_manifest(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) return {std::nullopt, "cannot be read"};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_manifest(ss.str(), std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace actionhost::modules

@@ -1,9 +1,9 @@
-#include "modules/action_schema.hpp"
+#include "actionhost/modules/action_schema.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace actionhost::host {
+namespace actionhost::modules {
 namespace {
 
 const std::vector<std::string> kTypeNames = {"string", "boolean", "integer", "number", "array", "object", "null"};
@@ -228,4 +228,4 @@ std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordere
     return out;
 }
 
-}  // namespace actionhost::host
+}  // namespace actionhost::modules

@@ -1,12 +1,11 @@
-#include "modules/registry.hpp"
+#include "actionhost/modules/registry.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
-namespace actionhost::host {
+namespace actionhost::modules {
 
 namespace fs = std::filesystem;
 
@@ -20,10 +19,7 @@ void ModuleRegistry::scan(const std::vector<std::string> &dirs, ModuleKind kind)
         for (const auto &sub : entries) {
             const fs::path manifest_path = sub / "manifest.json";
             if (!fs::is_regular_file(manifest_path, ec)) continue;
-            std::ifstream in(manifest_path);
-            std::stringstream ss;
-            ss << in.rdbuf();
-            auto parsed = parse_manifest(ss.str(), sub.string());
+            auto parsed = read_manifest(manifest_path.string());
             if (!parsed.manifest) {
                 invalid_.push_back({manifest_path.string(), parsed.error});
                 continue;
@@ -125,4 +121,4 @@ std::vector<std::string> module_search_path(const std::string &install_dir, cons
     return dirs;
 }
 
-}  // namespace actionhost::host
+}  // namespace actionhost::modules

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "modules/action_schema.hpp"
+#include "actionhost/modules/action_schema.hpp"
 
-namespace actionhost::host {
+namespace actionhost::modules {
 
 enum class ModuleKind { Plugin, Runtime };
 
@@ -64,6 +64,9 @@ struct Manifest {
     std::vector<std::string> requires_plugins;
     std::vector<ImageNeed> needs;
     bool never_unload = false;
+    // Runtimes only: "plugin_dirs": true — the backend shows its host the client machine's plugin
+    // directories (the client's --plugin-dir) at the same paths.
+    bool plugin_dirs = false;
     bool autoload = false;  // "load": "always" — loaded at every host start, named or not
     std::vector<OptionSpec> options;
     // The plugin is off while every key of `disabled_when` has its value (from an option, --set or the
@@ -92,8 +95,11 @@ struct ManifestParse {
 
 // Parses manifest.json text; `dir` is where it was found. Refuses anything malformed with a reason.
 ManifestParse parse_manifest(std::string_view json_text, const std::string &dir);
+// Reads and parses the manifest.json at `path` (its directory is the module's); an unreadable file is
+// refused like a malformed one.
+ManifestParse read_manifest(const std::string &path);
 
 std::string to_string(const ah_version_t &v);
 std::string to_string(ModuleKind kind);
 
-}  // namespace actionhost::host
+}  // namespace actionhost::modules

@@ -1,0 +1,141 @@
+#include "actionhost/modules/module_library.hpp"
+
+#include <unistd.h>
+
+#include <boost/dll/shared_library.hpp>
+#include <cstddef>
+#include <cstdlib>
+#include <sstream>
+
+namespace actionhost::modules {
+
+namespace {
+
+bool on_path(const std::string &exe) {
+    if (exe.find('/') != std::string::npos) return access(exe.c_str(), X_OK) == 0;
+    const char *path = getenv("PATH");
+    std::stringstream ss(path ? path : "/usr/local/bin:/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(ss, dir, ':'))
+        if (!dir.empty() && access((dir + "/" + exe).c_str(), X_OK) == 0) return true;
+    return false;
+}
+
+const char *entry_symbol(ModuleKind kind) {
+    return kind == ModuleKind::Plugin ? AH_PLUGIN_ENTRY_SYMBOL : AH_RUNTIME_ENTRY_SYMBOL;
+}
+
+// The negotiation of one entry struct. Both kinds' entries share their leading fields (abi_version,
+// struct_size, name, version, create), so one template checks either. "" when it may be used.
+template <class Entry>
+std::string negotiate(const Entry *entry, const Manifest &manifest) {
+    const ah_version_t ours = AH_ABI_VERSION_INIT;
+    if (entry == nullptr) return "its entry function returned NULL";
+    const ah_version_t abi = entry->abi_version;
+    if (abi.major != ours.major)
+        return "it was built for ABI " + to_string(abi) + ", this " + (manifest.kind == ModuleKind::Plugin ? "host" : "client") +
+               " implements " + to_string(ours) + " (major differs)";
+    if (abi.minor > ours.minor)
+        return "it was built for ABI " + to_string(abi) + ", newer than this " +
+               (manifest.kind == ModuleKind::Plugin ? "host" : "client") + "'s " + to_string(ours) + " (minor is newer)";
+    if (entry->struct_size < offsetof(Entry, create) + sizeof(entry->create))
+        return "its entry struct is too small (" + std::to_string(entry->struct_size) + " bytes)";
+    if (entry->name == nullptr || entry->version == nullptr || entry->create == nullptr)
+        return "its entry struct has a NULL name, version or create";
+    if (manifest.name != entry->name)
+        return "its manifest says name \"" + manifest.name + "\" but the module says \"" + entry->name + "\"";
+    if (manifest.version != entry->version)
+        return "its manifest says version " + manifest.version + " but the module says " + entry->version;
+    if (manifest.abi_version.major != abi.major || manifest.abi_version.minor != abi.minor ||
+        manifest.abi_version.patch != abi.patch)
+        return "its manifest says ABI " + to_string(manifest.abi_version) + " but the module was built for " + to_string(abi);
+    return "";
+}
+
+// The first slot of `slots` that is NULL, by name, or nullptr.
+template <size_t N>
+const char *first_null(const std::pair<const char *, bool> (&slots)[N]) {
+    for (const auto &[name, present] : slots)
+        if (!present) return name;
+    return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<ModuleLibrary> ModuleLibrary::open(const Manifest &manifest, std::string &error) {
+    std::unique_ptr<ModuleLibrary> m(new ModuleLibrary());
+    m->manifest_ = manifest;
+    auto refuse = [&](const std::string &why) -> std::unique_ptr<ModuleLibrary> {
+        error = m->refusal(why);
+        return nullptr;
+    };
+    for (const auto &exe : manifest.requires_executables)
+        if (!on_path(exe)) return refuse("it requires the executable '" + exe + "', which is not installed");
+    const ah_version_t ours = AH_ABI_VERSION_INIT;
+    // Refused from the manifest alone: the library is not even opened.
+    if (manifest.abi_version.major != ours.major)
+        return refuse("its manifest declares ABI " + to_string(manifest.abi_version) + ", this " +
+                      (manifest.kind == ModuleKind::Plugin ? "host" : "client") + " implements " + to_string(ours) +
+                      " (major differs)");
+    try {
+        m->lib_ = std::make_unique<boost::dll::shared_library>(
+            manifest.library_path(), boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
+    } catch (const std::exception &e) {
+        return refuse(std::string("it cannot be loaded: ") + e.what());
+    }
+    const char *symbol = entry_symbol(manifest.kind);
+    if (!m->lib_->has(symbol)) return refuse(std::string("it lacks the entry symbol ") + symbol);
+    std::string why;
+    if (manifest.kind == ModuleKind::Plugin) {
+        const ah_plugin_entry_t *entry = m->lib_->get<const ah_plugin_entry_t *()>(symbol)();
+        why = negotiate(entry, manifest);
+        m->entry_ = entry;
+    } else {
+        const ah_runtime_entry_t *entry = m->lib_->get<const ah_runtime_entry_t *()>(symbol)();
+        why = negotiate(entry, manifest);
+        m->entry_ = entry;
+    }
+    if (!why.empty()) return refuse(why);
+    return m;
+}
+
+ModuleLibrary::~ModuleLibrary() = default;
+
+const ah_plugin_entry_t *ModuleLibrary::plugin_entry() const {
+    return manifest_.kind == ModuleKind::Plugin ? static_cast<const ah_plugin_entry_t *>(entry_) : nullptr;
+}
+
+const ah_runtime_entry_t *ModuleLibrary::runtime_entry() const {
+    return manifest_.kind == ModuleKind::Runtime ? static_cast<const ah_runtime_entry_t *>(entry_) : nullptr;
+}
+
+std::string ModuleLibrary::refusal(const std::string &why) const {
+    return "refusing " + to_string(manifest_.kind) + " module " + manifest_.library_path() + ": " + why;
+}
+
+void ModuleLibrary::keep_loaded() { (void)lib_.release(); }
+
+DispatchCheck check_dispatch(const ah_plugin_t &p) {
+    if (p.struct_size < offsetof(ah_plugin_t, get_extension) + sizeof(p.get_extension))
+        return {"its plugin struct is too small (" + std::to_string(p.struct_size) + " bytes)", false};
+    const std::pair<const char *, bool> slots[] = {{"init", p.init != nullptr},         {"execute", p.execute != nullptr},
+                                                   {"shutdown", p.shutdown != nullptr}, {"destroy", p.destroy != nullptr},
+                                                   {"get_extension", p.get_extension != nullptr}};
+    if (const char *slot = first_null(slots))
+        return {std::string("its plugin struct has a NULL '") + slot + "' function", p.destroy != nullptr};
+    return {};
+}
+
+DispatchCheck check_dispatch(const ah_runtime_t &r) {
+    if (r.struct_size < offsetof(ah_runtime_t, get_extension) + sizeof(r.get_extension))
+        return {"its runtime struct is too small (" + std::to_string(r.struct_size) + " bytes)", false};
+    const std::pair<const char *, bool> slots[] = {
+        {"connect", r.connect != nullptr}, {"endpoint", r.endpoint != nullptr}, {"pause", r.pause != nullptr},
+        {"resume", r.resume != nullptr},   {"close", r.close != nullptr},       {"destroy", r.destroy != nullptr},
+        {"get_extension", r.get_extension != nullptr}};
+    if (const char *slot = first_null(slots))
+        return {std::string("its runtime struct has a NULL '") + slot + "' function", r.destroy != nullptr};
+    return {};
+}
+
+}  // namespace actionhost::modules
