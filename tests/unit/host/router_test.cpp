@@ -114,6 +114,27 @@ TEST(Routes, ARoutesErrorTextReachesTheClient) {
     EXPECT_EQ(detail(r), "The fx_route_error plugin failed to answer /fx/fail: the route's own reason: disk on fire");
 }
 
+// host.h: an error a plugin sets on its call with set_error(host, call, ...) before failing reaches the
+// caller in the error observation, not a bare status.
+TEST(Router, AnExecutesErrorTextReachesTheCaller) {
+    FixtureHost h;
+    auto r = h.act({{"action", "fixture_call_error"}, {"args", json::object()}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(json::parse(r.body)["observation"], "error");
+    EXPECT_EQ(json::parse(r.body)["content"],
+              "The fx_call_error plugin failed to execute the action: the call's own reason: quota exceeded");
+}
+
+// Only the exact paths a plugin declares and answers are routed to it: a neighbour of its route, or a
+// path no module declares, is refused and never reaches the plugin.
+TEST(Routes, UnknownPathsAreRefused) {
+    FixtureHost h({"fx_route_error"});
+    ASSERT_EQ(h.core->load_start_plugins(), "");
+    EXPECT_EQ(h.request("GET", "/fx/fail").status, 500);  // the plugin's own route: it answers (by failing)
+    for (const char *path : {"/fx/fail/", "/fx/failx", "/fx", "/fx/other", "/nobody/declares/this"})
+        EXPECT_EQ(h.request("GET", path).status, 404) << path;
+}
+
 // While the plugin is not loaded, the host answers its route as the manifest says (OpenHands answers
 // /vscode/connection_token without its plugin).
 TEST(Routes, AnUnloadedPluginsRouteGetsItsDeclaredFallback) {

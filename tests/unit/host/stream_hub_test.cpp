@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 using namespace actionhost::host;
 
@@ -53,4 +56,25 @@ TEST(StreamHub, CloseAllWakesAWaitingFollower) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
     EXPECT_TRUE(sub->closed());
     closer.join();
+}
+
+// Publishers of two sessions at once: each follower gets its own session's events, all of them, in the
+// order they were published, and none of the other session's.
+TEST(StreamHub, ConcurrentSessionsNeverMix) {
+    StreamHub hub;
+    auto a = hub.subscribe("a"), b = hub.subscribe("b");
+    constexpr int kEvents = 2000;
+    auto publisher = [&](const std::string &session) {
+        for (int i = 0; i < kEvents; ++i) hub.publish(session, "output", session + std::to_string(i));
+    };
+    std::thread ta(publisher, "a"), tb(publisher, "b");
+    ta.join();
+    tb.join();
+    for (auto &[sub, session] : {std::pair{&a, std::string("a")}, std::pair{&b, std::string("b")}}) {
+        std::vector<std::string> got;
+        for (int round = 0; round < 100 && got.size() < kEvents; ++round)
+            for (auto &e : (*sub)->next(10)) got.push_back(e.data);
+        ASSERT_EQ(got.size(), static_cast<size_t>(kEvents)) << session;
+        for (int i = 0; i < kEvents; ++i) ASSERT_EQ(got[i], session + std::to_string(i));
+    }
 }
