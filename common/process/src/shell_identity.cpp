@@ -2,6 +2,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -45,7 +46,9 @@ std::string find_on_path(const std::string &name, const std::string &path_list) 
         std::string dir = path_list.substr(start, end - start);
         if (dir.empty()) dir = ".";
         const std::string candidate = dir + "/" + name;
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        struct stat st {};
+        if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
+            return candidate;  // a directory of that name is not a program
         start = end + 1;
     }
     return "";

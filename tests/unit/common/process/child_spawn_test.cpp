@@ -1,0 +1,192 @@
+// ChildProcess::spawn against real children: what fails is said clearly and leaves nothing behind, and a
+// child holds its three streams (plus keep_fds) and nothing else of ours — through both ways of starting
+// one (posix_spawn, and fork for what posix_spawn cannot do; die_with_parent forces the fork).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <actionhost/common/process/child_process.hpp>
+#include <actionhost/common/process_state.hpp>
+
+#include "process_test_util.hpp"
+
+using namespace actionhost::common;
+using actionhost::testing::open_descriptors;
+using actionhost::testing::read_until_eof;
+
+namespace {
+
+// Runs each test through posix_spawn (false) and through fork (true).
+class Spawn : public ::testing::TestWithParam<bool> {
+  protected:
+    SpawnSpec spec(std::vector<std::string> argv) const {
+        SpawnSpec s;
+        s.argv = std::move(argv);
+        s.use_pty = false;
+        s.die_with_parent = GetParam();
+        return s;
+    }
+};
+
+std::string spawn_error(const SpawnSpec &s) {
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    EXPECT_FALSE(child) << "spawned pid " << (child ? child->pid() : 0);
+    return error;
+}
+
+}  // namespace
+
+TEST_P(Spawn, AMissingProgramIsAClearError) {
+    EXPECT_EQ(spawn_error(spec({"/nonexistent/ah-no-such-program"})),
+              "cannot start /nonexistent/ah-no-such-program: No such file or directory");
+    EXPECT_EQ(spawn_error(spec({"ah-no-such-program"})), "command not found: ah-no-such-program");
+    EXPECT_EQ(spawn_error(spec({})), "no command");
+}
+
+TEST_P(Spawn, AWorkingDirectoryThatCannotBeEnteredIsNamed) {
+    auto s = spec({"/bin/true"});
+    s.working_dir = "/nonexistent/ah-dir";
+    EXPECT_EQ(spawn_error(s), "cannot start /bin/true: chdir to /nonexistent/ah-dir: No such file or directory");
+}
+
+TEST_P(Spawn, AnUnopenableLogFileIsNamed) {
+    auto s = spec({"/bin/true"});
+    s.out = Stream::file("/nonexistent/ah-dir/log");
+    EXPECT_EQ(spawn_error(s), "cannot open /nonexistent/ah-dir/log: No such file or directory");
+}
+
+// The fix of the MCP plugin's old leak: a later pipe failing closes the earlier ones.
+TEST_P(Spawn, APipeThatCannotBeMadeLeavesNoDescriptorOpen) {
+    // Fill every hole below the highest descriptor, so that new ones come strictly from the top; then
+    // allow exactly three more: stdin's pipe takes two, stdout's pipe cannot be made.
+    std::vector<int> fillers;
+    const std::set<int> initially = open_descriptors();
+    for (int fd = 0; fd < *initially.rbegin(); ++fd)
+        if (!initially.count(fd)) fillers.push_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    const std::set<int> before = open_descriptors();
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+    rlimit tight = old;
+    tight.rlim_cur = static_cast<rlim_t>(*before.rbegin() + 1 + 3);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    auto s = spec({"/bin/true"});
+    s.in = Stream::pipe();
+    s.out = Stream::pipe();
+    s.err = Stream::pipe();
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+    EXPECT_FALSE(child);
+    EXPECT_EQ(error, "pipe: Too many open files");
+    EXPECT_EQ(open_descriptors(), before);
+    for (int fd : fillers) ::close(fd);
+}
+
+TEST_P(Spawn, TheChildHoldsItsStreamsAndNothingElseOfOurs) {
+    // Descriptors opened without O_CLOEXEC, as Poco opens its sockets.
+    const int file = ::open("/dev/null", O_RDONLY);
+    int sockets[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sockets), 0);
+    auto s = spec({"/bin/sleep", "30"});
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    ASSERT_TRUE(child) << error;
+    // spawn() returns after the exec: the descriptors listed are the program's.
+    EXPECT_EQ(open_descriptors(child->pid()), (std::set<int>{0, 1, 2}));
+    const std::string out = std::filesystem::read_symlink("/proc/" + std::to_string(child->pid()) + "/fd/1");
+    EXPECT_EQ(out.rfind("pipe:", 0), 0u) << out;
+    EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(child->pid()) + "/fd/2"), out);
+    child.reset();
+    ::close(file);
+    ::close(sockets[0]);
+    ::close(sockets[1]);
+}
+
+TEST_P(Spawn, EnvironmentWorkingDirectoryAndExitStatusReachTheChild) {
+    auto s = spec({"sh", "-c", "echo \"$AH_WORD $(pwd)\"; echo oops >&2; exit 3"});
+    s.env = std::vector<std::string>{"AH_WORD=hello", "PATH=/usr/bin:/bin"};
+    s.working_dir = "/tmp";
+    s.err = Stream::pipe();
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    ASSERT_TRUE(child) << error;
+    EXPECT_EQ(read_until_eof(child->output_fd()), "hello /tmp\n");
+    EXPECT_EQ(read_until_eof(child->stderr_fd()), "oops\n");
+    const auto status = child->wait(std::chrono::seconds(10));
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->shell_code(), 3);
+    EXPECT_EQ(status->describe(), "exited with status 3");
+}
+
+TEST_P(Spawn, StdinIsAPipeWeWriteAndClose) {
+    auto s = spec({"/bin/sh", "-c", "cat; echo done"});
+    s.in = Stream::pipe();
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    ASSERT_TRUE(child) << error;
+    ASSERT_TRUE(child->write_all("line\n", std::chrono::steady_clock::now() + std::chrono::seconds(5)));
+    child->close_stdin();
+    EXPECT_EQ(read_until_eof(child->output_fd()), "line\ndone\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(PosixSpawnAndFork, Spawn, ::testing::Bool(),
+                         [](const auto &info) { return info.param ? "Fork" : "PosixSpawn"; });
+
+TEST(SpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
+    int kept[2];
+    ASSERT_EQ(::pipe2(kept, O_CLOEXEC), 0);
+    const int stray = ::open("/dev/null", O_RDONLY);
+    SpawnSpec s;
+    s.argv = {"/bin/sleep", "30"};
+    s.use_pty = false;
+    s.keep_fds = {kept[1]};
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    ASSERT_TRUE(child) << error;
+    EXPECT_EQ(open_descriptors(child->pid()), (std::set<int>{0, 1, 2, kept[1]}));
+    child.reset();
+    for (int fd : {kept[0], kept[1], stray}) ::close(fd);
+}
+
+TEST(SpawnSearchPath, ABareNameIsFoundOnTheSearchPathAndADirectoryOfThatNameIsSkipped) {
+    const std::string dir = "/tmp/ah-spawn-search-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir + "/sh");  // a directory called sh, searched first
+    SpawnSpec s;
+    s.argv = {"sh", "-c", "exit 7"};
+    s.use_pty = false;
+    s.search_path = dir + ":/nonexistent:/bin";
+    std::string error;
+    auto child = ChildProcess::spawn(s, &error);
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(child) << error;
+    const auto status = child->wait(std::chrono::seconds(10));
+    ASSERT_TRUE(status);
+    EXPECT_EQ(status->shell_code(), 7);
+}
+
+// PR_SET_PDEATHSIG follows the forking thread: a child asked for by a thread that then ends must live on.
+TEST(SpawnDieWithParent, AChildSpawnedFromAShortLivedThreadOutlivesTheThread) {
+    std::unique_ptr<ChildProcess> child;
+    std::string error;
+    std::thread([&] {
+        SpawnSpec s;
+        s.argv = {"/bin/sleep", "30"};
+        s.use_pty = false;
+        s.die_with_parent = true;
+        child = ChildProcess::spawn(s, &error);
+    }).join();
+    ASSERT_TRUE(child) << error;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(process_is_live(child->pid()));
+    EXPECT_FALSE(child->wait(std::chrono::milliseconds(0)));
+}
