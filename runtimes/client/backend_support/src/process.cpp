@@ -5,17 +5,11 @@
 #include <pwd.h>
 #include <sys/inotify.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <functional>
-#include <future>
-#include <mutex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +19,7 @@
 #include <sys/syscall.h>
 #include <thread>
 
-#include "actionhost/common/inherited_fds.hpp"
+#include "actionhost/common/process/child_process.hpp"
 #include "actionhost/common/process_state.hpp"
 
 #include "actionhost/runtime_support/backend.hpp"
@@ -34,143 +28,25 @@ extern char **environ;
 
 namespace actionhost::runtime_support {
 
-namespace {
-
-// PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not the process: a runtime
-// connected on a short-lived thread (a worker of an agent server; a client thread of the load bench)
-// lost its host the moment that thread returned. Children that must die with this process are forked
-// by one thread that lives as long as this module is loaded.
-class LastingForker {
-  public:
-    LastingForker() : thread_([this] { loop(); }) {}
-    ~LastingForker() {
-        {
-            std::lock_guard lock(mu_);
-            stop_ = true;
-        }
-        cv_.notify_all();
-        thread_.join();
-    }
-    pid_t run(const std::function<pid_t()> &fork_fn) {
-        std::packaged_task<pid_t()> task(fork_fn);
-        auto result = task.get_future();
-        {
-            std::lock_guard lock(mu_);
-            tasks_.push_back(std::move(task));
-        }
-        cv_.notify_all();
-        return result.get();  // rethrows what the spawn threw
-    }
-
-  private:
-    void loop() {
-        std::unique_lock lock(mu_);
-        for (;;) {
-            cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
-            if (tasks_.empty()) return;  // stopping, nothing left
-            auto task = std::move(tasks_.front());
-            tasks_.pop_front();
-            lock.unlock();
-            task();
-            lock.lock();
-        }
-    }
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::deque<std::packaged_task<pid_t()>> tasks_;
-    bool stop_ = false;
-    std::thread thread_;
-};
-
-pid_t spawn_process_here(const SpawnOptions &o);
-
-}  // namespace
-
 pid_t spawn_process(const SpawnOptions &o) {
-    if (!o.die_with_parent) return spawn_process_here(o);
-    static LastingForker forker;
-    return forker.run([&o] { return spawn_process_here(o); });
+    common::SpawnSpec spec;
+    spec.argv = o.argv;
+    spec.env.emplace();
+    for (const auto &[k, v] : o.env) spec.env->push_back(k + "=" + v);
+    spec.working_dir = o.cwd;
+    spec.use_pty = false;
+    spec.in = o.stdin_path.empty() ? common::Stream::null() : common::Stream::file(o.stdin_path);
+    spec.out = o.log_path.empty() ? common::Stream::null() : common::Stream::file(o.log_path);
+    spec.err = common::Stream::to_stdout();
+    spec.new_session = false;  // a process group of its own, in the caller's session
+    spec.die_with_parent = o.die_with_parent;
+    spec.keep_fds = o.keep_fds;
+    spec.prefer_oom_victim = false;  // a host or a helper of the client, not a command of the agent's
+    std::string error;
+    auto child = common::ChildProcess::spawn(spec, &error);
+    if (!child) throw std::runtime_error(error);
+    return child->release();  // the caller reaps it (try_reap, stop_process_group) or keeps it alive
 }
-
-namespace {
-
-pid_t spawn_process_here(const SpawnOptions &o) {
-    if (o.argv.empty()) throw std::invalid_argument("spawn_process: empty argv");
-    // Everything the child needs is prepared before fork: between fork and exec only async-signal-safe
-    // calls happen.
-    std::vector<std::string> env_strings;
-    for (const auto &[k, v] : o.env) env_strings.push_back(k + "=" + v);
-    std::vector<char *> argv, envp;
-    for (const auto &a : o.argv) argv.push_back(const_cast<char *>(a.c_str()));
-    argv.push_back(nullptr);
-    for (auto &e : env_strings) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    int log_fd = open(o.log_path.empty() ? "/dev/null" : o.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log_fd < 0) throw std::runtime_error("cannot open " + o.log_path + ": " + std::strerror(errno));
-    int null_fd = open(o.stdin_path.empty() ? "/dev/null" : o.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (null_fd < 0) {
-        const int e = errno;
-        close(log_fd);
-        throw std::runtime_error("cannot open " + o.stdin_path + ": " + std::strerror(e));
-    }
-    int err_pipe[2];
-    if (pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(log_fd);
-        close(null_fd);
-        close(err_pipe[0]);
-        close(err_pipe[1]);
-        throw std::runtime_error(std::string("fork: ") + std::strerror(e));
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        if (o.die_with_parent) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent) _exit(127);
-        }
-        dup2(null_fd, 0);
-        dup2(log_fd, 1);
-        dup2(log_fd, 2);
-        // The caller's sockets and files stay with the caller; only keep_fds are handed on.
-        actionhost::common::close_on_exec_from(3);
-        for (int fd : o.keep_fds) {
-            int flags = fcntl(fd, F_GETFD);
-            if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
-        }
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, nullptr);
-        if (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0) {
-            int e = errno;
-            (void)!write(err_pipe[1], &e, sizeof e);
-            _exit(127);
-        }
-        execve(argv[0], argv.data(), envp.data());
-        int e = errno;
-        (void)!write(err_pipe[1], &e, sizeof e);
-        _exit(127);
-    }
-    close(err_pipe[1]);
-    close(log_fd);
-    close(null_fd);
-    int child_errno = 0;
-    ssize_t n;
-    do {
-        n = read(err_pipe[0], &child_errno, sizeof child_errno);
-    } while (n < 0 && errno == EINTR);
-    close(err_pipe[0]);
-    if (n == static_cast<ssize_t>(sizeof child_errno)) {
-        waitpid(pid, nullptr, 0);
-        throw std::runtime_error("cannot run " + o.argv[0] + ": " + std::strerror(child_errno));
-    }
-    setpgid(pid, pid);  // also from the parent: no race with the child's own setpgid
-    return pid;
-}
-
-}  // namespace
 
 std::optional<int> try_reap(pid_t pid) {
     int status = 0;

@@ -11,16 +11,17 @@
 namespace actionhost::runtime_support {
 
 struct SpawnOptions {
-    std::vector<std::string> argv;            // argv[0] is the executable path
+    std::vector<std::string> argv;            // argv[0]: the executable's path (a bare name: on env's PATH)
     std::map<std::string, std::string> env;   // the complete environment
     std::string log_path;                     // stdout+stderr appended here ("" → /dev/null)
     std::string stdin_path;                   // the child's stdin ("" → /dev/null)
     std::string cwd;                          // "" → inherit
     bool die_with_parent = false;             // PR_SET_PDEATHSIG SIGKILL (not for kept-alive hosts)
-    std::vector<int> keep_fds;                // inherited as is (others are close-on-exec by habit)
+    std::vector<int> keep_fds;                // inherited as is (no other descriptor of ours is)
 };
 
-// Starts a child in a process group of its own. Throws std::runtime_error with the errno text.
+// Starts a child in a process group of its own (common::ChildProcess) and hands its pid to the caller,
+// who reaps or stops it. Throws std::runtime_error with the reason.
 pid_t spawn_process(const SpawnOptions &options);
 
 // Reaps `pid` if it exited (our child). Returns its wait status, or nullopt when still running.
