@@ -12,7 +12,7 @@
 #include <map>
 #include <thread>
 
-#include "child_process.hpp"
+#include <actionhost/common/process/child_process.hpp>
 
 namespace actionhost::mcp {
 namespace {
@@ -20,6 +20,26 @@ namespace {
 constexpr size_t kMaxLineBytes = 64u << 20;   // one JSON-RPC message from a child
 constexpr size_t kStderrTailBytes = 2048;     // kept for error messages
 constexpr const char *kProtocolVersion = "2025-03-26";
+// How long a server has to act on end-of-file on its stdin (the MCP stdio shutdown), then on SIGTERM.
+constexpr std::chrono::milliseconds kStopGrace{1500};
+
+// In a process group of its own with pipes on stdin, stdout and stderr, so that stopping it stops what
+// it started too (npx → node, uvx → python, ...). A bare command is looked up on the PATH of `env`.
+std::unique_ptr<common::ChildProcess> spawn_server(const std::vector<std::string> &argv, const std::vector<std::string> &env,
+                                                   const std::string &cwd, std::string &error) {
+    common::SpawnSpec spec;
+    spec.argv = argv;
+    spec.env = env;
+    spec.working_dir = cwd;
+    spec.use_pty = false;
+    spec.in = common::Stream::pipe();
+    spec.out = common::Stream::pipe();
+    spec.err = common::Stream::pipe();
+    // No die_with_parent: PR_SET_PDEATHSIG would follow the short-lived thread that starts the server;
+    // the plugin stops its children at shutdown instead.
+    spec.new_session = false;
+    return common::ChildProcess::spawn(spec, &error);
+}
 
 }  // namespace
 
@@ -39,7 +59,7 @@ struct StdioServer::Instance {
 
     std::string name;
     StdioServerSettings *settings = nullptr;
-    std::unique_ptr<ChildProcess> child;
+    std::unique_ptr<common::ChildProcess> child;
     std::thread reader, err_reader;
     std::atomic<bool> stopping{false};
     std::atomic<bool> alive{true};
@@ -161,7 +181,7 @@ struct StdioServer::Instance {
     void read_stdout() {
         std::string buffer;
         char chunk[65536];
-        const int fd = child->stdout_fd();
+        const int fd = child->output_fd();
         while (!stopping) {
             pollfd p{fd, POLLIN, 0};
             const int r = ::poll(&p, 1, 250);
@@ -219,13 +239,13 @@ struct StdioServer::Instance {
         if (stopping) {
             why = "MCP server '" + name + "' was stopped";
         } else {
-            auto status = child->exit_status(std::chrono::milliseconds(2000));
+            auto status = child->wait(std::chrono::milliseconds(2000));
             // Its last words on stderr usually say why; they may still be in flight.
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             std::lock_guard lock(mu);
             std::string tail = stderr_tail;
             while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-            why = "MCP server '" + name + "' exited (" + status.value_or("still running, output closed") + ")" +
+            why = "MCP server '" + name + "' " + (status ? status->describe() : "closed its output (still running)") +
                   (tail.empty() ? "" : ": " + tail.substr(tail.size() > 500 ? tail.size() - 500 : 0));
         }
         std::map<int64_t, std::shared_ptr<Pending>> waiting;
@@ -243,7 +263,9 @@ struct StdioServer::Instance {
         stopping = true;
         if (child) {
             std::lock_guard lock(write_mu);  // no write is half-way through the pipe being closed
-            child->stop();
+            child->close_stdin();
+            child->wait(kStopGrace);
+            child->terminate(kStopGrace);
         }
         if (reader.joinable()) reader.join();
         if (err_reader.joinable()) err_reader.join();
@@ -281,7 +303,7 @@ std::string StdioServer::ensure_started(std::chrono::milliseconds timeout) {
     inst->name = config_.name;
     inst->settings = &settings_;
     std::string error;
-    inst->child = ChildProcess::spawn(argv, env, settings_.cwd, error);
+    inst->child = spawn_server(argv, env, settings_.cwd, error);
     if (!inst->child) return error;
     inst->reader = std::thread([raw = inst.get()] { raw->read_stdout(); });
     inst->err_reader = std::thread([raw = inst.get()] { raw->read_stderr(); });

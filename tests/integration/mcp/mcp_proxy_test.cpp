@@ -315,7 +315,7 @@ TEST_F(McpProxy, ACrashingServerGivesAnErrorAndIsRestarted) {
     ASSERT_TRUE(crashed.contains("error")) << crashed;
     EXPECT_EQ(crashed["error"]["code"], -32603);
     const std::string msg = crashed["error"]["message"];
-    EXPECT_NE(msg.find("MCP server 'calc' exited (exit code 3)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("MCP server 'calc' exited with status 3"), std::string::npos) << msg;
     EXPECT_NE(msg.find("boom: crashing on purpose"), std::string::npos) << msg;
     // The next call starts it again.
     EXPECT_EQ(text_of(call("add", {{"a", 4}, {"b", 4}})), "8");
