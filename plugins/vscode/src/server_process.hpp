@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <actionhost/common/process/child_process.hpp>
+
 #include "run_as.hpp"
 
 namespace actionhost::vscode {
@@ -23,13 +25,13 @@ struct SpawnSpec {
 
 class ServerProcess {
   public:
-    // Forks and execs; returns nullptr with `error` set when the exec itself failed.
+    // Starts the server (common::ChildProcess); returns nullptr with `error` set when it could not.
     static std::unique_ptr<ServerProcess> spawn(const SpawnSpec &spec, std::string &error);
     ~ServerProcess();  // stops the tree
     ServerProcess(const ServerProcess &) = delete;
     ServerProcess &operator=(const ServerProcess &) = delete;
 
-    pid_t pid() const { return pid_; }
+    pid_t pid() const { return child_->pid(); }
     // False once the server's main process has exited (reaped here); one whose main thread is already a
     // zombie is waited for (bounded) while the kernel ends its other threads.
     bool alive();
@@ -37,9 +39,8 @@ class ServerProcess {
     void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
 
   private:
-    explicit ServerProcess(pid_t pid) : pid_(pid) {}
-    pid_t pid_;
-    bool reaped_ = false;
+    explicit ServerProcess(std::unique_ptr<common::ChildProcess> child) : child_(std::move(child)) {}
+    std::unique_ptr<common::ChildProcess> child_;
 };
 
 // Descendants of `root` (not `root` itself), read from /proc; exposed for tests and for stop().
