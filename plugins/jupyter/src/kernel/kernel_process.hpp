@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include <actionhost/common/process/child_process.hpp>
+
 namespace actionhost::jupyter {
 
 struct SpawnOptions {
@@ -32,7 +34,7 @@ class KernelProcess {
     KernelProcess(const KernelProcess &) = delete;
     KernelProcess &operator=(const KernelProcess &) = delete;
 
-    pid_t pid() const { return pid_; }
+    pid_t pid() const;
     // False once the process has exited (reaped here or by someone else). Cheap: one waitpid(WNOHANG).
     bool alive();
     // "exited with status 1", "was killed by signal 9 (Killed)", ...; "" while alive.
@@ -47,13 +49,9 @@ class KernelProcess {
   private:
     KernelProcess() = default;
     void read_output_loop();
-    void record_status(int status);
-    bool leader_is_zombie() const;
 
-    pid_t pid_ = -1;
-    bool exited_ = false;
-    std::string exit_reason_;
-    int output_fd_ = -1;
+    std::unique_ptr<common::ChildProcess> child_;  // stdout and stderr on one pipe, read by reader_
+    std::string exit_reason_;  // "" while alive
     std::atomic<bool> stop_reader_{false};
     std::thread reader_;
     mutable std::mutex tail_mu_;
