@@ -1,11 +1,7 @@
 #include "chromium_process.hpp"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,12 +9,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include <actionhost/common/process/child_process.hpp>
 #include <actionhost/common/process_state.hpp>
-#include <actionhost/common/oom.hpp>
 
 extern char **environ;
 
@@ -31,14 +26,7 @@ bool executable_file(const std::string &p) { return !p.empty() && ::access(p.c_s
 
 std::string on_path(const std::string &name) {
     const char *path = std::getenv("PATH");
-    if (path == nullptr) return "";
-    std::stringstream ss(path);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-        std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-        if (executable_file(candidate)) return candidate;
-    }
-    return "";
+    return path == nullptr ? "" : common::find_on_path(name, path);
 }
 
 // Chromium's first-run preferences: PDFs are downloaded instead of shown in the viewer (as Playwright's
@@ -106,47 +94,30 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     for (const auto &a : options.extra_args) args.push_back(a);
     args.emplace_back("about:blank");
 
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    std::string log_path = user_data_dir_ + "/chromium.log";
-    posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);  // the host's sockets and files stay with the host
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // A session of its own: the process group id is the browser's pid, and no terminal signals reach it.
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    sigset_t empty, all;
-    sigemptyset(&empty);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &empty);
-    posix_spawnattr_setsigdefault(&attr, &all);
     // Chromium's own temporary files (the singleton socket dir) go inside the profile, so removing the
     // profile leaves nothing behind.
     const std::string own_tmp = user_data_dir_ + "/tmp";
     fs::create_directories(own_tmp);
-    std::vector<std::string> env_strings;
+    common::SpawnSpec spec;
+    spec.argv = args;
+    spec.env.emplace();
     for (char **e = environ; *e != nullptr; ++e)
-        if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_strings.emplace_back(*e);
-    env_strings.push_back("TMPDIR=" + own_tmp);
-    std::vector<char *> envp;
-    for (auto &e : env_strings) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    int rc = posix_spawn(&pid_, options.executable.c_str(), &fa, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) {
-        pid_ = -1;
+        if (std::strncmp(*e, "TMPDIR=", 7) != 0) spec.env->emplace_back(*e);
+    spec.env->push_back("TMPDIR=" + own_tmp);
+    spec.use_pty = false;
+    const std::string log_path = user_data_dir_ + "/chromium.log";
+    spec.out = common::Stream::file(log_path, /*append=*/false);
+    spec.err = common::Stream::to_stdout();
+    // A session of its own: the process group id is the browser's pid, and no terminal signals reach it.
+    spec.new_session = true;
+    std::string error;
+    child_ = common::ChildProcess::spawn(spec, &error);
+    if (!child_) {
         std::error_code ec;
         fs::remove_all(user_data_dir_, ec);
-        throw std::runtime_error("cannot start " + options.executable + ": " + std::strerror(rc));
+        throw std::runtime_error(error);
     }
-    common::prefer_as_oom_victim(pid_);  // a page exhausting the memory limit goes before the host
+    group_ = child_->pid();
 
     // Chromium writes "<port>\n<browser ws path>" once the DevTools server listens.
     const auto deadline = std::chrono::steady_clock::now() + options.start_timeout;
@@ -179,23 +150,15 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
 ChromiumProcess::~ChromiumProcess() { stop(); }
 
 bool ChromiumProcess::running() {
-    if (pid_ <= 0) return false;
-    int status = 0;
-    pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == 0) return true;
-    if (r == pid_ || (r < 0 && errno == ECHILD)) {
-        // Exited (or reaped by someone else's SIGCHLD handler): the group may still hold helpers.
-        if (r < 0 && ::kill(pid_, 0) == 0) return true;
-        ::kill(-pid_, SIGKILL);
-        pid_ = -pid_;  // remember the group id for stop(), but no longer "running"
-        return false;
-    }
-    return true;
+    if (!child_) return false;
+    if (child_->running()) return true;
+    child_->signal_group(SIGKILL);  // exited: its helpers go too
+    return false;
 }
 
 std::vector<pid_t> ChromiumProcess::group_pids() const {
     std::vector<pid_t> out;
-    pid_t group = pid_ > 0 ? pid_ : -pid_;
+    const pid_t group = group_;
     if (group <= 0) return out;
     DIR *d = ::opendir("/proc");
     if (d == nullptr) return out;
@@ -209,32 +172,11 @@ std::vector<pid_t> ChromiumProcess::group_pids() const {
 }
 
 void ChromiumProcess::stop() {
-    if (pid_ > 0) {
+    if (child_) {
         // SIGTERM to the browser process alone: it shuts down its helpers and reaps them (a host
         // running as PID 1 without a reaper would otherwise collect zombies). The group gets SIGKILL
         // afterwards for anything left.
-        ::kill(pid_, SIGTERM);
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-        bool reaped = false;
-        while (std::chrono::steady_clock::now() < deadline) {
-            int status = 0;
-            pid_t r = ::waitpid(pid_, &status, WNOHANG);
-            if (r == pid_ || (r < 0 && errno == ECHILD && ::kill(pid_, 0) != 0)) {
-                reaped = true;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        ::kill(-pid_, SIGKILL);
-        if (!reaped) {
-            int status = 0;
-            for (int i = 0; i < 300 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        pid_ = -pid_;
-    }
-    if (pid_ < 0) {
-        ::kill(pid_, SIGKILL);  // negative: the whole group, in case helpers outlived the main process
+        child_->terminate(std::chrono::seconds(3), /*term_group=*/false);
         // A killed helper takes a moment to end (tearing down a large address space, on a loaded
         // machine): wait, bounded, until none of the group runs, so nothing of the browser outlives
         // stop() and nothing writes into the profile while it is removed.
@@ -244,7 +186,8 @@ void ChromiumProcess::stop() {
             if (!live) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
-        pid_ = 0;
+        child_.reset();
+        group_ = 0;
     }
     if (!user_data_dir_.empty()) {
         // Helpers may still be writing for a moment after the group was killed.

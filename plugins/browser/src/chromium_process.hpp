@@ -3,9 +3,12 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 #include <vector>
+
+#include <actionhost/common/process/child_process.hpp>
 
 namespace actionhost::browser {
 
@@ -31,7 +34,7 @@ class ChromiumProcess {
 
     int devtools_port() const { return port_; }
     const std::string &browser_ws_path() const { return ws_path_; }
-    pid_t pid() const { return pid_; }
+    pid_t pid() const { return child_ ? child_->pid() : -1; }
     bool running();
     // SIGTERM to the process group, SIGKILL after a grace period, reap, remove the user-data dir.
     void stop();
@@ -39,7 +42,8 @@ class ChromiumProcess {
     std::vector<pid_t> group_pids() const;
 
   private:
-    pid_t pid_ = -1;
+    std::unique_ptr<common::ChildProcess> child_;
+    pid_t group_ = 0;  // the browser's process group (its pid), until stop()
     int port_ = 0;
     std::string ws_path_;
     std::string user_data_dir_;
