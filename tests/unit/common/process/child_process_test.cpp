@@ -43,7 +43,7 @@ bool ends_within(pid_t pid, std::chrono::milliseconds bound) {
 
 }  // namespace
 
-TEST(ChildWait, WaitReturnsNothingWhenTheTimeRunsOutThenTheSignalThatEndedIt) {
+TEST(ChildProcessWait, WaitReturnsNothingWhenTheTimeRunsOutThenTheSignalThatEndedIt) {
     auto child = start({"/bin/sleep", "30"});
     ASSERT_TRUE(child);
     const auto asked = Clock::now();
@@ -63,7 +63,7 @@ TEST(ChildWait, WaitReturnsNothingWhenTheTimeRunsOutThenTheSignalThatEndedIt) {
     EXPECT_EQ(code, 137);
 }
 
-TEST(ChildWait, WaitWakesWhenTheChildEndsNotAtTheTimeout) {
+TEST(ChildProcessWait, WaitWakesWhenTheChildEndsNotAtTheTimeout) {
     auto child = start({"/bin/sh", "-c", "sleep 0.2"});
     ASSERT_TRUE(child);
     const auto asked = Clock::now();
@@ -74,7 +74,7 @@ TEST(ChildWait, WaitWakesWhenTheChildEndsNotAtTheTimeout) {
 }
 
 // A grandchild that ignores SIGTERM (as the shell above it does): the SIGKILL after the grace reaches it.
-TEST(ChildStop, TerminateReachesGrandchildrenInTheGroup) {
+TEST(ChildProcessStop, TerminateReachesGrandchildrenInTheGroup) {
     for (bool session : {true, false}) {
         auto child = start({"/bin/sh", "-c", "trap '' TERM; sleep 300 & echo $!; wait"}, session);
         ASSERT_TRUE(child);
@@ -89,7 +89,7 @@ TEST(ChildStop, TerminateReachesGrandchildrenInTheGroup) {
 }
 
 // bash with job control puts a background job in a process group of its own: kill_session finds it.
-TEST(ChildStop, KillSessionReachesJobsInOtherGroupsOfTheSession) {
+TEST(ChildProcessStop, KillSessionReachesJobsInOtherGroupsOfTheSession) {
     auto child = start({"/bin/bash", "-c", "set -m; sleep 300 & echo $!; wait"});
     ASSERT_TRUE(child);
     const pid_t job = std::stoi(read_line(child->output_fd()));
@@ -99,7 +99,7 @@ TEST(ChildStop, KillSessionReachesJobsInOtherGroupsOfTheSession) {
     EXPECT_TRUE(ends_within(job, std::chrono::seconds(5)));
 }
 
-TEST(ChildStop, TheDestructorLeavesNoProcessOfTheChildBehind) {
+TEST(ChildProcessStop, TheDestructorLeavesNoProcessOfTheChildBehind) {
     pid_t grandchild = 0;
     {
         auto child = start({"/bin/sh", "-c", "sleep 300 & echo $!; wait"});
@@ -109,7 +109,7 @@ TEST(ChildStop, TheDestructorLeavesNoProcessOfTheChildBehind) {
     EXPECT_TRUE(ends_within(grandchild, std::chrono::seconds(5)));
 }
 
-TEST(ChildRelease, AReleasedChildIsTheCallersToStopAndReap) {
+TEST(ChildProcessRelease, AReleasedChildIsTheCallersToStopAndReap) {
     pid_t pid = 0;
     {
         auto child = start({"/bin/sleep", "30"});

@@ -26,7 +26,7 @@ using actionhost::testing::read_until_eof;
 namespace {
 
 // Runs each test through posix_spawn (false) and through fork (true).
-class Spawn : public ::testing::TestWithParam<bool> {
+class ChildProcessSpawn : public ::testing::TestWithParam<bool> {
   protected:
     SpawnSpec spec(std::vector<std::string> argv) const {
         SpawnSpec s;
@@ -46,27 +46,27 @@ std::string spawn_error(const SpawnSpec &s) {
 
 }  // namespace
 
-TEST_P(Spawn, AMissingProgramIsAClearError) {
+TEST_P(ChildProcessSpawn, AMissingProgramIsAClearError) {
     EXPECT_EQ(spawn_error(spec({"/nonexistent/ah-no-such-program"})),
               "cannot start /nonexistent/ah-no-such-program: No such file or directory");
     EXPECT_EQ(spawn_error(spec({"ah-no-such-program"})), "command not found: ah-no-such-program");
     EXPECT_EQ(spawn_error(spec({})), "no command");
 }
 
-TEST_P(Spawn, AWorkingDirectoryThatCannotBeEnteredIsNamed) {
+TEST_P(ChildProcessSpawn, AWorkingDirectoryThatCannotBeEnteredIsNamed) {
     auto s = spec({"/bin/true"});
     s.working_dir = "/nonexistent/ah-dir";
     EXPECT_EQ(spawn_error(s), "cannot start /bin/true: chdir to /nonexistent/ah-dir: No such file or directory");
 }
 
-TEST_P(Spawn, AnUnopenableLogFileIsNamed) {
+TEST_P(ChildProcessSpawn, AnUnopenableLogFileIsNamed) {
     auto s = spec({"/bin/true"});
     s.out = Stream::file("/nonexistent/ah-dir/log");
     EXPECT_EQ(spawn_error(s), "cannot open /nonexistent/ah-dir/log: No such file or directory");
 }
 
 // The fix of the MCP plugin's old leak: a later pipe failing closes the earlier ones.
-TEST_P(Spawn, APipeThatCannotBeMadeLeavesNoDescriptorOpen) {
+TEST_P(ChildProcessSpawn, APipeThatCannotBeMadeLeavesNoDescriptorOpen) {
     // Fill every hole below the highest descriptor, so that new ones come strictly from the top; then
     // allow exactly three more: stdin's pipe takes two, stdout's pipe cannot be made.
     std::vector<int> fillers;
@@ -92,7 +92,7 @@ TEST_P(Spawn, APipeThatCannotBeMadeLeavesNoDescriptorOpen) {
     for (int fd : fillers) ::close(fd);
 }
 
-TEST_P(Spawn, TheChildHoldsItsStreamsAndNothingElseOfOurs) {
+TEST_P(ChildProcessSpawn, TheChildHoldsItsStreamsAndNothingElseOfOurs) {
     // Descriptors opened without O_CLOEXEC, as Poco opens its sockets.
     const int file = ::open("/dev/null", O_RDONLY);
     int sockets[2];
@@ -112,7 +112,7 @@ TEST_P(Spawn, TheChildHoldsItsStreamsAndNothingElseOfOurs) {
     ::close(sockets[1]);
 }
 
-TEST_P(Spawn, EnvironmentWorkingDirectoryAndExitStatusReachTheChild) {
+TEST_P(ChildProcessSpawn, EnvironmentWorkingDirectoryAndExitStatusReachTheChild) {
     auto s = spec({"sh", "-c", "echo \"$AH_WORD $(pwd)\"; echo oops >&2; exit 3"});
     s.env = std::vector<std::string>{"AH_WORD=hello", "PATH=/usr/bin:/bin"};
     s.working_dir = "/tmp";
@@ -128,7 +128,7 @@ TEST_P(Spawn, EnvironmentWorkingDirectoryAndExitStatusReachTheChild) {
     EXPECT_EQ(status->describe(), "exited with status 3");
 }
 
-TEST_P(Spawn, StdinIsAPipeWeWriteAndClose) {
+TEST_P(ChildProcessSpawn, StdinIsAPipeWeWriteAndClose) {
     auto s = spec({"/bin/sh", "-c", "cat; echo done"});
     s.in = Stream::pipe();
     std::string error;
@@ -139,10 +139,10 @@ TEST_P(Spawn, StdinIsAPipeWeWriteAndClose) {
     EXPECT_EQ(read_until_eof(child->output_fd()), "line\ndone\n");
 }
 
-INSTANTIATE_TEST_SUITE_P(PosixSpawnAndFork, Spawn, ::testing::Bool(),
+INSTANTIATE_TEST_SUITE_P(PosixSpawnAndFork, ChildProcessSpawn, ::testing::Bool(),
                          [](const auto &info) { return info.param ? "Fork" : "PosixSpawn"; });
 
-TEST(SpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
+TEST(ChildProcessSpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
     int kept[2];
     ASSERT_EQ(::pipe2(kept, O_CLOEXEC), 0);
     const int stray = ::open("/dev/null", O_RDONLY);
@@ -158,7 +158,7 @@ TEST(SpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
     for (int fd : {kept[0], kept[1], stray}) ::close(fd);
 }
 
-TEST(SpawnSearchPath, ABareNameIsFoundOnTheSearchPathAndADirectoryOfThatNameIsSkipped) {
+TEST(ChildProcessSpawnSearchPath, ABareNameIsFoundOnTheSearchPathAndADirectoryOfThatNameIsSkipped) {
     const std::string dir = "/tmp/ah-spawn-search-" + std::to_string(::getpid());
     std::filesystem::create_directories(dir + "/sh");  // a directory called sh, searched first
     SpawnSpec s;
@@ -175,7 +175,7 @@ TEST(SpawnSearchPath, ABareNameIsFoundOnTheSearchPathAndADirectoryOfThatNameIsSk
 }
 
 // PR_SET_PDEATHSIG follows the forking thread: a child asked for by a thread that then ends must live on.
-TEST(SpawnDieWithParent, AChildSpawnedFromAShortLivedThreadOutlivesTheThread) {
+TEST(ChildProcessSpawnDieWithParent, AChildSpawnedFromAShortLivedThreadOutlivesTheThread) {
     std::unique_ptr<ChildProcess> child;
     std::string error;
     std::thread([&] {
