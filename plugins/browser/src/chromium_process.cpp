@@ -149,6 +149,8 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
 
 ChromiumProcess::~ChromiumProcess() { stop(); }
 
+pid_t ChromiumProcess::pid() const { return child_ ? child_->pid() : -1; }
+
 bool ChromiumProcess::running() {
     if (!child_) return false;
     if (child_->running()) return true;

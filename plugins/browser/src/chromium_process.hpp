@@ -8,7 +8,9 @@
 #include <sys/types.h>
 #include <vector>
 
-#include <actionhost/common/process/child_process.hpp>
+namespace actionhost::common {
+class ChildProcess;  // actionhost/common/process/child_process.hpp
+}
 
 namespace actionhost::browser {
 
@@ -34,7 +36,7 @@ class ChromiumProcess {
 
     int devtools_port() const { return port_; }
     const std::string &browser_ws_path() const { return ws_path_; }
-    pid_t pid() const { return child_ ? child_->pid() : -1; }
+    pid_t pid() const;
     bool running();
     // SIGTERM to the process group, SIGKILL after a grace period, reap, remove the user-data dir.
     void stop();

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include <actionhost/common/process/child_process.hpp>
 #include <actionhost/common/process_state.hpp>
 
 namespace actionhost::vscode {
@@ -72,7 +73,11 @@ std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::
     return std::unique_ptr<ServerProcess>(new ServerProcess(std::move(started)));
 }
 
+ServerProcess::ServerProcess(std::unique_ptr<common::ChildProcess> child) : child_(std::move(child)) {}
+
 ServerProcess::~ServerProcess() { stop(); }
+
+pid_t ServerProcess::pid() const { return child_->pid(); }
 
 bool ServerProcess::alive() { return child_->running(); }
 

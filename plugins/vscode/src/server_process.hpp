@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
-#include <actionhost/common/process/child_process.hpp>
-
 #include "run_as.hpp"
+
+namespace actionhost::common {
+class ChildProcess;  // actionhost/common/process/child_process.hpp
+}
 
 namespace actionhost::vscode {
 
@@ -31,7 +33,7 @@ class ServerProcess {
     ServerProcess(const ServerProcess &) = delete;
     ServerProcess &operator=(const ServerProcess &) = delete;
 
-    pid_t pid() const { return child_->pid(); }
+    pid_t pid() const;
     // False once the server's main process has exited (reaped here); one whose main thread is already a
     // zombie is waited for (bounded) while the kernel ends its other threads.
     bool alive();
@@ -39,7 +41,7 @@ class ServerProcess {
     void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(3000));
 
   private:
-    explicit ServerProcess(std::unique_ptr<common::ChildProcess> child) : child_(std::move(child)) {}
+    explicit ServerProcess(std::unique_ptr<common::ChildProcess> child);
     std::unique_ptr<common::ChildProcess> child_;
 };
 

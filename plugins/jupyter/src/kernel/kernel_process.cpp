@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include <actionhost/common/process/child_process.hpp>
 #include <actionhost/common/process_state.hpp>
 #include <csignal>
 #include <cstring>

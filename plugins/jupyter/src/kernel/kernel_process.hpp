@@ -13,7 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include <actionhost/common/process/child_process.hpp>
+namespace actionhost::common {
+class ChildProcess;  // actionhost/common/process/child_process.hpp
+}
 
 namespace actionhost::jupyter {
 
