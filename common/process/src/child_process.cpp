@@ -169,8 +169,10 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
     for (long pass = 0; pass < 10'000'000; ++pass) {
         if (auto status = reap_now()) return status;
         if (released_) return std::nullopt;
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) return std::nullopt;
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) return std::nullopt;
+        // Rounded up: a wait never ends before its timeout.
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
         pollfd p{pidfd_, POLLIN, 0};
         if (pidfd_ < 0 || poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000))) > 0)
             std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(2)));
