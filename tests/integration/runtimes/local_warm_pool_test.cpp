@@ -8,8 +8,11 @@
 
 #include <Poco/Net/ServerSocket.h>
 #include <actionhost/client/runtime.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "runtime_harness.hpp"
@@ -68,7 +71,19 @@ std::vector<pid_t> hosts_in(const std::string &dir) {
         if (ec || !exe.ends_with("/bin/actionhost")) continue;
         if (fs::read_symlink(e.path() / "cwd", ec).string() == dir && !ec) out.push_back(std::stoi(name));
     }
-    return out;
+    // A host's own child between its fork and its exec (a shell being started) is still the host's
+    // program in the host's directory: not a host.
+    auto parent_of = [](pid_t pid) {
+        std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+        std::string line;
+        while (std::getline(status, line))
+            if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 5));
+        return static_cast<pid_t>(0);
+    };
+    std::vector<pid_t> hosts;
+    for (pid_t pid : out)
+        if (std::find(out.begin(), out.end(), parent_of(pid)) == out.end()) hosts.push_back(pid);
+    return hosts;
 }
 
 }  // namespace
