@@ -88,7 +88,7 @@ std::optional<LatestImage> latest_image(const modules::ModuleRegistry &registry,
 // ports of one host, and any page the sandbox serves on another port of 127.0.0.1 is "same-site").
 bool same_origin(const Request &req) {
     const std::string origin = req.header("Origin");
-    if (origin.empty()) return true;  // not a browser: it authenticated with the key or cookie anyway
+    if (origin.empty()) return true;  // no web page sent it: it authenticated with the key or cookie anyway
     const std::string host = req.header("Host");
     return origin == "http://" + host || origin == "https://" + host;
 }

@@ -26,7 +26,7 @@ class WebViewAccess {
 
   private:
     const ApiKeyCheck &key_;
-    std::string token_;  // random per process: a restart logs every browser out
+    std::string token_;  // random per process: a restart signs every viewer out
 };
 
 // Whether `path` belongs to the web view (its handler does its own authentication).
