@@ -52,6 +52,18 @@ std::string shell_quote(std::string_view s) {
     return out + "'";
 }
 
+// The observation's metadata of the prompt a command ended at (OpenHands' CmdOutputMetadata).
+RunMetadata metadata_of(const PromptInfo &p) {
+    RunMetadata m;
+    m.exit_code = p.exit_code;
+    m.pid = p.pid;
+    m.username = p.username;
+    m.hostname = p.hostname;
+    m.working_dir = p.working_dir;
+    m.py_interpreter_path = p.py_interpreter_path;
+    return m;
+}
+
 }  // namespace
 
 bool is_special_key(std::string_view command) {
@@ -615,13 +627,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
 
 std::string BashSession::finish_completed(const std::string &command, const RunRequest &rq, bool special_key) {
     const PromptInfo p = *completed_;
-    RunMetadata m;
-    m.exit_code = p.exit_code;
-    m.pid = p.pid;
-    m.username = p.username;
-    m.hostname = p.hostname;
-    m.working_dir = p.working_dir;
-    m.py_interpreter_path = p.py_interpreter_path;
+    RunMetadata m = metadata_of(p);
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
@@ -642,12 +648,9 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
 std::string BashSession::finish_exited(const std::string &command, const RunRequest &rq) {
     // `exit`, C-d at the prompt, or a killed shell: report how it ended; the next action starts a new
     // shell in the last known directory.
-    RunMetadata m;
+    RunMetadata m = metadata_of(last_prompt_);
     m.exit_code = shell_exit_code_;
-    m.username = last_prompt_.username;
-    m.hostname = last_prompt_.hostname;
-    m.working_dir = last_prompt_.working_dir;
-    m.py_interpreter_path = last_prompt_.py_interpreter_path;
+    m.pid = -1;  // no $! once the shell itself has ended
     m.suffix = completed_suffix(shell_exit_code_);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
@@ -717,12 +720,7 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
         m.suffix = "\n[" + key + " was sent to the running command, which has not ended yet.]";
         return run_observation_json(key, "", m, false);
     }
-    m.exit_code = last_prompt_.exit_code;
-    m.pid = last_prompt_.pid;
-    m.username = last_prompt_.username;
-    m.hostname = last_prompt_.hostname;
-    m.working_dir = last_prompt_.working_dir;
-    m.py_interpreter_path = last_prompt_.py_interpreter_path;
+    m = metadata_of(last_prompt_);
     m.suffix = completed_with_key_suffix(m.exit_code, key);
     return run_observation_json(key, "", m, false);
 }
