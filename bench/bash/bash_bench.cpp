@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/host_process.hpp"
+#include "support/proc_file.hpp"
 #include "support/temp_dir.hpp"
 
 using nlohmann::json;
@@ -91,13 +92,6 @@ json run_action(const std::string &command) {
             {"timeout", 120.0}};
 }
 
-long rss_kib(int pid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-    return -1;
-}
 
 std::vector<double> time_n(int n, const std::function<void()> &f) {
     std::vector<double> v;
@@ -164,11 +158,11 @@ int main(int argc, char **argv) {
     int sessions = 0;
     const Stats session_start = stats(time_n(20, [&] { exec("true", "bench" + std::to_string(sessions++)); }));
 
-    const long rss_before = rss_kib(host.pid());
+    const long rss_before = actionhost::testing::resident_kib(host.pid());
     const auto t_many = Clock::now();
     for (int i = 0; i < 10000; ++i) exec("echo " + std::to_string(i));
     const double many_s = ms_since(t_many) / 1000.0;
-    const long rss_after = rss_kib(host.pid());
+    const long rss_after = actionhost::testing::resident_kib(host.pid());
 
     std::printf("bash plugin benchmark (n=%d per round-trip series)\n", n);
     std::printf("  host start to port file          %8.2f ms\n", host_start_ms);

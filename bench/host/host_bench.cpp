@@ -21,6 +21,7 @@
 
 #include "support/host_process.hpp"
 #include "support/loopback_floor.hpp"
+#include "support/proc_file.hpp"
 #include "support/stats.hpp"
 
 using namespace actionhost::bench;
@@ -87,14 +88,6 @@ std::vector<int> idle_connections(int port, int count) {
     return fds;
 }
 
-long rss_kib(int pid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
-    return -1;
-}
-
 double spawn_true_ms() {
     const auto t0 = std::chrono::steady_clock::now();
     pid_t pid;
@@ -135,7 +128,7 @@ int main(int argc, char **argv) {
     const Figures alive_rt = measure(n, [&] { http.get("/alive"); });
     // bash is loaded (the read above did not need it; the first run does).
     const bool bash_ran = http.post_json("/execute_action", R"({"action":{"action":"run","args":{"command":"echo hi"}}})").status == 200;
-    const long rss_with_bash = rss_kib(host.pid());
+    const long rss_with_bash = resident_kib(host.pid());
 
     // 2 000 connections that never send a byte, then /alive again, same host, same run.
     rlimit files{};

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 namespace actionhost::testing {
 
@@ -20,6 +21,13 @@ std::string read_proc_file(const std::string &path) {
     }
     ::close(fd);
     return out;
+}
+
+long resident_kib(int pid) {
+    const std::string status = read_proc_file("/proc/" + std::to_string(pid) + "/status");
+    const size_t at = status.find("\nVmRSS:");
+    if (at == std::string::npos) return -1;
+    return std::strtol(status.c_str() + at + 7, nullptr, 10);
 }
 
 }  // namespace actionhost::testing

@@ -9,4 +9,7 @@ namespace actionhost::testing {
 // through std::istreambuf_iterator throws ios_base::failure when the process exits mid-read: ESRCH).
 std::string read_proc_file(const std::string &path);
 
+// The resident memory (VmRSS) of process `pid` in KiB; -1 when it is gone or has none.
+long resident_kib(int pid);
+
 }  // namespace actionhost::testing

@@ -11,20 +11,10 @@
 #include "bash_test_util.hpp"
 #include "support/sanitizers.hpp"
 #include "support/http.hpp"
+#include "support/proc_file.hpp"
 
 using namespace bashtest;
 
-namespace {
-
-long rss_kib(int pid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-    return -1;
-}
-
-}  // namespace
 
 TEST(BashScale, FiveThousandLinesAreTruncatedWithTheMarker) {
     BashHost h;
@@ -53,9 +43,9 @@ TEST(BashScale, FiftyThousandLinesKeepFirstAndLastHalves) {
 TEST(BashScale, HundredMegabytesOfOutputInBoundedMemory) {
     BashHost h;
     h.must_complete("echo warm");
-    const long before = rss_kib(h.host().pid());
+    const long before = actionhost::testing::resident_kib(h.host().pid());
     const json obs = h.must_complete("yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 100000000; echo; echo END");
-    const long after = rss_kib(h.host().pid());
+    const long after = actionhost::testing::resident_kib(h.host().pid());
     EXPECT_EQ(exit_code(obs), 0);
     const std::string c = content(obs);
     EXPECT_TRUE(contains(c, "[... Observation truncated due to length ...]"));

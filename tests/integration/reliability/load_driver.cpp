@@ -1,5 +1,7 @@
 #include "load_driver.hpp"
 
+#include "support/proc_file.hpp"
+
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -27,12 +29,7 @@ std::string sha256_hex(const std::string &data) {
     return out;
 }
 
-long rss_kb(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-    return -1;
-}
+long rss_kb(int pid) { return actionhost::testing::resident_kib(pid); }
 
 namespace {
 
