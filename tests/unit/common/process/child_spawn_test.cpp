@@ -20,6 +20,7 @@
 #include "process_test_util.hpp"
 
 using namespace actionhost::common;
+using actionhost::testing::descriptors_once_loaded;
 using actionhost::testing::open_descriptors;
 using actionhost::testing::read_until_eof;
 
@@ -101,8 +102,7 @@ TEST_P(ChildProcessSpawn, TheChildHoldsItsStreamsAndNothingElseOfOurs) {
     std::string error;
     auto child = ChildProcess::spawn(s, &error);
     ASSERT_TRUE(child) << error;
-    // spawn() returns after the exec: the descriptors listed are the program's.
-    EXPECT_EQ(open_descriptors(child->pid()), (std::set<int>{0, 1, 2}));
+    EXPECT_EQ(descriptors_once_loaded(child->pid(), {0, 1, 2}), (std::set<int>{0, 1, 2}));
     const std::string out = std::filesystem::read_symlink("/proc/" + std::to_string(child->pid()) + "/fd/1");
     EXPECT_EQ(out.rfind("pipe:", 0), 0u) << out;
     EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(child->pid()) + "/fd/2"), out);
@@ -153,7 +153,7 @@ TEST(ChildProcessSpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
     std::string error;
     auto child = ChildProcess::spawn(s, &error);
     ASSERT_TRUE(child) << error;
-    EXPECT_EQ(open_descriptors(child->pid()), (std::set<int>{0, 1, 2, kept[1]}));
+    EXPECT_EQ(descriptors_once_loaded(child->pid(), {0, 1, 2, kept[1]}), (std::set<int>{0, 1, 2, kept[1]}));
     child.reset();
     for (int fd : {kept[0], kept[1], stray}) ::close(fd);
 }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 namespace actionhost::testing {
 
@@ -17,6 +18,15 @@ std::set<int> open_descriptors(pid_t pid) {
     // Our own listing held one descriptor for the directory while it ran: no longer open.
     if (pid == 0) std::erase_if(fds, [](int fd) { return ::fcntl(fd, F_GETFD) < 0; });
     return fds;
+}
+
+std::set<int> descriptors_once_loaded(pid_t pid, const std::set<int> &expected) {
+    std::set<int> held = open_descriptors(pid);
+    for (int tries = 0; tries < 500 && held != expected; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        held = open_descriptors(pid);
+    }
+    return held;
 }
 
 namespace {
