@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -20,15 +21,18 @@ std::string read_small_file(const std::string &path) {
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
 }
 
-std::optional<uint64_t> field(const std::string &text, const std::string &name) {
-    std::istringstream in(text);
-    for (std::string key, value; in >> key >> value;) {
-        if (key != name) continue;
-        try {
-            return std::stoull(value);
-        } catch (const std::exception &) {
-            return std::nullopt;
-        }
+// The value of the line "<name> <value>" of a flat-keyed cgroup file.
+std::optional<uint64_t> field(std::string_view text, std::string_view name) {
+    while (!text.empty()) {
+        const size_t eol = std::min(text.find('\n'), text.size());
+        std::string_view line = text.substr(0, eol);
+        text.remove_prefix(std::min(eol + 1, text.size()));
+        if (line.size() <= name.size() || line.substr(0, name.size()) != name || line[name.size()] != ' ') continue;
+        line.remove_prefix(name.size() + 1);
+        uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
+        if (ec != std::errc() || end == line.data()) return std::nullopt;
+        return value;
     }
     return std::nullopt;
 }
@@ -63,20 +67,30 @@ MemoryCgroup::MemoryCgroup() {
     if (!v1_path.empty() && readable(join("/sys/fs/cgroup/memory", v1_path) + "/memory.oom_control")) {
         events_file_ = join("/sys/fs/cgroup/memory", v1_path) + "/memory.oom_control";
         limit_file_ = join("/sys/fs/cgroup/memory", v1_path) + "/memory.limit_in_bytes";
+        events_fd_ = ::open(events_file_.c_str(), O_RDONLY | O_CLOEXEC);
         return;
     }
     for (const char *root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
         if (!v2_path.empty() && readable(join(root, v2_path) + "/memory.events")) {
             events_file_ = join(root, v2_path) + "/memory.events";
             limit_file_ = join(root, v2_path) + "/memory.max";
+            events_fd_ = ::open(events_file_.c_str(), O_RDONLY | O_CLOEXEC);
             return;
         }
     }
 }
 
+MemoryCgroup::~MemoryCgroup() {
+    if (events_fd_ >= 0) ::close(events_fd_);
+}
+
 std::optional<uint64_t> MemoryCgroup::oom_kills() const {
-    if (events_file_.empty()) return std::nullopt;
-    return field(read_small_file(events_file_), "oom_kill");
+    if (events_fd_ < 0) return std::nullopt;
+    // A cgroup file is regenerated when read from offset 0; pread keeps threads off a shared position.
+    char buf[1024];
+    const ssize_t n = ::pread(events_fd_, buf, sizeof buf, 0);
+    if (n <= 0) return std::nullopt;
+    return field(std::string_view(buf, static_cast<size_t>(n)), "oom_kill");
 }
 
 std::optional<uint64_t> MemoryCgroup::limit_bytes() const {
