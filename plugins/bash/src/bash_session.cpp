@@ -160,7 +160,7 @@ std::string BashSession::write_rcfile(const std::string &start_dir, std::string 
         rc += "[ -r ~/.bashrc ] && . ~/.bashrc\n";
     }
     rc += "PS2=''\nexport PS2\n";
-    rc += "PROMPT_COMMAND=" + shell_quote(marker_.prompt_command()) + "\nexport PROMPT_COMMAND\n";
+    rc += marker_.prompt_setup();
     // OpenHands' init command: no pager may wait for a key that never comes.
     rc += "alias git=\"git --no-pager\"\n";
     rc += "cd -- " + shell_quote(start_dir) + " 2>/dev/null\n";

@@ -14,18 +14,22 @@ PromptMarker::PromptMarker(std::string nonce)
 
 std::string PromptMarker::ps1() const {
     // \043 is '#', \037 is US: decoded by bash when it prints the prompt, never present literally in the
-    // variable. ${!:-} and ${BASH_CMDS[python]:-} stay quiet under `set -u`.
-    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${BASH_CMDS[python]:-}\\037${__ah_sync:-}\\037$PWD}AH" +
+    // variable. The ${...:-} forms stay quiet under `set -u`.
+    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${__ah_py:-}\\037${__ah_sync:-}\\037$PWD}AH" +
            nonce_ + "END\\043\\043\\043";
 }
 
-std::string PromptMarker::prompt_command() const {
-    // `hash` looks python up on PATH without forking (OpenHands runs `which python` in a subshell for
-    // every prompt). The lookup (a stat per PATH entry, ~30 system calls) runs only when no python is
-    // hashed or the hashed one is no longer executable: bash empties its hash table whenever PATH is
-    // set (venv activation, export PATH=...), so PATH changes and deleted interpreters are still followed.
-    return "[[ -n ${BASH_CMDS[python]:-} && -x ${BASH_CMDS[python]} ]] || { hash -d python; hash python; } 2>/dev/null; "
-           "PS1='" + ps1() + "'";
+std::string PromptMarker::prompt_setup() const {
+    // A function, parsed once: bash parses a PROMPT_COMMAND string anew before every prompt, and that
+    // parse was about a third of the shell's time for `echo hi`. The python lookup (`hash`: a stat per
+    // PATH entry, no fork — OpenHands runs `which python` in a subshell for every prompt) runs again only
+    // when PATH changed (venv activation, export PATH=...) or the interpreter found last is no longer
+    // executable; otherwise the answer is kept in __ah_py, since reading ${BASH_CMDS[...]} makes bash
+    // rebuild that whole array. PS1 is installed again each time: a command may change it (a virtualenv
+    // activation does). Exported, so a nested `bash` shows the same prompt and its commands end too.
+    return "__ah_prompt() { [[ $PATH == \"${__ah_path-}\" && -x ${__ah_py:-} ]] || { __ah_path=$PATH; __ah_py=; "
+           "hash -d python 2>/dev/null; hash python 2>/dev/null && __ah_py=${BASH_CMDS[python]}; }; PS1='" + ps1() +
+           "'; }\nexport -f __ah_prompt\nPROMPT_COMMAND=__ah_prompt\nexport PROMPT_COMMAND\n";
 }
 
 namespace {

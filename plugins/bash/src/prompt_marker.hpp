@@ -30,9 +30,9 @@ class PromptMarker {
 
     const std::string &begin() const { return begin_; }
     const std::string &end() const { return end_; }
-    // The PROMPT_COMMAND value that refreshes the python lookup and re-installs PS1 before each prompt
-    // (a command may change PS1, e.g. a virtualenv activation). Quote it as a whole to assign it.
-    std::string prompt_command() const;
+    // Lines of bash for the rc file: a PROMPT_COMMAND function that refreshes the python lookup and
+    // re-installs PS1 before each prompt (a command may change PS1, e.g. a virtualenv activation).
+    std::string prompt_setup() const;
     // The PS1 value (bash prompt escapes), without quoting.
     std::string ps1() const;
 

@@ -199,3 +199,28 @@ TEST(BashCommands, FileOwnerIsTheShellUser) {
     EXPECT_EQ(content(h.run("touch owned && stat -c %U owned")), pw->pw_name);
     EXPECT_EQ(content(h.run("echo $HOME")), h.home());
 }
+
+// The prompt's python lookup is kept between prompts (see PromptMarker::prompt_setup): it must still
+// follow a PATH change, a deleted interpreter, `set -u`, and a nested interactive bash.
+TEST(BashCommands, ThePythonOfThePromptFollowsPathChangesAndDeletions) {
+    BashHost h;
+    const auto python_of = [&](const std::string &command) {
+        return h.run(command)["extras"]["metadata"]["py_interpreter_path"].get<std::string>();
+    };
+    h.run("mkdir -p v1/bin v2/bin && printf '#!/bin/sh\\n' > v1/bin/python && cp v1/bin/python v2/bin/python && "
+          "chmod +x v1/bin/python v2/bin/python");
+    EXPECT_EQ(python_of("export PATH=\"$PWD/v1/bin:$PATH\""), h.wd() + "/v1/bin/python");
+    EXPECT_EQ(python_of("export PATH=\"$PWD/v2/bin:$PATH\""), h.wd() + "/v2/bin/python");
+    EXPECT_EQ(python_of("true"), h.wd() + "/v2/bin/python");
+    EXPECT_EQ(python_of("rm v2/bin/python"), h.wd() + "/v1/bin/python");
+    const json strict = h.run("set -u; false");
+    EXPECT_EQ(exit_code(strict), 1);
+    EXPECT_EQ(strict["extras"]["metadata"]["py_interpreter_path"], h.wd() + "/v1/bin/python");
+    EXPECT_EQ(exit_code(h.run("set +u")), 0);
+    // A nested interactive bash shows the same prompt, so its commands end as the outer shell's do.
+    const int outer = std::stoi(content(h.run("echo $SHLVL")));
+    EXPECT_EQ(exit_code(h.run("bash --norc")), 0);
+    EXPECT_EQ(content(h.run("echo inner $SHLVL")), "inner " + std::to_string(outer + 1));
+    EXPECT_EQ(exit_code(h.run("exit 4")), 4);
+    EXPECT_EQ(content(h.run("echo outer $SHLVL")), "outer " + std::to_string(outer));
+}

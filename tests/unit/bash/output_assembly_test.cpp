@@ -168,7 +168,7 @@ TEST(PromptMarker, PromptVariablesNeverHoldTheMarkerLiterally) {
     PromptMarker m(random_nonce());
     EXPECT_EQ(m.ps1().find(m.begin()), std::string::npos);
     EXPECT_EQ(m.ps1().find(m.end()), std::string::npos);
-    EXPECT_EQ(m.prompt_command().find(m.begin()), std::string::npos);
+    EXPECT_EQ(m.prompt_setup().find(m.begin()), std::string::npos);
     EXPECT_NE(random_nonce(), random_nonce());
     // Output that merely looks like OpenHands' marker is output.
     MarkerScanner sc(m);
