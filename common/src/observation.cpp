@@ -1,6 +1,109 @@
 #include "actionhost/common/observation.hpp"
 
+#include <vector>
+
+#include "actionhost/common/json_io.hpp"
+
 namespace actionhost::common {
+
+namespace {
+
+// nlohmann's SAX interface: follows the path of object keys down to each value and keeps only the
+// fields inspect_observation reports. Any value inside an array breaks the path (it is not a field).
+class ObservationScan {
+  public:
+    using json = nlohmann::json;
+
+    bool null() { return value(Kind::Other); }
+    bool boolean(bool) { return value(Kind::Other); }
+    bool number_integer(json::number_integer_t) { return value(Kind::Other); }
+    bool number_unsigned(json::number_unsigned_t) { return value(Kind::Other); }
+    bool number_float(json::number_float_t, const json::string_t &) { return value(Kind::Other); }
+    bool binary(json::binary_t &) { return value(Kind::Other); }
+    bool string(json::string_t &s) {
+        if (at({"extras", "metadata", "working_dir"})) facts.working_dir = s;
+        return value(Kind::String);
+    }
+    bool start_object(std::size_t) { return open(false); }
+    bool start_array(std::size_t) { return open(true); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(json::string_t &k) {
+        frames_.back().key = k;
+        if (at({"extras", "metadata", "working_dir"})) facts.working_dir.clear();  // a later duplicate wins
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) {
+        facts.error = e.what();
+        return false;
+    }
+
+    ObservationFacts facts;
+    bool root_is_object = false;
+    bool observation_is_string = false, content_is_string = false;
+    bool too_deep = false;
+
+  private:
+    enum class Kind { String, Other };
+    struct Frame {
+        bool array;
+        std::string key;
+    };
+
+    // Whether the value about to be read sits at this path of object keys from the root.
+    bool at(std::initializer_list<std::string_view> path) const {
+        if (frames_.size() != path.size()) return false;
+        size_t i = 0;
+        for (std::string_view k : path) {
+            if (frames_[i].array || frames_[i].key != k) return false;
+            ++i;
+        }
+        return true;
+    }
+    bool value(Kind kind) {
+        if (frames_.size() == 1 && !frames_[0].array) {
+            if (frames_[0].key == "observation") observation_is_string = kind == Kind::String;
+            if (frames_[0].key == "content") content_is_string = kind == Kind::String;
+        }
+        return true;
+    }
+    bool open(bool array) {
+        if (frames_.empty()) root_is_object = !array;
+        else value(Kind::Other);
+        if (frames_.size() >= static_cast<size_t>(kMaxJsonDepth)) {
+            too_deep = true;
+            return false;
+        }
+        frames_.push_back({array, {}});
+        return true;
+    }
+    bool close() {
+        frames_.pop_back();
+        return true;
+    }
+
+    std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+ObservationFacts inspect_observation(std::string_view text) {
+    ObservationScan scan;
+    bool parsed = false;
+    try {
+        parsed = nlohmann::json::sax_parse(text.begin(), text.end(), &scan);
+    } catch (const nlohmann::json::exception &e) {
+        scan.facts.error = e.what();
+    }
+    ObservationFacts facts = std::move(scan.facts);
+    if (scan.too_deep) facts.error = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    else if (parsed && !scan.root_is_object) facts.error = "not a JSON object";
+    else if (parsed && !scan.observation_is_string) facts.error = "no string \"observation\"";
+    else if (parsed && !scan.content_is_string) facts.error = "no string \"content\"";
+    facts.valid = parsed && facts.error.empty();
+    if (!facts.valid) facts.working_dir.clear();
+    return facts;
+}
 
 nlohmann::json error_observation(const std::string &content, const std::string &error_id) {
     return {{"message", content},

@@ -284,41 +284,35 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
         PluginModule::Busy busy(module);
         st = module.execute(c);
     }
-    nlohmann::json obs;
+    nlohmann::json obs;    // the answer when the host makes it (an error), or for followers
     std::string verbatim;  // the plugin's text, when it is the answer unchanged
+    std::string working_dir;
     if (st != AH_OK) {
         const std::string err = call.error.empty() ? "status " + std::to_string(st) : call.error;
         obs = common::error_observation("The " + name + " plugin failed to execute the action: " + err);
     } else if (!call.observation) {
         env_.log(AH_LOG_PLUGIN_MISBEHAVING, name, "execute returned AH_OK without an observation");
         obs = common::error_observation("The " + name + " plugin returned no observation");
+    } else if (common::ObservationFacts facts = common::inspect_observation(*call.observation); !facts.valid) {
+        env_.log(AH_LOG_PLUGIN_MISBEHAVING, name,
+                 "returned an observation that is not a JSON object with string \"observation\" and \"content\": " +
+                     facts.error);
+        obs = common::error_observation("The " + name + " plugin returned an invalid observation");
     } else {
-        auto parsed = common::parse_json(*call.observation);
-        const bool ok = parsed.value && parsed.value->is_object() && parsed.value->contains("observation") &&
-                        (*parsed.value)["observation"].is_string() && parsed.value->contains("content") &&
-                        (*parsed.value)["content"].is_string();
-        if (!ok) {
-            env_.log(AH_LOG_PLUGIN_MISBEHAVING, name,
-                     "returned an observation that is not a JSON object with string \"observation\" and \"content\"" +
-                         (parsed.value ? std::string() : ": " + parsed.error));
-            obs = common::error_observation("The " + name + " plugin returned an invalid observation");
-        } else {
-            obs = std::move(*parsed.value);
-            verbatim = std::move(*call.observation);
-        }
+        // Checked in one pass without building the document: the text goes out as it came.
+        working_dir = std::move(facts.working_dir);
+        verbatim = std::move(*call.observation);
     }
     // The session's directory follows what any observation reports in extras.metadata.working_dir (the
     // shell's, in OpenHands' command observations): read/write/edit resolve relative paths against it.
-    if (obs.contains("extras") && obs["extras"].is_object() && obs["extras"].contains("metadata") &&
-        obs["extras"]["metadata"].is_object()) {
-        const auto &wd = obs["extras"]["metadata"].value("working_dir", nlohmann::json());
-        if (wd.is_string() && !wd.get<std::string>().empty()) {
-            std::lock_guard lock(s.cwd_mu);
-            s.cwd = wd.get<std::string>();
-        }
+    if (!working_dir.empty()) {
+        std::lock_guard lock(s.cwd_mu);
+        s.cwd = std::move(working_dir);
     }
-    if (!beside && streams_.has_followers(session_name))
-        streams_.publish(session_name, "action_end", common::dump_json({{"observation", obs}}));
+    if (!beside && streams_.has_followers(session_name)) {
+        const std::string observation = verbatim.empty() ? common::dump_json(obs) : verbatim;
+        streams_.publish(session_name, "action_end", "{\"observation\":" + observation + "}");
+    }
     return {200, std::move(obs), std::move(verbatim)};
 }
 

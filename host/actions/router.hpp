@@ -24,7 +24,7 @@ class StreamHub;
 
 struct RouteResult {
     int http_status = 200;
-    nlohmann::json body;  // the observation, or {"detail": ...} for an HTTP error
+    nlohmann::json body;  // the host's own answer (an error observation, or {"detail": ...}); null with `text`
     // The plugin's observation text when it is the answer unchanged: sent as it came instead of being
     // serialised again (an observation can be megabytes of command output).
     std::string text;
