@@ -32,6 +32,10 @@ constexpr size_t kHiddenLimitChars = 4'000'000;
 constexpr size_t kMaxTypedLine = 4000;
 // How long a key sent beside a running call waits for that call's command to end.
 constexpr auto kKeyBesideWait = std::chrono::seconds(10);
+// How long the terminal stays with the action thread after an action ends before the reader thread
+// takes it back. An agent in a loop sends its next action sooner, and then neither handover costs a
+// wake-up; between slower steps, output of background jobs waits this long in the terminal's buffer.
+constexpr auto kReaderResumeDelay = std::chrono::milliseconds(50);
 constexpr int kLogWarning = 2;
 constexpr int kLogInfo = 1;
 
@@ -207,6 +211,8 @@ bool BashSession::start(std::string *error) {
         shell_exited_ = false;
         shell_exit_code_ = -1;
         worker_reads_ = false;
+        reader_resume_at_ = {};
+        reader_polling_ = false;
         reader_stop_ = false;
     }
     const std::string rcfile = write_rcfile(start_dir, error);
@@ -285,10 +291,17 @@ void BashSession::reader_loop(common::ChildProcess *shell, int wake_fd) {
     const bool has_pidfd = shell->pidfd() >= 0;
     for (;;) {
         {
-            // Parked while an action reads the terminal itself.
+            // Parked while an action reads the terminal itself, and for a moment after it (see
+            // kReaderResumeDelay); bounded, so a missed notification costs at most that long.
             std::unique_lock<std::mutex> lk(mu_);
-            reader_cv_.wait(lk, [&] { return !worker_reads_ || reader_stop_; });
+            reader_polling_ = false;
+            for (int i = 0; i < 1'000'000 && !reader_stop_; ++i) {
+                const auto now = Clock::now();
+                if (!worker_reads_ && now >= reader_resume_at_) break;
+                reader_cv_.wait_until(lk, worker_reads_ ? now + std::chrono::seconds(1) : reader_resume_at_);
+            }
             if (reader_stop_) return;
+            reader_polling_ = true;  // from here on, an action taking over must wake the poll below
         }
         const int r = poll(fds, nfds, -1);
         if (r < 0) {
@@ -417,17 +430,20 @@ void BashSession::on_shell_exit(common::ChildProcess *shell) {
 
 void BashSession::begin_worker_reading() {
     worker_reads_ = true;
-    if (wake_fd_ >= 0) {  // out of its poll, so it parks instead of reading
+    if (reader_polling_ && wake_fd_ >= 0) {  // out of its poll, so it parks instead of reading
         const uint64_t one = 1;
         ssize_t ignored = write(wake_fd_, &one, sizeof one);
         (void)ignored;
     }
 }
 
-void BashSession::end_worker_reading() {
+void BashSession::end_worker_reading(bool hand_back_now) {
     if (!worker_reads_) return;
     worker_reads_ = false;
-    reader_cv_.notify_all();
+    reader_resume_at_ = Clock::now() + (hand_back_now ? Clock::duration::zero() : kReaderResumeDelay);
+    // Woken only to take over at once; otherwise its timed wait ends by itself unless the next action
+    // takes the terminal first.
+    if (hand_back_now) reader_cv_.notify_all();
 }
 
 bool BashSession::worker_read_once(common::ChildProcess *shell, int timeout_ms) {
@@ -588,7 +604,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
     if (self_read) begin_worker_reading();
     struct EndWorkerReading {
         BashSession *s;
-        ~EndWorkerReading() { s->end_worker_reading(); }
+        ~EndWorkerReading() { s->end_worker_reading(false); }
     } end_reading{this};
     for (;;) {
         if ((completed_ || shell_exited_) && stderr_separate_) {
@@ -620,7 +636,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
         lk.lock();
         if (!ok) {  // the shell is going: the reader thread drains the terminal and reports the exit
             self_read = false;
-            end_worker_reading();
+            end_worker_reading(true);
         }
     }
 }

@@ -78,9 +78,11 @@ class BashSession {
 
     void reader_loop(common::ChildProcess *shell, int wake_fd);
     // While an action waits for its prompt, its own thread reads the terminal (one hand-off less per
-    // action); the reader thread parks meanwhile. Called with mu_ held.
+    // action); the reader thread parks meanwhile. Called with mu_ held. The reader thread takes the
+    // terminal back kReaderResumeDelay after an action ends, or at once with `hand_back_now` (the shell
+    // is going and the reader reports its exit).
     void begin_worker_reading();
-    void end_worker_reading();
+    void end_worker_reading(bool hand_back_now);
     // One poll+read of the terminal by the waiting action (mu_ released by the caller). False when the
     // terminal or the shell is gone: the reader thread then takes over and reports the exit.
     bool worker_read_once(common::ChildProcess *shell, int timeout_ms);
@@ -132,8 +134,12 @@ class BashSession {
 
     mutable std::mutex mu_;  // guards everything below
     std::mutex read_mu_;  // one reader of the terminal at a time, so chunks are handled in order
-    std::condition_variable reader_cv_;  // the parked reader thread waits here for worker_reads_ to clear
+    std::condition_variable reader_cv_;  // the parked reader thread waits here (see reader_resume_at_)
     bool worker_reads_ = false;
+    // While worker_reads_ is clear, the parked reader resumes at this time: an action hands the terminal
+    // back lazily, so that back-to-back actions never wake the reader thread (see end_worker_reading).
+    std::chrono::steady_clock::time_point reader_resume_at_{};
+    bool reader_polling_ = false;  // the reader thread is in (or about to enter) its poll of the terminal
     bool reader_stop_ = false;
     std::condition_variable cv_;  // signalled on prompts, shell exit and shutdown
     bool wake_waiters_ = false;   // a prompt was seen while feeding: notify once mu_ is released

@@ -53,6 +53,23 @@ TEST(BashInteractive, BackgroundJobKeepsRunningAfterTheActionReturns) {
     h.run("kill %1");
 }
 
+// Between actions the session's reader thread takes the terminal back (after a short delay, see
+// kReaderResumeDelay) and drains it: a background job writing far more than a terminal buffers is never
+// left blocked, and its output reaches the next observation.
+TEST(BashInteractive, ABackgroundJobWritingBetweenActionsIsNeverBlocked) {
+    BashHost h;
+    EXPECT_EQ(exit_code(h.run("(sleep 0.2; seq 1 100000; echo done > bg.flag) &")), 0);
+    bool done = false;
+    for (int i = 0; i < 100 && !done; ++i) {  // at most 10 s; the job itself takes well under 1 s
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        done = std::filesystem::exists(h.wd() + "/bg.flag");
+    }
+    EXPECT_TRUE(done) << "the background job stayed blocked on a full terminal";
+    const json next = h.run("echo after");
+    EXPECT_TRUE(contains(content(next), "100000")) << content(next).substr(0, 200);
+    EXPECT_TRUE(contains(content(next), "after"));
+}
+
 TEST(BashInteractive, ReadPromptSoftTimeoutThenInput) {
     BashHost h(1);
     const json ask = h.run("read -p 'Enter name: ' name && echo \"Hello $name\"");
