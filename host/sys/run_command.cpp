@@ -23,9 +23,9 @@ int run_command(std::vector<std::string> argv, const CommandOptions &options) {
     spec.err = options.quiet ? common::Stream::to_stdout() : stream;
     spec.new_session = false;  // a group of its own: a timeout stops what the command started too
     spec.prefer_oom_victim = false;
-    std::string error;
-    auto child = common::ChildProcess::spawn(spec, &error);
-    if (!child) return -1;
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) return -1;
+    const auto &child = started.value();
     const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.timeout_s));
     const auto status = child->wait(timeout);
     if (!status) {

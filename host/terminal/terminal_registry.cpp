@@ -30,10 +30,10 @@ TerminalRegistry::Opened TerminalRegistry::open(const std::string &name, OpenMod
     if (mode == OpenMode::Attach) return {nullptr, false, 404, "no terminal named '" + name + "'"};
     if (sessions_.size() >= settings_.max_sessions)
         return {nullptr, false, 429, "there are " + std::to_string(settings_.max_sessions) + " terminals already (ACTIONHOST_MAX_TERMINALS)"};
-    std::string error;
-    auto shell = settings_.spawn ? settings_.spawn(rows, cols, &error) : nullptr;
-    if (!shell) return {nullptr, false, 500, "cannot start a shell: " + (error.empty() ? std::string("no shell configured") : error)};
-    auto session = std::make_shared<TerminalSession>(name, std::move(shell), settings_.scrollback_bytes);
+    if (!settings_.spawn) return {nullptr, false, 500, "cannot start a shell: no shell configured"};
+    auto shell = settings_.spawn(rows, cols);
+    if (!shell) return {nullptr, false, 500, "cannot start a shell: " + shell.error().message};
+    auto session = std::make_shared<TerminalSession>(name, std::move(shell).value(), settings_.scrollback_bytes);
     sessions_[name] = {session, std::chrono::steady_clock::now()};
     if (!reaper_.joinable())  // started with the first terminal: a host nobody opens one on keeps no thread
         reaper_ = std::thread([this] {

@@ -22,7 +22,7 @@ struct TerminalSettings {
     size_t scrollback_bytes = 256 * 1024;
     std::chrono::seconds detached_timeout{3600};  // ACTIONHOST_TERMINAL_DETACHED_TIMEOUT (seconds)
     // Starts the shell of a new terminal of that size; nullptr with the reason in `error`.
-    std::function<std::unique_ptr<common::ChildProcess>(unsigned short rows, unsigned short cols, std::string *error)> spawn;
+    std::function<common::Result<std::unique_ptr<common::ChildProcess>>(unsigned short rows, unsigned short cols)> spawn;
 };
 
 enum class OpenMode { Any, Create, Attach };

@@ -32,7 +32,7 @@ decltype(TerminalSettings::spawn) terminal_shell_spawner(const std::string &user
         std::string shell;
     };
     auto resolved = std::make_shared<Resolved>();
-    return [resolved, username, working_dir](unsigned short rows, unsigned short cols, std::string *error) {
+    return [resolved, username, working_dir](unsigned short rows, unsigned short cols) {
         std::call_once(resolved->once, [&] {
             resolved->identity = common::resolve_shell_identity(username);
             auto &env = resolved->identity.env;
@@ -54,7 +54,7 @@ decltype(TerminalSettings::spawn) terminal_shell_spawner(const std::string &user
         spec.human_terminal = true;
         spec.rows = rows;
         spec.cols = cols;
-        return common::ChildProcess::spawn(spec, error);
+        return common::ChildProcess::spawn(spec);
     };
 }
 

@@ -90,17 +90,18 @@ int lift(int fd) {
     return moved;
 }
 
-std::string errno_text(const std::string &what) { return what + ": " + std::strerror(errno); }
+// The failure of system call `what`, with its errno.
+auto errno_failure(const std::string &what) {
+    const int err = errno;
+    return fail(what + ": " + std::strerror(err), err);
+}
 
-bool open_pty(const SpawnSpec &spec, Descriptors &d, std::string *error) {
+Status open_pty(const SpawnSpec &spec, Descriptors &d) {
     winsize ws{};
     ws.ws_row = spec.rows;
     ws.ws_col = spec.cols;
     int master = -1, tty = -1;
-    if (openpty(&master, &tty, nullptr, nullptr, &ws) != 0) {
-        *error = errno_text("openpty");
-        return false;
-    }
+    if (openpty(&master, &tty, nullptr, nullptr, &ws) != 0) return errno_failure("openpty");
     fcntl(master, F_SETFD, FD_CLOEXEC);
     fcntl(tty, F_SETFD, FD_CLOEXEC);
     // For a program: no echo (the command we type is not output), LF stays LF. Either way UTF-8 aware
@@ -116,41 +117,36 @@ bool open_pty(const SpawnSpec &spec, Descriptors &d, std::string *error) {
     d.parent[1] = master;
     d.terminal = lift(tty);
     for (int &c : d.child) c = d.terminal;
-    return d.terminal >= 0;
+    if (d.terminal < 0) return errno_failure("openpty");
+    return ok();
 }
 
 // Opens what stream `n` (0, 1, 2) of the child is connected to.
-bool open_stream(int n, const Stream &s, Descriptors &d, std::string *error) {
+Status open_stream(int n, const Stream &s, Descriptors &d) {
     switch (s.kind) {
-        case Stream::Inherit: return true;
+        case Stream::Inherit: return ok();
         case Stream::Stdout:
-            if (n != 2) {
-                *error = "only stderr can go where stdout goes";
-                return false;
-            }
+            if (n != 2) return fail("only stderr can go where stdout goes");
             d.err_to_stdout = true;
-            return true;
+            return ok();
         case Stream::Null:
         case Stream::File: {
             const std::string path = s.kind == Stream::Null ? "/dev/null" : s.path;
             const int flags = n == 0 ? O_RDONLY : O_WRONLY | O_CREAT | (s.append ? O_APPEND : O_TRUNC);
             d.child[n] = lift(open(path.c_str(), flags | O_CLOEXEC, 0644));
-            if (d.child[n] < 0) *error = errno_text("cannot open " + path);
-            return d.child[n] >= 0;
+            if (d.child[n] < 0) return errno_failure("cannot open " + path);
+            return ok();
         }
         case Stream::Pipe: {
             int p[2];
-            if (pipe2(p, O_CLOEXEC) != 0) {
-                *error = errno_text("pipe");
-                return false;
-            }
+            if (pipe2(p, O_CLOEXEC) != 0) return errno_failure("pipe");
             d.child[n] = lift(n == 0 ? p[0] : p[1]);
             d.parent[n] = n == 0 ? p[1] : p[0];
-            if (d.child[n] < 0) *error = errno_text("pipe");
-            return d.child[n] >= 0;
+            if (d.child[n] < 0) return errno_failure("pipe");
+            return ok();
         }
     }
-    return false;
+    return fail("unknown stream kind");
 }
 
 // Everything the child needs, prepared before any fork (between fork and exec only async-signal-safe
@@ -171,11 +167,8 @@ std::vector<std::string> environment_of(const SpawnSpec &spec) {
     return env;
 }
 
-bool make_plan(const SpawnSpec &spec, Plan &p, std::string *error) {
-    if (spec.argv.empty()) {
-        *error = "no command";
-        return false;
-    }
+Status make_plan(const SpawnSpec &spec, Plan &p) {
+    if (spec.argv.empty()) return fail("no command");
     p.args = spec.argv;
     p.envs = environment_of(spec);
     for (auto &a : p.args) p.argv.push_back(a.data());
@@ -192,14 +185,10 @@ bool make_plan(const SpawnSpec &spec, Plan &p, std::string *error) {
                 if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
         }
         const std::string found = find_on_path(p.program, path);
-        if (found.empty()) {
-            *error = "command not found: " + p.program;
-            return false;
-        }
+        if (found.empty()) return fail("command not found: " + p.program, ENOENT);
         p.program = found;
     } else if (access(p.program.c_str(), X_OK) != 0) {
-        *error = errno_text("cannot start " + p.program);
-        return false;
+        return errno_failure("cannot start " + p.program);
     }
 
     if (spec.identity) {
@@ -212,7 +201,7 @@ bool make_plan(const SpawnSpec &spec, Plan &p, std::string *error) {
         p.user = spec.user;
         if (!spec.working_dir.empty()) p.dirs.push_back(spec.working_dir);
     }
-    return true;
+    return ok();
 }
 
 // The child without a copy of the parent: glibc's posix_spawn is clone(CLONE_VM|CLONE_VFORK), so no
@@ -272,20 +261,19 @@ int spawn_without_copy(const SpawnSpec &spec, const Plan &p, const Descriptors &
 }
 
 // What posix_spawn cannot do: switch user, die with the parent, keep chosen descriptors. Returns the
-// pid, or -1 with `error` set (the failed child reaped).
-pid_t spawn_by_fork(const SpawnSpec &spec, const Plan &p, const Descriptors &d, std::string *error) {
+// pid, or why not (the failed child reaped).
+Result<pid_t> spawn_by_fork(const SpawnSpec &spec, const Plan &p, const Descriptors &d) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
-        *error = errno_text("pipe");
-        return -1;
+        return errno_failure("pipe");
     }
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
-        *error = errno_text("fork");
+        auto failure = errno_failure("fork");
         close(report[0]);
         close(report[1]);
-        return -1;
+        return failure;
     }
     if (pid == 0) {
         if (spec.new_session ? setsid() < 0 : setpgid(0, 0) != 0) child_fail(report[1], kSetsid);
@@ -334,40 +322,41 @@ pid_t spawn_by_fork(const SpawnSpec &spec, const Plan &p, const Descriptors &d, 
         }
         std::string what = stage_text(r.stage);
         if (r.stage == kChdir) what += " to " + p.dirs.front();
-        *error = "cannot start " + p.program + ": " + (r.stage == kExec ? "" : what + ": ") + std::strerror(r.err);
-        return -1;
+        return fail("cannot start " + p.program + ": " + (r.stage == kExec ? "" : what + ": ") + std::strerror(r.err), r.err);
     }
     return pid;
 }
 
 }  // namespace
 
-std::unique_ptr<ChildProcess> ChildProcess::spawn(const SpawnSpec &spec, std::string *error) {
+Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnSpec &spec) {
     Plan plan;
-    if (!make_plan(spec, plan, error)) return nullptr;
-    Descriptors d;
+    if (auto planned = make_plan(spec, plan); !planned) return planned.as_failure();
+    Descriptors d;  // its destructor closes what was opened, whatever fails below
     if (spec.use_pty) {
-        if (!open_pty(spec, d, error)) return nullptr;
+        if (auto opened = open_pty(spec, d); !opened) return opened.as_failure();
     } else {
-        if (!open_stream(0, spec.in, d, error) || !open_stream(1, spec.out, d, error) ||
-            !open_stream(2, spec.err, d, error))
-            return nullptr;  // ~Descriptors closes what was opened
+        for (int n = 0; n < 3; ++n)
+            if (auto opened = open_stream(n, n == 0 ? spec.in : n == 1 ? spec.out : spec.err, d); !opened)
+                return opened.as_failure();
     }
 
     pid_t pid = -1;
     if (plan.user || spec.die_with_parent || !spec.keep_fds.empty()) {
         // The kernel sends PR_SET_PDEATHSIG when the forking *thread* ends: a child spawned on a
         // short-lived thread would die with that thread. Such children are forked by a lasting one.
-        auto fork_it = [&] { pid = spawn_by_fork(spec, plan, d, error); };
+        Result<pid_t> forked = fail("not forked");
+        auto fork_it = [&] { forked = spawn_by_fork(spec, plan, d); };
         if (spec.die_with_parent) run_on_lasting_thread(fork_it);
         else fork_it();
-        if (pid < 0) return nullptr;
+        if (!forked) return forked.as_failure();
+        pid = forked.value();
     } else {
         std::string unusable_dir;
         if (const int rc = spawn_without_copy(spec, plan, d, pid, unusable_dir); rc != 0) {
-            *error = "cannot start " + plan.program + ": " +
-                     (unusable_dir.empty() ? "" : "chdir to " + unusable_dir + ": ") + std::strerror(rc);
-            return nullptr;
+            return fail("cannot start " + plan.program + ": " +
+                            (unusable_dir.empty() ? "" : "chdir to " + unusable_dir + ": ") + std::strerror(rc),
+                        rc);
         }
     }
     d.close_child_side();

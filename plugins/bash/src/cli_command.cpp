@@ -101,9 +101,9 @@ std::string run_cli_command(const RunRequest &rq, const StaticContext &ctx, CliS
     spec.identity = &identity;
     spec.working_dir = dir.string();
     spec.use_pty = false;
-    std::string error;
-    std::unique_ptr<common::ChildProcess> child = common::ChildProcess::spawn(spec, &error);
-    if (!child) return error_observation_json("ERROR: " + error);
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) return error_observation_json("ERROR: " + started.error().message);
+    const std::unique_ptr<common::ChildProcess> &child = started.value();
 
     // CLIRuntime has no no-change timeout; its hard timeout is the action's (the client always sets one).
     const ChildOutcome done = collect_child(*child, {false, rq.timeout, cli_timeout_suffix, rq.hidden}, ctx, emit);

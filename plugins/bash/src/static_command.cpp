@@ -126,9 +126,9 @@ std::string run_static_command(const RunRequest &rq, const StaticContext &ctx, c
     spec.identity = cfg.identity.get();
     spec.working_dir = dir.string();
     spec.use_pty = false;
-    std::string error;
-    std::unique_ptr<common::ChildProcess> child = common::ChildProcess::spawn(spec, &error);
-    if (!child) return error_observation_json("ERROR: " + error);
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) return error_observation_json("ERROR: " + started.error().message);
+    const std::unique_ptr<common::ChildProcess> &child = started.value();
 
     const ChildOutcome done = collect_child(*child, {!rq.blocking, rq.timeout, hard_timeout_suffix, rq.hidden}, ctx, emit);
     if (done.stopped) return error_observation_json("ERROR: The bash plugin is shutting down.");

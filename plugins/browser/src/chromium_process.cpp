@@ -110,13 +110,13 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     spec.err = common::Stream::to_stdout();
     // A session of its own: the process group id is the browser's pid, and no terminal signals reach it.
     spec.new_session = true;
-    std::string error;
-    child_ = common::ChildProcess::spawn(spec, &error);
-    if (!child_) {
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) {
         std::error_code ec;
         fs::remove_all(user_data_dir_, ec);
-        throw std::runtime_error(error);
+        throw std::runtime_error(started.error().message);
     }
+    child_ = std::move(started).value();
     group_ = child_->pid();
 
     // Chromium writes "<port>\n<browser ws path>" once the DevTools server listens.

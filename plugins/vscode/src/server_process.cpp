@@ -64,13 +64,16 @@ std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::
     // handle for stopping the whole tree.
     child.new_session = true;
     if (spec.user.switch_user) child.user = common::UserSwitch{spec.user.uid, spec.user.gid, spec.user.groups};
-    auto started = common::ChildProcess::spawn(child, &error);
-    if (!started) return nullptr;
+    auto started = common::ChildProcess::spawn(child);
+    if (!started) {
+        error = started.error().message;
+        return nullptr;
+    }
     // The log (opened by the host for the child) belongs to the user the server runs as. Best effort:
     // the server writes through the descriptor it has either way.
     if (spec.user.switch_user && ::chown(spec.log_path.c_str(), spec.user.uid, spec.user.gid) != 0) {
     }
-    return std::unique_ptr<ServerProcess>(new ServerProcess(std::move(started)));
+    return std::unique_ptr<ServerProcess>(new ServerProcess(std::move(started).value()));
 }
 
 ServerProcess::ServerProcess(std::unique_ptr<common::ChildProcess> child) : child_(std::move(child)) {}

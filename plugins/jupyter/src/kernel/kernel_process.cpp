@@ -95,10 +95,13 @@ std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::
     spec.out = common::Stream::pipe();
     spec.err = common::Stream::to_stdout();
     if (user.switch_user) spec.user = common::UserSwitch{user.uid, user.gid, user.groups};
-    auto child = common::ChildProcess::spawn(spec, &error);
-    if (!child) return nullptr;
+    auto child = common::ChildProcess::spawn(spec);
+    if (!child) {
+        error = child.error().message;
+        return nullptr;
+    }
     std::unique_ptr<KernelProcess> p(new KernelProcess());
-    p->child_ = std::move(child);
+    p->child_ = std::move(child).value();
     p->reader_ = std::thread([raw = p.get()] { raw->read_output_loop(); });
     return p;
 }

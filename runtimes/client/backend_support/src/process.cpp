@@ -42,10 +42,9 @@ pid_t spawn_process(const SpawnOptions &o) {
     spec.die_with_parent = o.die_with_parent;
     spec.keep_fds = o.keep_fds;
     spec.prefer_oom_victim = false;  // a host or a helper of the client, not a command of the agent's
-    std::string error;
-    auto child = common::ChildProcess::spawn(spec, &error);
-    if (!child) throw std::runtime_error(error);
-    return child->release();  // the caller reaps it (try_reap, stop_process_group) or keeps it alive
+    auto child = common::ChildProcess::spawn(spec);
+    if (!child) throw std::runtime_error(child.error().message);
+    return child.value()->release();  // the caller reaps it (try_reap, stop_process_group) or keeps it alive
 }
 
 std::optional<int> try_reap(pid_t pid) {

@@ -25,10 +25,9 @@ std::unique_ptr<ChildProcess> start(std::vector<std::string> argv, bool new_sess
     s.argv = std::move(argv);
     s.use_pty = false;
     s.new_session = new_session;
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
-    EXPECT_TRUE(child) << error;
-    return child;
+    auto child = ChildProcess::spawn(s);
+    EXPECT_TRUE(child) << child.error().message;
+    return child ? std::move(child).value() : nullptr;
 }
 
 // Bounded: true once `pid` no longer runs (a zombie waiting for its new parent counts as ended).

@@ -39,10 +39,9 @@ class ChildProcessSpawn : public ::testing::TestWithParam<bool> {
 };
 
 std::string spawn_error(const SpawnSpec &s) {
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
-    EXPECT_FALSE(child) << "spawned pid " << (child ? child->pid() : 0);
-    return error;
+    auto child = ChildProcess::spawn(s);
+    EXPECT_FALSE(child) << "spawned pid " << (child ? child.value()->pid() : 0);
+    return child ? "" : child.error().message;
 }
 
 }  // namespace
@@ -84,11 +83,11 @@ TEST_P(ChildProcessSpawn, APipeThatCannotBeMadeLeavesNoDescriptorOpen) {
     s.in = Stream::pipe();
     s.out = Stream::pipe();
     s.err = Stream::pipe();
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
+    auto child = ChildProcess::spawn(s);
     ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
-    EXPECT_FALSE(child);
-    EXPECT_EQ(error, "pipe: Too many open files");
+    ASSERT_FALSE(child);
+    EXPECT_EQ(child.error().message, "pipe: Too many open files");
+    EXPECT_EQ(child.error().sys_errno, EMFILE);
     EXPECT_EQ(open_descriptors(), before);
     for (int fd : fillers) ::close(fd);
 }
@@ -99,9 +98,9 @@ TEST_P(ChildProcessSpawn, TheChildHoldsItsStreamsAndNothingElseOfOurs) {
     int sockets[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sockets), 0);
     auto s = spec({"/bin/sleep", "30"});
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
-    ASSERT_TRUE(child) << error;
+    auto started = ChildProcess::spawn(s);
+    ASSERT_TRUE(started) << started.error().message;
+    auto child = std::move(started).value();
     EXPECT_EQ(descriptors_once_loaded(child->pid(), {0, 1, 2}), (std::set<int>{0, 1, 2}));
     const std::string out = std::filesystem::read_symlink("/proc/" + std::to_string(child->pid()) + "/fd/1");
     EXPECT_EQ(out.rfind("pipe:", 0), 0u) << out;
@@ -117,9 +116,9 @@ TEST_P(ChildProcessSpawn, EnvironmentWorkingDirectoryAndExitStatusReachTheChild)
     s.env = std::vector<std::string>{"AH_WORD=hello", "PATH=/usr/bin:/bin"};
     s.working_dir = "/tmp";
     s.err = Stream::pipe();
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
-    ASSERT_TRUE(child) << error;
+    auto started = ChildProcess::spawn(s);
+    ASSERT_TRUE(started) << started.error().message;
+    auto child = std::move(started).value();
     EXPECT_EQ(read_until_eof(child->output_fd()), "hello /tmp\n");
     EXPECT_EQ(read_until_eof(child->stderr_fd()), "oops\n");
     const auto status = child->wait(std::chrono::seconds(10));
@@ -131,9 +130,9 @@ TEST_P(ChildProcessSpawn, EnvironmentWorkingDirectoryAndExitStatusReachTheChild)
 TEST_P(ChildProcessSpawn, StdinIsAPipeWeWriteAndClose) {
     auto s = spec({"/bin/sh", "-c", "cat; echo done"});
     s.in = Stream::pipe();
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
-    ASSERT_TRUE(child) << error;
+    auto started = ChildProcess::spawn(s);
+    ASSERT_TRUE(started) << started.error().message;
+    auto child = std::move(started).value();
     ASSERT_TRUE(child->write_all("line\n", std::chrono::steady_clock::now() + std::chrono::seconds(5)));
     child->close_stdin();
     EXPECT_EQ(read_until_eof(child->output_fd()), "line\ndone\n");
@@ -150,9 +149,9 @@ TEST(ChildProcessSpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
     s.argv = {"/bin/sleep", "30"};
     s.use_pty = false;
     s.keep_fds = {kept[1]};
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
-    ASSERT_TRUE(child) << error;
+    auto started = ChildProcess::spawn(s);
+    ASSERT_TRUE(started) << started.error().message;
+    auto child = std::move(started).value();
     EXPECT_EQ(descriptors_once_loaded(child->pid(), {0, 1, 2, kept[1]}), (std::set<int>{0, 1, 2, kept[1]}));
     child.reset();
     for (int fd : {kept[0], kept[1], stray}) ::close(fd);
@@ -165,10 +164,10 @@ TEST(ChildProcessSpawnSearchPath, ABareNameIsFoundOnTheSearchPathAndADirectoryOf
     s.argv = {"sh", "-c", "exit 7"};
     s.use_pty = false;
     s.search_path = dir + ":/nonexistent:/bin";
-    std::string error;
-    auto child = ChildProcess::spawn(s, &error);
+    auto started = ChildProcess::spawn(s);
     std::filesystem::remove_all(dir);
-    ASSERT_TRUE(child) << error;
+    ASSERT_TRUE(started) << started.error().message;
+    auto child = std::move(started).value();
     const auto status = child->wait(std::chrono::seconds(10));
     ASSERT_TRUE(status);
     EXPECT_EQ(status->shell_code(), 7);
@@ -183,7 +182,9 @@ TEST(ChildProcessSpawnDieWithParent, AChildSpawnedFromAShortLivedThreadOutlivesT
         s.argv = {"/bin/sleep", "30"};
         s.use_pty = false;
         s.die_with_parent = true;
-        child = ChildProcess::spawn(s, &error);
+        auto started = ChildProcess::spawn(s);
+        if (started) child = std::move(started).value();
+        else error = started.error().message;
     }).join();
     ASSERT_TRUE(child) << error;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "actionhost/common/process/shell_identity.hpp"
+#include "actionhost/common/result.hpp"
 
 namespace actionhost::common {
 
@@ -104,11 +105,11 @@ struct ExitStatus {
 
 class ChildProcess {
   public:
-    // Returns nullptr with `error` set when the process could not be started ("command not found: x",
-    // "cannot start /usr/bin/x: chdir to /w: No such file or directory", "pipe: Too many open files").
-    // Nothing is left behind on failure: every descriptor made for the child is closed, a child that
-    // failed before its exec is reaped.
-    static std::unique_ptr<ChildProcess> spawn(const SpawnSpec &spec, std::string *error);
+    // The started child, or why it could not be started ("command not found: x", "cannot start
+    // /usr/bin/x: chdir to /w: No such file or directory", "pipe: Too many open files"; sys_errno set
+    // when a system call failed). Nothing is left behind on failure: every descriptor made for the
+    // child is closed, a child that failed before its exec is reaped.
+    static Result<std::unique_ptr<ChildProcess>> spawn(const SpawnSpec &spec);
     // Unless released: kill_session(), reap the child, close our descriptors.
     ~ChildProcess();
     ChildProcess(const ChildProcess &) = delete;
