@@ -90,12 +90,12 @@ int fail(const std::string &msg, int code = 1) {
 
 int main(int argc, char **argv) {
     const auto t0 = std::chrono::steady_clock::now();
-    ParseResult parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    if (!parsed.options) {
-        std::cerr << "actionhost: error: " << parsed.error << "\n\n" << usage_text();
+    auto parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (!parsed) {
+        std::cerr << "actionhost: error: " << parsed.error().message << "\n\n" << usage_text();
         return 2;
     }
-    Options opt = *parsed.options;
+    Options opt = parsed.value();
     const std::string install_dir = install_dir_of_self();
     if (opt.help || opt.list_plugins) {
         modules::ModuleRegistry registry;
@@ -118,8 +118,9 @@ int main(int argc, char **argv) {
     } catch (const std::invalid_argument &e) {
         return fail(e.what(), 2);
     }
-    UserInitResult user = init_user_and_working_dir(opt.username, opt.user_id, opt.working_dir);
-    if (!user.error.empty()) return fail(user.error);
+    auto user_init = init_user_and_working_dir(opt.username, opt.user_id, opt.working_dir);
+    if (!user_init) return fail(user_init.error().message);
+    const UserInit &user = user_init.value();
     HostEnvironment &env = core->env();
     core->enable_terminals();
     env.set_user_id(user.user_id);  // an existing user's uid wins, as in OpenHands
@@ -134,7 +135,9 @@ int main(int argc, char **argv) {
     // Plugins start while the listeners are set up: the first shell's start (spawn, rcfile, first prompt)
     // is most of a host's start, and nothing is served until both are done.
     std::string load_error;
-    std::thread loader([&] { load_error = core->load_start_plugins(); });
+    std::thread loader([&] {
+        if (auto loaded = core->load_start_plugins(); !loaded) load_error = loaded.error().message;
+    });
     const std::string &session_key = core->session_api_key();
     if (session_key.empty())
         env.log(AH_LOG_WARNING, "host",

@@ -4,8 +4,7 @@
 
 namespace actionhost::common {
 
-JsonParseResult parse_json(std::string_view text) {
-    JsonParseResult result;
+Result<nlohmann::json> parse_json(std::string_view text) {
     bool too_deep = false;
     auto depth_guard = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json &) {
         if (depth > kMaxJsonDepth) too_deep = true;
@@ -13,15 +12,11 @@ JsonParseResult parse_json(std::string_view text) {
     };
     try {
         nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), depth_guard, true, false);
-        if (too_deep) {
-            result.error = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-            return result;
-        }
-        result.value = std::move(value);
+        if (too_deep) return fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        return value;
     } catch (const nlohmann::json::exception &e) {
-        result.error = too_deep ? "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels" : e.what();
+        return fail(too_deep ? "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels" : e.what());
     }
-    return result;
 }
 
 std::string dump_json(const nlohmann::json &value) {

@@ -27,15 +27,15 @@ const std::vector<actionhost::modules::ActionSpec> &specs() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     using namespace actionhost;
     auto parsed = common::parse_json(std::string_view(reinterpret_cast<const char *>(data), size));
-    if (!parsed.value) return 0;
-    const nlohmann::json &j = *parsed.value;
+    if (!parsed) return 0;
+    const nlohmann::json &j = parsed.value();
     (void)common::dump_json(j);
     if (!j.is_object() || !j.contains("action") || !j.at("action").is_object()) return 0;
     auto r = host::parse_envelope(j.at("action"));
-    if (!r.envelope) return 0;
+    if (!r) return 0;
     for (const auto &spec : specs()) {
-        if (!spec.matches(r.envelope->args)) continue;
-        nlohmann::json args = r.envelope->args;
+        if (!spec.matches(r.value().args)) continue;
+        nlohmann::json args = r.value().args;
         if (spec.validate(args, host::shared_action_args()).empty()) (void)common::dump_json(args);
     }
     (void)common::dump_json(r.envelope->normalised());

@@ -33,27 +33,22 @@ nlohmann::json Envelope::normalised() const {
     return j;
 }
 
-EnvelopeResult parse_envelope(const nlohmann::json &in) {
-    EnvelopeResult r;
+common::Result<Envelope> parse_envelope(const nlohmann::json &in) {
     if (!in.is_object()) {
-        r.error = "the action must be a JSON object";
-        return r;
+        return common::fail("the action must be a JSON object");
     }
     if (!in.contains("action")) {
-        r.error = "'action' key is not found in the action dict";
-        return r;
+        return common::fail("'action' key is not found in the action dict");
     }
     if (!in.at("action").is_string()) {
-        r.error = "'action' must be a string, got " + in.at("action").dump();
-        return r;
+        return common::fail("'action' must be a string, got " + in.at("action").dump());
     }
     Envelope e;
     e.action = in.at("action").get<std::string>();
     nlohmann::json args = nlohmann::json::object();
     if (in.contains("args")) {
         if (!in.at("args").is_object()) {
-            r.error = "'args' must be a JSON object";
-            return r;
+            return common::fail("'args' must be a JSON object");
         }
         args = in.at("args");
     }
@@ -78,14 +73,12 @@ EnvelopeResult parse_envelope(const nlohmann::json &in) {
     }
     if (in.contains("timeout") && !in.at("timeout").is_null()) {
         if (!in.at("timeout").is_number() || in.at("timeout").get<double>() <= 0) {
-            r.error = "'timeout' must be a positive number of seconds, got " + in.at("timeout").dump();
-            return r;
+            return common::fail("'timeout' must be a positive number of seconds, got " + in.at("timeout").dump());
         }
         e.timeout = in.at("timeout").get<double>();
     }
     e.args = std::move(args);
-    r.envelope = std::move(e);
-    return r;
+    return e;
 }
 
 }  // namespace actionhost::host

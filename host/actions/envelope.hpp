@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <actionhost/common/result.hpp>
 #include <actionhost/modules/action_schema.hpp>
 
 namespace actionhost::host {
@@ -18,14 +19,10 @@ struct Envelope {
     nlohmann::json normalised() const;  // {"action","args"[,"timeout"]} as handed to plugins
 };
 
-struct EnvelopeResult {
-    std::optional<Envelope> envelope;
-    std::string error;  // why the action is malformed
-};
-
 // Parses `action` (the value of the request's "action" key) and applies OpenHands' normalisation rules
 // (openhands/events/serialization/action.py): dropped fields, renamed ones, an invalid security_risk.
-EnvelopeResult parse_envelope(const nlohmann::json &action);
+// The error says why the action is malformed (the text of a 422 body).
+common::Result<Envelope> parse_envelope(const nlohmann::json &action);
 
 // The arguments every action of OpenHands' event model carries (the Action base class): `thought` and
 // `security_risk` with their defaults, `image_urls` and `impl_source` accepted on any action.

@@ -44,32 +44,33 @@ Router::Router(HostEnvironment &env, modules::ModuleRegistry &registry, StreamHu
 
 Router::~Router() { shutdown(); }
 
-std::string Router::load(const std::string &name) {
+common::Status Router::load(const std::string &name) {
     std::lock_guard lock(modules_mu_);
     std::vector<std::string> chain;
     return load_locked(name, chain);
 }
 
-std::string Router::load_locked(const std::string &name, std::vector<std::string> &chain) {
-    if (modules_.count(name)) return "";
-    if (auto it = refused_.find(name); it != refused_.end()) return it->second;
+common::Status Router::load_locked(const std::string &name, std::vector<std::string> &chain) {
+    if (modules_.count(name)) return common::ok();
+    if (auto it = refused_.find(name); it != refused_.end()) return common::fail(it->second);
     const modules::Manifest *m = registry_.find(name);
     if (m == nullptr) {
         std::string known;
         for (const auto &n : registry_.names()) known += (known.empty() ? "" : ", ") + n;
-        return "unknown plugin '" + name + "'; known plugins: " + known;
+        return common::fail("unknown plugin '" + name + "'; known plugins: " + known);
     }
-    if (std::find(chain.begin(), chain.end(), name) != chain.end()) return "plugin '" + name + "' requires itself (cycle)";
+    if (std::find(chain.begin(), chain.end(), name) != chain.end())
+        return common::fail("plugin '" + name + "' requires itself (cycle)");
     chain.push_back(name);
     for (const auto &dep : m->requires_plugins) {
-        std::string err = load_locked(dep, chain);
-        if (!err.empty()) return refused_[name] = "plugin '" + name + "' requires '" + dep + "': " + err;
+        if (auto loaded = load_locked(dep, chain); !loaded)
+            return common::fail(refused_[name] = "plugin '" + name + "' requires '" + dep + "': " + loaded.error().message);
     }
     const std::vector<NeedStatus> needs = needs_.check(*m);
     if (std::string why = unmet_needs_message(name, needs); !why.empty()) {
         env_.log(AH_LOG_WARNING, "host", why);
         lacking_needs_.push_back(name);
-        return refused_[name] = why;
+        return common::fail(refused_[name] = why);
     }
     for (const auto &n : needs)
         if (!n.path.empty()) env_.set("needs." + n.need.name, n.path);
@@ -77,11 +78,11 @@ std::string Router::load_locked(const std::string &name, std::vector<std::string
     auto module = PluginModule::load(*m, env_, error);
     if (!module) {
         env_.log(AH_LOG_ERROR, "host", error);
-        return refused_[name] = error;
+        return common::fail(refused_[name] = error);
     }
     env_.log(AH_LOG_INFO, "host", "loaded plugin " + name + " " + m->version + " from " + m->library_path());
     modules_[name] = std::move(module);
-    return "";
+    return common::ok();
 }
 
 std::vector<std::string> Router::loaded_names() const {
@@ -122,8 +123,11 @@ PluginModule *Router::loaded(const std::string &name, std::string &why) {
     if (auto it = modules_.find(name); it != modules_.end()) return it->second.get();
     // Installed but not named on the command line: load it now, on the first action that needs it.
     std::vector<std::string> chain;
-    why = load_locked(name, chain);
-    return why.empty() ? modules_[name].get() : nullptr;
+    if (auto loaded = load_locked(name, chain); !loaded) {
+        why = loaded.error().message;
+        return nullptr;
+    }
+    return modules_[name].get();
 }
 
 bool Router::disabled(const modules::Manifest &m) {
@@ -179,8 +183,8 @@ PluginModule *Router::route_module(const std::string &path) {
     const modules::Manifest *man = registry_.route_loader_of(path);
     if (man == nullptr || modules_.count(man->name)) return nullptr;
     std::vector<std::string> chain;
-    if (std::string why = load_locked(man->name, chain); !why.empty()) {
-        env_.log(AH_LOG_ERROR, "host", "cannot serve " + path + ": " + why);
+    if (auto loaded = load_locked(man->name, chain); !loaded) {
+        env_.log(AH_LOG_ERROR, "host", "cannot serve " + path + ": " + loaded.error().message);
         return nullptr;
     }
     PluginModule *m = modules_[man->name].get();
@@ -204,9 +208,9 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
         }
     } guard{this};
 
-    EnvelopeResult parsed = parse_envelope(action);
-    if (!parsed.envelope) return http_error(500, "Internal server error: " + parsed.error);
-    Envelope &e = *parsed.envelope;
+    auto parsed = parse_envelope(action);
+    if (!parsed) return http_error(500, "Internal server error: " + parsed.error().message);
+    Envelope &e = parsed.value();
     // Who takes the action: a plugin whose declaration's "when" these arguments match, else the host's own
     // action of that name, else a plugin declaring it without "when". The arguments are then checked
     // against that declaration, defaults filled, before anyone sees them.

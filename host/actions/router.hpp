@@ -16,6 +16,7 @@
 #include "modules/host_environment.hpp"
 #include "modules/image_needs.hpp"
 #include "modules/plugin_module.hpp"
+#include <actionhost/common/result.hpp>
 #include <actionhost/modules/registry.hpp>
 
 namespace actionhost::host {
@@ -56,8 +57,8 @@ class Router {
     Router(HostEnvironment &env, modules::ModuleRegistry &registry, StreamHub &streams);
     ~Router();
 
-    // Loads a plugin (and the plugins it requires) now. Returns "" or the refusal line.
-    std::string load(const std::string &name);
+    // Loads a plugin (and the plugins it requires) now; the error is the refusal line.
+    common::Status load(const std::string &name);
     std::vector<std::string> loaded_names() const;
     // Whether `name` was not loaded because the image lacks something its manifest "needs" (the host
     // starts without it; its actions answer an error observation naming the package).
@@ -104,7 +105,7 @@ class Router {
     RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
                            const std::string &session_name, Session &session, const std::string &request_id,
                            bool beside);
-    std::string load_locked(const std::string &name, std::vector<std::string> &chain);
+    common::Status load_locked(const std::string &name, std::vector<std::string> &chain);
 
     HostEnvironment &env_;
     modules::ModuleRegistry &registry_;

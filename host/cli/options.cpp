@@ -46,9 +46,8 @@ std::string usage_text(const std::vector<const modules::Manifest *> &modules) {
     return out;
 }
 
-ParseResult parse_options(const std::vector<std::string> &args) {
+common::Result<Options> parse_options(const std::vector<std::string> &args) {
     Options o;
-    ParseResult r;
     CLI::App app("actionhost");
     app.set_help_flag();  // --help is ours, answered with usage_text
     app.allow_extras();   // plugin options, resolved once the manifests are read
@@ -72,8 +71,7 @@ ParseResult parse_options(const std::vector<std::string> &args) {
     try {
         app.parse(reversed);
     } catch (const CLI::ParseError &e) {
-        r.error = message_of(e);
-        return r;
+        return common::fail(message_of(e));
     }
     for (const auto &s : sets) o.settings[s.substr(0, s.find('='))] = s.substr(s.find('=') + 1);
     if (port->count() > 0) {
@@ -83,23 +81,18 @@ ParseResult parse_options(const std::vector<std::string> &args) {
         } catch (const std::exception &) {
             used = 0;
         }
-        if (used != port_text.size() || o.port < 0 || o.port > 65535) {
-            r.error = "PORT must be an integer from 0 to 65535, got '" + port_text + "'";
-            return r;
-        }
+        if (used != port_text.size() || o.port < 0 || o.port > 65535)
+            return common::fail("PORT must be an integer from 0 to 65535, got '" + port_text + "'");
     }
     o.plugin_flags = app.remaining();
     // A token that is no flag where a PORT was expected: say what PORT must be.
     if (!o.plugin_flags.empty() && port->count() == 0 && o.plugin_flags.front().rfind("-", 0) != 0)
-        r.error = "PORT must be an integer from 0 to 65535, got '" + o.plugin_flags.front() + "'";
-    else if (!o.help && !o.version && !o.list_plugins && port->count() == 0)
-        r.error = "PORT is required";
-    if (!r.error.empty()) return r;
-    r.options = std::move(o);
-    return r;
+        return common::fail("PORT must be an integer from 0 to 65535, got '" + o.plugin_flags.front() + "'");
+    if (!o.help && !o.version && !o.list_plugins && port->count() == 0) return common::fail("PORT is required");
+    return o;
 }
 
-std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const modules::Manifest *> &modules,
+common::Status apply_declared_options(const std::vector<std::string> &flags, const std::vector<const modules::Manifest *> &modules,
                                    std::map<std::string, std::string> &declared, std::vector<std::string> &ignored) {
     CLI::App app("actionhost plugin options");
     app.set_help_flag();
@@ -120,7 +113,7 @@ std::string apply_declared_options(const std::vector<std::string> &flags, const 
     try {
         app.parse(reversed);
     } catch (const CLI::ParseError &e) {
-        return message_of(e);
+        return common::fail(message_of(e));
     }
     for (const auto &word : app.remaining()) {
         if (word.rfind("-", 0) == 0 || ignored.empty()) ignored.push_back(word);
@@ -128,7 +121,7 @@ std::string apply_declared_options(const std::vector<std::string> &flags, const 
     }
     for (const auto &[flag, spec] : specs)
         if (!spec->value_of.empty() && app.count(flag) > 0) declared[spec->value_of] = values[flag];
-    return "";
+    return common::ok();
 }
 
 }  // namespace actionhost::host

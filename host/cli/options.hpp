@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <actionhost/common/result.hpp>
 #include <actionhost/modules/manifest.hpp>
 
 namespace actionhost::host {
@@ -29,20 +30,16 @@ struct Options {
     bool version = false;
 };
 
-struct ParseResult {
-    std::optional<Options> options;
-    std::string error;  // set when options is empty
-};
-
-ParseResult parse_options(const std::vector<std::string> &args);
+// The options, or why the command line is wrong (shown before the usage text).
+common::Result<Options> parse_options(const std::vector<std::string> &args);
 
 // Resolves `flags` (Options::plugin_flags) against the options the manifests declare; what they set goes
 // into `declared` (read before --set and the environment). A flag no installed manifest declares is
 // ignored and listed in `ignored` (with the words after it up to the next flag, its value if it had one):
 // OpenHands' clients pass their plugins' flags whether or not an image holds those plugins
-// (--no-enable-browser where there is no browser at all). Returns "" or the error of a declared flag
-// used wrongly (a missing value).
-std::string apply_declared_options(const std::vector<std::string> &flags, const std::vector<const modules::Manifest *> &modules,
+// (--no-enable-browser where there is no browser at all). Fails with the error of a declared flag used
+// wrongly (a missing value).
+common::Status apply_declared_options(const std::vector<std::string> &flags, const std::vector<const modules::Manifest *> &modules,
                                    std::map<std::string, std::string> &declared, std::vector<std::string> &ignored);
 
 // The usage text; `modules` add the options their manifests declare.

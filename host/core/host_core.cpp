@@ -41,8 +41,8 @@ HostCore::HostCore(HostCoreSettings s) {
     for (const auto &[k, v] : s.extra_settings) settings[k] = v;
     std::map<std::string, std::string> declared;
     std::vector<std::string> ignored;
-    if (std::string err = apply_declared_options(o.plugin_flags, modules, declared, ignored); !err.empty())
-        throw std::invalid_argument(err);
+    if (auto applied = apply_declared_options(o.plugin_flags, modules, declared, ignored); !applied)
+        throw std::invalid_argument(applied.error().message);
     for (const auto &[k, v] : declared) settings[k] = v;  // a declared flag beats --set and the environment
 
     for (const auto &m : registry_.modules())
@@ -83,11 +83,11 @@ HostCore::HostCore(HostCoreSettings s) {
 
 HostCore::~HostCore() { shutdown(); }
 
-std::string HostCore::load_start_plugins() {
+common::Status HostCore::load_start_plugins() {
     // A plugin whose image needs are missing does not stop the host: its actions say what to install.
     for (const auto &name : start_plugins_)
-        if (std::string err = router_->load(name); !err.empty() && !router_->lacks_needs(name)) return err;
-    return "";
+        if (auto loaded = router_->load(name); !loaded && !router_->lacks_needs(name)) return loaded;
+    return common::ok();
 }
 
 void HostCore::enable_terminals() {

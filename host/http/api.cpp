@@ -102,8 +102,8 @@ class ApiHandler {
         if (!read.text) return send_detail(resp, read.status, read.detail);
         const std::string *body = &*read.text;
         auto parsed = common::parse_json(*body);
-        if (!parsed.value) return invalid_request(resp, "body is not valid JSON: " + parsed.error);
-        const nlohmann::json &j = *parsed.value;
+        if (!parsed) return invalid_request(resp, "body is not valid JSON: " + parsed.error().message);
+        const nlohmann::json &j = parsed.value();
         if (!j.is_object() || !j.contains("action")) return invalid_request(resp, "body must be an object with an \"action\" field");
         if (!j["action"].is_object()) return invalid_request(resp, "\"action\" must be an object");
         std::string session;
@@ -132,8 +132,8 @@ class ApiHandler {
         std::optional<std::string> path;
         if (!body->empty()) {
             auto parsed = common::parse_json(*body);
-            if (!parsed.value || !parsed.value->is_object()) return invalid_request(resp, "body must be a JSON object");
-            const auto &p = parsed.value->value("path", nlohmann::json());
+            if (!parsed || !parsed.value().is_object()) return invalid_request(resp, "body must be a JSON object");
+            const auto &p = parsed.value().value("path", nlohmann::json());
             if (p.is_string()) path = p.get<std::string>();
             else if (!p.is_null()) return invalid_request(resp, "\"path\" must be a string");
         }

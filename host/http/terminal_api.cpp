@@ -78,7 +78,7 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
 
     void control(const std::string &text) {
         const auto parsed = common::parse_json(text);
-        const nlohmann::json *m = parsed.value ? &*parsed.value : nullptr;
+        const nlohmann::json *m = parsed ? &parsed.value() : nullptr;
         const std::string type = m && m->is_object() ? m->value("type", "") : "";
         if (type == "resize") {
             const auto rows = m->value("rows", 0), cols = m->value("cols", 0);

@@ -53,8 +53,8 @@ void chown_tree(const fs::path &root, uid_t uid, gid_t gid) {
 
 }  // namespace
 
-UserInitResult init_user_and_working_dir(const std::string &username, int user_id, const std::string &working_dir) {
-    UserInitResult r{user_id, "", ""};
+common::Result<UserInit> init_user_and_working_dir(const std::string &username, int user_id, const std::string &working_dir) {
+    UserInit r{user_id, ""};
     const char *env_user = std::getenv("USER");
     if (env_user && username == env_user && username != "root" && username != "openhands") {
         r.note = "running as the current user " + username + "; no user set-up";
@@ -88,10 +88,7 @@ UserInitResult init_user_and_working_dir(const std::string &username, int user_i
             // An image without shadow's useradd (busybox, Alpine, distroless): the entry useradd would
             // write (its default shell, /bin/sh), through glibc's putpwent, and the home directory.
             if (rc == -1) rc = add_passwd_entry(username, user_id, "/home/" + username, "/bin/sh");
-            if (rc != 0) {
-                r.error = "could not create user " + username + " (useradd exited with " + std::to_string(rc) + ")";
-                return r;
-            }
+            if (rc != 0) return common::fail("could not create user " + username + " (useradd exited with " + std::to_string(rc) + ")");
             r.note = "created user " + username + " with uid " + std::to_string(user_id);
         }
     }
@@ -99,10 +96,7 @@ UserInitResult init_user_and_working_dir(const std::string &username, int user_i
     std::error_code ec;
     fs::create_directories(working_dir, ec);
     ::umask(old);
-    if (!fs::is_directory(working_dir, ec)) {
-        r.error = "cannot create the working directory " + working_dir;
-        return r;
-    }
+    if (!fs::is_directory(working_dir, ec)) return common::fail("cannot create the working directory " + working_dir);
     if (root) {
         const passwd *pw = getpwnam(username.c_str());
         const char *gid_env = std::getenv("SANDBOX_GROUP_ID");

@@ -4,14 +4,16 @@
 
 #include <string>
 
+#include <actionhost/common/result.hpp>
+
 namespace actionhost::host {
 
-struct UserInitResult {
-    int user_id;        // the uid actually used (an existing user's uid wins, as in OpenHands)
-    std::string error;  // "" on success
-    std::string note;   // what was done, for the log
+struct UserInit {
+    int user_id;       // the uid actually used (an existing user's uid wins, as in OpenHands)
+    std::string note;  // what was done, for the log
 };
 
-UserInitResult init_user_and_working_dir(const std::string &username, int user_id, const std::string &working_dir);
+// What was set up, or why the user or the working directory could not be.
+common::Result<UserInit> init_user_and_working_dir(const std::string &username, int user_id, const std::string &working_dir);
 
 }  // namespace actionhost::host

@@ -64,8 +64,8 @@ AgentSkillsService::AgentSkillsService(std::string workspace_root, PathPolicy po
 std::string AgentSkillsService::execute(std::string_view action_json, const std::string &session, const std::string &cwd) {
     try {
         auto parsed = common::parse_json(action_json);
-        if (!parsed.value || !parsed.value->is_object()) return error_obs("agent_skills: malformed action: " + parsed.error);
-        const nlohmann::json &env = *parsed.value;
+        if (!parsed || !parsed.value().is_object()) return error_obs("agent_skills: malformed action: " + (parsed ? std::string() : parsed.error().message));
+        const nlohmann::json &env = parsed.value();
         const std::string action = env.value("action", "");
         static const nlohmann::json kEmpty = nlohmann::json::object();
         const nlohmann::json &args = env.contains("args") && env["args"].is_object() ? env["args"] : kEmpty;

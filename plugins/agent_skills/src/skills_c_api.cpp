@@ -51,9 +51,9 @@ extern "C" __attribute__((visibility("default"))) char *ah_skills_run(const char
             st.editor->set_durable_writes(editor_fsync_enabled(std::getenv("ACTIONHOST_EDITOR_FSYNC")));
         }
         auto parsed = actionhost::common::parse_json(args_json != nullptr ? args_json : "{}");
-        if (!parsed.value) return copy_out("ERROR: bad arguments: " + parsed.error + "\n");
+        if (!parsed) return copy_out("ERROR: bad arguments: " + parsed.error().message + "\n");
         SkillContext ctx{dir, st.editor.get()};
-        return copy_out(run_skill(st.skills, ctx, name != nullptr ? name : "", *parsed.value));
+        return copy_out(run_skill(st.skills, ctx, name != nullptr ? name : "", parsed.value()));
     } catch (const std::exception &e) {
         return copy_out(std::string("ERROR: ") + e.what() + "\n");
     } catch (...) {

@@ -36,12 +36,12 @@ bool read_flag(const nlohmann::json &args, const char *key, bool &out, std::stri
 }  // namespace
 
 std::optional<RunRequest> parse_run_request(std::string_view action_json, std::string *error) {
-    common::JsonParseResult parsed = common::parse_json(action_json);
-    if (!parsed.value || !parsed.value->is_object()) {
-        *error = "Invalid action JSON: " + (parsed.error.empty() ? std::string("not an object") : parsed.error);
+    auto parsed = common::parse_json(action_json);
+    if (!parsed || !parsed.value().is_object()) {
+        *error = "Invalid action JSON: " + (parsed ? std::string("not an object") : parsed.error().message);
         return std::nullopt;
     }
-    const nlohmann::json &j = *parsed.value;
+    const nlohmann::json &j = parsed.value();
     auto args_it = j.find("args");
     if (args_it == j.end() || !args_it->is_object()) {
         *error = "Invalid run action: `args` must be an object";

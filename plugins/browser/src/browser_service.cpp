@@ -93,8 +93,8 @@ std::string BrowserService::start_now() {
 
 std::string BrowserService::execute(const std::string &action_json, const std::string &cwd) {
     auto parsed = common::parse_json(action_json);
-    if (!parsed.value || !parsed.value->is_object()) return error_json("Invalid action: " + parsed.error);
-    const auto &env = *parsed.value;
+    if (!parsed || !parsed.value().is_object()) return error_json("Invalid action: " + (parsed ? std::string() : parsed.error().message));
+    const auto &env = parsed.value();
     std::string action = env.value("action", "");
     if (action != "browse" && action != "browse_interactive")
         return error_json("The browser plugin does not handle the action '" + action + "'.");

@@ -72,11 +72,11 @@ class JupyterPlugin final : public sdk::Plugin {
                                                       std::string(call.action()) + "`.")));
             return AH_OK;
         }
-        common::JsonParseResult parsed = common::parse_json(call.action_json());
+        auto parsed = common::parse_json(call.action_json());
         std::string bad;
         const nlohmann::json *args = nullptr;
-        if (!parsed.value || !parsed.value->is_object()) bad = "the action is not a JSON object";
-        else if (auto a = parsed.value->find("args"); a == parsed.value->end() || !a->is_object()) bad = "the action has no \"args\" object";
+        if (!parsed || !parsed.value().is_object()) bad = "the action is not a JSON object";
+        else if (auto a = parsed.value().find("args"); a == parsed.value().end() || !a->is_object()) bad = "the action has no \"args\" object";
         else if (auto c = a->find("code"); c == a->end() || !c->is_string()) bad = "run_ipython needs a string \"code\"";
         else args = &*a;
         if (!bad.empty()) {
@@ -90,7 +90,7 @@ class JupyterPlugin final : public sdk::Plugin {
         std::string timeout_text = python_number_text(nlohmann::json(config_.default_timeout_s));
         if (static_cast<double>(static_cast<long long>(timeout_s)) == timeout_s)
             timeout_text = std::to_string(static_cast<long long>(timeout_s));
-        if (auto t = parsed.value->find("timeout"); t != parsed.value->end() && t->is_number() && t->get<double>() > 0) {
+        if (auto t = parsed.value().find("timeout"); t != parsed.value().end() && t->is_number() && t->get<double>() > 0) {
             timeout_s = t->get<double>();
             timeout_text = python_number_text(*t);
         }
@@ -202,11 +202,7 @@ class JupyterPlugin final : public sdk::Plugin {
         if (!skills_cell_.empty()) k.init_cells.push_back(skills_cell_);
         const ah_host_t *raw = host().raw();
         k.log = [raw](LogLevel level, const std::string &msg) {
-            const ah_log_level_t l = level == LogLevel::Debug     ? AH_LOG_DEBUG
-                                     : level == LogLevel::Info    ? AH_LOG_INFO
-                                     : level == LogLevel::Warning ? AH_LOG_WARNING
-                                                                  : AH_LOG_ERROR;
-            raw->log(raw, l, ("jupyter: " + msg).c_str());
+            raw->log(raw, common::to_abi(level), ("jupyter: " + msg).c_str());
         };
         return k;
     }

@@ -121,12 +121,12 @@ void Transports::sse_message(Exchange &ex) {
     auto session = sessions_.find(id);
     if (!session || !session->sse) return ex.send(404, text, "Could not find session");
     auto parsed = common::parse_json(ex.body());
-    if (!parsed.value || !(parsed.value->is_object() || parsed.value->is_array())) return ex.send(400, text, "Could not parse message");
+    if (!parsed || !(parsed.value().is_object() || parsed.value().is_array())) return ex.send(400, text, "Could not parse message");
     ex.send(202, text, "Accepted");
     // The answer goes over the stream; the work happens off this request (its client waits only for 202).
     std::vector<json> messages;
-    if (parsed.value->is_array()) messages.assign(parsed.value->begin(), parsed.value->end());
-    else messages.push_back(std::move(*parsed.value));
+    if (parsed.value().is_array()) messages.assign(parsed.value().begin(), parsed.value().end());
+    else messages.push_back(std::move(parsed.value()));
     for (const auto &m : messages) {
         auto work = [this, session, m] {
             if (auto response = gateway_.handle(m)) session->queue.push(common::dump_json(*response));
@@ -164,8 +164,8 @@ void Transports::streamable(Exchange &ex) {
 
 void Transports::streamable_post(Exchange &ex) {
     auto parsed = common::parse_json(ex.body());
-    if (!parsed.value) return ex.send_json(400, rpc_error(nullptr, -32700, "Parse error: " + parsed.error));
-    const json &body = *parsed.value;
+    if (!parsed) return ex.send_json(400, rpc_error(nullptr, -32700, "Parse error: " + parsed.error().message));
+    const json &body = parsed.value();
     std::vector<json> messages;
     if (body.is_array()) messages.assign(body.begin(), body.end());
     else messages.push_back(body);

@@ -110,20 +110,20 @@ std::string parse_item(const nlohmann::json &item, StdioServerConfig &out) {
 ConfigParse parse_update_body(std::string_view body) {
     ConfigParse r;
     auto parsed = common::parse_json(body);
-    if (!parsed.value) {
+    if (!parsed) {
         r.status = 422;
         r.detail = "Invalid request parameters";
-        r.errors = "body is not valid JSON: " + parsed.error;
+        r.errors = "body is not valid JSON: " + parsed.error().message;
         return r;
     }
-    if (!parsed.value->is_array()) {
+    if (!parsed.value().is_array()) {
         r.status = 400;
         r.detail = "Request must be a list of MCP tools to sync";
         return r;
     }
     std::vector<StdioServerConfig> servers;
     size_t index = 0;
-    for (const auto &item : *parsed.value) {
+    for (const auto &item : parsed.value()) {
         StdioServerConfig cfg;
         if (std::string why = parse_item(item, cfg); !why.empty()) {
             r.status = 422;

@@ -25,8 +25,8 @@ constexpr std::chrono::milliseconds kStopGrace{1500};
 
 // In a process group of its own with pipes on stdin, stdout and stderr, so that stopping it stops what
 // it started too (npx → node, uvx → python, ...). A bare command is looked up on the PATH of `env`.
-std::unique_ptr<common::ChildProcess> spawn_server(const std::vector<std::string> &argv, const std::vector<std::string> &env,
-                                                   const std::string &cwd, std::string &error) {
+common::Result<std::unique_ptr<common::ChildProcess>> spawn_server(const std::vector<std::string> &argv,
+                                                                   const std::vector<std::string> &env, const std::string &cwd) {
     common::SpawnSpec spec;
     spec.argv = argv;
     spec.env = env;
@@ -38,7 +38,7 @@ std::unique_ptr<common::ChildProcess> spawn_server(const std::vector<std::string
     // No die_with_parent: PR_SET_PDEATHSIG would follow the short-lived thread that starts the server;
     // the plugin stops its children at shutdown instead.
     spec.new_session = false;
-    return common::ChildProcess::spawn(spec, &error);
+    return common::ChildProcess::spawn(spec);
 }
 
 }  // namespace
@@ -199,12 +199,12 @@ struct StdioServer::Instance {
                 if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
                 if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
                 auto parsed = common::parse_json(line);
-                if (!parsed.value) {
-                    log(AH_LOG_WARNING, "wrote a line that is not JSON (" + parsed.error + "): " +
+                if (!parsed) {
+                    log(AH_LOG_WARNING, "wrote a line that is not JSON (" + parsed.error().message + "): " +
                                             std::string(line.substr(0, 200)));
                     continue;
                 }
-                on_message(*parsed.value);
+                on_message(parsed.value());
             }
             buffer.erase(0, start);
             if (buffer.size() > kMaxLineBytes) {
@@ -302,9 +302,9 @@ std::string StdioServer::ensure_started(std::chrono::milliseconds timeout) {
     auto inst = std::make_shared<Instance>();
     inst->name = config_.name;
     inst->settings = &settings_;
-    std::string error;
-    inst->child = spawn_server(argv, env, settings_.cwd, error);
-    if (!inst->child) return error;
+    auto child = spawn_server(argv, env, settings_.cwd);
+    if (!child) return child.error().message;
+    inst->child = std::move(child).value();
     inst->reader = std::thread([raw = inst.get()] { raw->read_stdout(); });
     inst->err_reader = std::thread([raw = inst.get()] { raw->read_stderr(); });
 

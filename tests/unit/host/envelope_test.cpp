@@ -43,10 +43,10 @@ struct Checked {
 };
 Checked check(const json &in, const ActionSpec &spec) {
     auto r = parse_envelope(in);
-    if (!r.envelope) return {std::nullopt, r.error};
-    std::string why = spec.validate(r.envelope->args, shared_action_args());
+    if (!r) return {std::nullopt, r.error().message};
+    std::string why = spec.validate(r.value().args, shared_action_args());
     if (!why.empty()) return {std::nullopt, why};
-    return {r.envelope->args, ""};
+    return {r.value().args, ""};
 }
 
 }  // namespace
@@ -63,8 +63,8 @@ TEST(Envelope, AppliesTheOpenHandsNormalisationRules) {
     auto r = parse_envelope(json::parse(R"({"id":3,"timestamp":"t","source":"agent","message":"m","cause":2,"action":"run",
       "args":{"command":"ls","timestamp":"x","is_confirmed":"rejected","keep_prompt":true,"security_risk":7,
       "images_urls":["a"]},"timeout":2.5})"));
-    ASSERT_TRUE(r.envelope) << r.error;
-    json a = r.envelope->args;
+    ASSERT_TRUE(r) << r.error().message;
+    json a = r.value().args;
     EXPECT_EQ(declared("bash", "run").validate(a, shared_action_args()), "");
     EXPECT_FALSE(a.contains("timestamp"));
     EXPECT_FALSE(a.contains("keep_prompt"));
@@ -72,8 +72,8 @@ TEST(Envelope, AppliesTheOpenHandsNormalisationRules) {
     EXPECT_EQ(a["confirmation_state"], "rejected");
     EXPECT_EQ(a["security_risk"], -1);  // invalid value dropped, then the default
     EXPECT_EQ(a["image_urls"], json::array({"a"}));
-    ASSERT_TRUE(r.envelope->timeout);
-    EXPECT_DOUBLE_EQ(*r.envelope->timeout, 2.5);
+    ASSERT_TRUE(r.value().timeout);
+    EXPECT_DOUBLE_EQ(*r.value().timeout, 2.5);
 }
 
 TEST(Envelope, CoercesTheStringBooleansOfLlmTools) {
@@ -84,16 +84,16 @@ TEST(Envelope, CoercesTheStringBooleansOfLlmTools) {
 
 TEST(Envelope, RefusesMalformedActions) {
     const ActionSpec &run = declared("bash", "run");
-    EXPECT_NE(parse_envelope(json::parse(R"({"args":{}})")).error.find("'action' key is not found"), std::string::npos);
-    EXPECT_NE(parse_envelope(json::parse(R"({"action":5})")).error.find("'action' must be a string"), std::string::npos);
+    EXPECT_NE(parse_envelope(json::parse(R"({"args":{}})")).error().message.find("'action' key is not found"), std::string::npos);
+    EXPECT_NE(parse_envelope(json::parse(R"({"action":5})")).error().message.find("'action' must be a string"), std::string::npos);
     EXPECT_NE(check(json::parse(R"({"action":"run","args":{"command":"x","bogus":1}})"), run).error.find("unknown argument 'bogus'"), std::string::npos);
     EXPECT_EQ(check(json::parse(R"({"action":"run","args":{}})"), run).error, "missing required argument 'command' for action 'run'");
     EXPECT_EQ(check(json::parse(R"({"action":"run","args":{"command":3}})"), run).error,
               "argument 'command' of action 'run' must be a string, got 3");
     EXPECT_EQ(check(json::parse(R"({"action":"run","args":{"command":"x","cwd":1}})"), run).error,
               "argument 'cwd' of action 'run' must be a string or null, got 1");
-    EXPECT_NE(parse_envelope(json::parse(R"({"action":"run","args":[]})")).error.find("'args' must be a JSON object"), std::string::npos);
-    EXPECT_NE(parse_envelope(json::parse(R"({"action":"run","args":{"command":"x"},"timeout":-1})")).error.find("positive"), std::string::npos);
+    EXPECT_NE(parse_envelope(json::parse(R"({"action":"run","args":[]})")).error().message.find("'args' must be a JSON object"), std::string::npos);
+    EXPECT_NE(parse_envelope(json::parse(R"({"action":"run","args":{"command":"x"},"timeout":-1})")).error().message.find("positive"), std::string::npos);
 }
 
 TEST(Envelope, UndeclaredArgumentsPassThrough) {

@@ -6,19 +6,17 @@
 #include <string>
 #include <string_view>
 
+#include "actionhost/common/result.hpp"
+
 namespace actionhost::common {
 
 // Deeper nesting than this is refused: nothing OpenHands sends nests beyond a handful of levels, and
 // dumping a pathological document recurses.
 inline constexpr int kMaxJsonDepth = 256;
 
-struct JsonParseResult {
-    std::optional<nlohmann::json> value;  // set on success
-    std::string error;                    // why it failed, for a 4xx body or an error observation
-};
-
-// Parses `text` as JSON, refusing invalid UTF-8 and nesting deeper than kMaxJsonDepth. Never throws.
-JsonParseResult parse_json(std::string_view text);
+// Parses `text` as JSON, refusing invalid UTF-8 and nesting deeper than kMaxJsonDepth. Never throws; the
+// error says why (nlohmann's text, or the depth), for a 4xx body or an error observation.
+Result<nlohmann::json> parse_json(std::string_view text);
 
 // The JSON object stored in the file at `path` (a record, a state file): nullopt when the file is
 // missing or unreadable, or holds anything but one JSON object (a half-written file, say). Never throws.

@@ -12,12 +12,12 @@ std::optional<std::vector<std::string>> parse_kernel_command(std::string_view sp
     std::vector<std::string> argv;
     size_t first = spec.find_first_not_of(" \t\r\n");
     if (first != std::string_view::npos && spec[first] == '[') {
-        common::JsonParseResult r = common::parse_json(spec);
-        if (!r.value || !r.value->is_array()) {
-            error = "kernel command: not a JSON array of strings" + (r.value ? std::string() : ": " + r.error);
+        auto r = common::parse_json(spec);
+        if (!r || !r.value().is_array()) {
+            error = "kernel command: not a JSON array of strings" + (r ? std::string() : ": " + r.error().message);
             return std::nullopt;
         }
-        for (const auto &v : *r.value) {
+        for (const auto &v : r.value()) {
             if (!v.is_string()) {
                 error = "kernel command: every element of the JSON array must be a string";
                 return std::nullopt;
