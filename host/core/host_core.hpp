@@ -25,7 +25,7 @@ struct HostCoreSettings {
     std::string install_dir;      // the prefix the host runs from (lib/actionhost/plugins under it)
     int user_id = 1000;           // the uid actually used (user set-up may change --user-id)
     std::map<std::string, std::string> extra_settings;  // set by the embedder (the cli runtime's shell mode)
-    std::function<void(ah_log_level_t, const std::string &)> log_sink;  // instead of stderr
+    common::LogSink log_sink;  // where log lines go instead of stderr
 };
 
 class HostCore {
@@ -36,8 +36,8 @@ class HostCore {
     ~HostCore();  // shutdown()
 
     // Loads the plugins to start with: every plugin whose manifest says "load": "always", then those of
-    // --plugins. Returns "" or the first refusal. Thread: any one, once.
-    std::string load_start_plugins();
+    // --plugins. Fails with the first refusal. Thread: any one, once.
+    common::Status load_start_plugins();
     // The plugins load_start_plugins loads, in order (the value of actionhost.plugins).
     const std::vector<std::string> &start_plugins() const { return start_plugins_; }
 

@@ -2,11 +2,7 @@
 
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <ctime>
-#include <nlohmann/json.hpp>
 
 namespace actionhost::host {
 
@@ -19,8 +15,7 @@ HostEnvironment::HostEnvironment(Facts facts, std::map<std::string, std::string>
     info_.host_is_root = geteuid() == 0 ? 1 : 0;
     info_.install_dir = facts_.install_dir.c_str();
     info_.host_version = facts_.version.c_str();
-    const char *lj = std::getenv("LOG_JSON");
-    log_json_ = lj && (std::string(lj) == "1" || std::string(lj) == "true" || std::string(lj) == "True");
+    log_format_ = common::log_format_from_environment();
 }
 
 const char *HostEnvironment::config_get(const std::string &key) {
@@ -43,25 +38,10 @@ void HostEnvironment::set(const std::string &key, const std::string &value) {
 }
 
 void HostEnvironment::log(ah_log_level_t level, const std::string &who, const std::string &msg) const {
-    static const char *names[] = {"DEBUG", "INFO", "WARNING", "ERROR", "PLUGIN-MISBEHAVING"};
-    const char *lvl = (level >= 0 && level <= 4) ? names[level] : "INFO";
-    if (level == AH_LOG_DEBUG && std::getenv("DEBUG") == nullptr) return;
-    if (log_sink) return log_sink(level, "[" + who + "] " + msg);
-    const auto now = std::chrono::system_clock::now();
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    char ts[32];
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    std::string line;
-    if (log_json_) {
-        line = nlohmann::json{{"time", ts}, {"level", lvl}, {"source", who}, {"message", msg}}.dump(
-                   -1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    } else {
-        line = std::string(ts) + " " + lvl + " [" + who + "] " + msg + "\n";
-    }
-    // One write per line so lines from threads never interleave.
-    (void)!::write(2, line.data(), line.size());
+    const common::LogLevel l = common::from_abi(level);
+    if (l == common::LogLevel::Debug && !common::debug_logging_enabled()) return;
+    if (log_sink) return log_sink(l, "[" + who + "] " + msg);
+    common::log_to_stderr(l, who, msg, log_format_);
 }
 
 }  // namespace actionhost::host

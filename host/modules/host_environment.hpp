@@ -3,6 +3,8 @@
 
 #include <actionhost/host.h>
 
+#include <actionhost/common/log.hpp>
+
 #include <functional>
 #include <map>
 #include <mutex>
@@ -31,8 +33,8 @@ class HostEnvironment {
     void log(ah_log_level_t level, const std::string &who, const std::string &msg) const;
 
     StreamHub *streams = nullptr;  // live output followers (set by the server)
-    // Where log lines go instead of stderr (the host core inside a client process: the `cli` runtime).
-    std::function<void(ah_log_level_t level, const std::string &line)> log_sink;
+    // Where log lines ("[who] message") go instead of stderr (the host core inside a client process).
+    common::LogSink log_sink;
 
   private:
     Facts facts_;
@@ -40,7 +42,7 @@ class HostEnvironment {
     std::mutex mu_;
     std::map<std::string, std::string> settings_;
     std::map<std::string, std::string> env_cache_;
-    bool log_json_ = false;
+    common::LogFormat log_format_ = common::LogFormat::Text;  // LOG_JSON
 };
 
 }  // namespace actionhost::host

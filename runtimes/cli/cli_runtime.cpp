@@ -95,9 +95,9 @@ class CliRuntime : public Backend {
         // the same plugins, options, limits and path policy, served in this process.
         std::vector<std::string> args = {"0"};
         for (const auto &a : host_args()) args.push_back(a);
-        host::ParseResult parsed = host::parse_options(args);
-        if (!parsed.options) throw std::runtime_error("the host's arguments: " + parsed.error);
-        host::Options o = *parsed.options;
+        auto parsed = host::parse_options(args);
+        if (!parsed) throw std::runtime_error("the host's arguments: " + parsed.error().message);
+        host::Options o = parsed.value();
         o.working_dir = workspace;
         o.username = user_name(getuid());  // no user switch: the client's own user runs the actions
         o.user_id = static_cast<int>(getuid());
@@ -106,8 +106,8 @@ class CliRuntime : public Backend {
             o, info().install_dir ? info().install_dir : "", o.user_id,
             // A fresh `bash -c` per command; no key guards a socket there is none of.
             {{"ACTIONHOST_BASH_MODE", "cli"}, {"SESSION_API_KEY", ""}},
-            [h](ah_log_level_t level, const std::string &line) { h->log(h, level, line.c_str()); }});
-        if (std::string err = core->load_start_plugins(); !err.empty()) throw std::runtime_error(err);
+            [h](actionhost::common::LogLevel level, const std::string &line) { h->log(h, actionhost::common::to_abi(level), line.c_str()); }});
+        if (auto loaded = core->load_start_plugins(); !loaded) throw std::runtime_error(loaded.error().message);
         std::string plugin_list;
         for (const auto &p : core->start_plugins()) plugin_list += (plugin_list.empty() ? "" : " ") + p;
         core_ = std::move(core);

@@ -83,7 +83,7 @@ class BashPlugin final : public sdk::Plugin {
                 host().log(AH_LOG_WARNING, "NO_CHANGE_TIMEOUT_SECONDS=" + *v + " is not a positive number; using 10");
         }
         const sdk::Host h = host();
-        base_.log = [h](int level, const std::string &msg) { h.log(level, msg); };
+        base_.log = [h](common::LogLevel level, const std::string &msg) { h.log(common::to_abi(level), msg); };
 
         // Inside a client process (the `cli` runtime) every command gets a fresh shell, as in OpenHands'
         // CLIRuntime: no persistent shell to start.

@@ -36,8 +36,8 @@ constexpr auto kKeyBesideWait = std::chrono::seconds(10);
 // takes it back. An agent in a loop sends its next action sooner, and then neither handover costs a
 // wake-up; between slower steps, output of background jobs waits this long in the terminal's buffer.
 constexpr auto kReaderResumeDelay = std::chrono::milliseconds(50);
-constexpr int kLogWarning = 2;
-constexpr int kLogInfo = 1;
+constexpr common::LogLevel kLogWarning = common::LogLevel::Warning;
+constexpr common::LogLevel kLogInfo = common::LogLevel::Info;
 
 std::string strip(std::string_view s) {
     const char *ws = " \t\n\r\f\v";
@@ -100,7 +100,7 @@ BashSession::~BashSession() {
     }
 }
 
-void BashSession::log(int level, const std::string &msg) const {
+void BashSession::log(common::LogLevel level, const std::string &msg) const {
     if (config_.log) config_.log(level, "bash session '" + config_.name + "': " + msg);
 }
 
@@ -224,11 +224,13 @@ bool BashSession::start(std::string *error) {
     spec.identity = config_.identity.get();
     spec.working_dir = start_dir;
     spec.use_pty = true;
-    std::unique_ptr<common::ChildProcess> shell = common::ChildProcess::spawn(spec, error);
-    if (!shell) {
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) {
+        *error = started.error().message;
         unlink(rcfile.c_str());
         return false;
     }
+    std::unique_ptr<common::ChildProcess> shell = std::move(started).value();
     const int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     {
         std::lock_guard<std::mutex> lk(mu_);

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include <actionhost/common/log.hpp>
 #include <actionhost/common/process/child_process.hpp>
 #include "observation_text.hpp"
 #include "prompt_marker.hpp"
@@ -43,7 +44,7 @@ struct SessionConfig {
     std::string bash_path = "/bin/bash";
     double no_change_timeout_s = 10;
     std::string no_change_timeout_text = "10";  // as OpenHands prints it
-    std::function<void(int level, const std::string &msg)> log;  // level: ah_log_level_t
+    common::LogSink log;
 };
 
 using EmitFn = std::function<void(std::string_view chunk)>;
@@ -113,7 +114,7 @@ class BashSession {
     // its held-back characters flushed to the stream; `command_ended` ends the separation.
     std::optional<std::string> take_stderr(bool truncate, bool command_ended);
 
-    void log(int level, const std::string &msg) const;
+    void log(common::LogLevel level, const std::string &msg) const;
 
     const SessionConfig config_;
     // Out-of-memory kills in the host's memory cgroup, counted when a command is sent, so its

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "actionhost/common/json_io.hpp"
+#include "actionhost/common/log.hpp"
 
 namespace actionhost::browser {
 namespace {
@@ -89,8 +90,8 @@ void CdpConnection::reader_loop() {
         if ((flags & Poco::Net::WebSocket::FRAME_FLAG_FIN) == 0) continue;  // more fragments follow
         auto parsed = common::parse_json(message);
         message.clear();
-        if (!parsed.value || !parsed.value->is_object()) continue;
-        nlohmann::json &msg = *parsed.value;
+        if (!parsed || !parsed.value().is_object()) continue;
+        nlohmann::json &msg = parsed.value();
         std::lock_guard<std::mutex> lock(mu_);
         if (msg.contains("id") && msg["id"].is_number_unsigned()) {
             auto it = pending_.find(msg["id"].get<uint64_t>());
@@ -113,7 +114,8 @@ void CdpConnection::reader_loop() {
 
 nlohmann::json CdpConnection::call(const std::string &method, const nlohmann::json &params,
                                    const std::string &session_id, Clock::time_point deadline) {
-    // ACTIONHOST_CDP_TRACE=1 prints every command and its round-trip time to stderr (debugging aid).
+    // ACTIONHOST_CDP_TRACE=1 logs every command and its round-trip time to stderr (debugging aid), in the
+    // host's line format (LOG_JSON honoured).
     static const bool trace = std::getenv("ACTIONHOST_CDP_TRACE") != nullptr;
     const auto started = Clock::now();
     struct TraceOnExit {
@@ -121,9 +123,11 @@ nlohmann::json CdpConnection::call(const std::string &method, const nlohmann::js
         const std::string &method;
         Clock::time_point t0;
         ~TraceOnExit() {
-            if (on)
-                std::fprintf(stderr, "cdp %-40s %8.1f ms\n", method.c_str(),
-                             std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            if (!on) return;
+            char line[160];
+            std::snprintf(line, sizeof line, "%-40s %8.1f ms", method.c_str(),
+                          std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            common::log_to_stderr(common::LogLevel::Info, "cdp", line, common::log_format_from_environment());
         }
     } trace_on_exit{trace, method, started};
     uint64_t id;

@@ -118,7 +118,7 @@ std::vector<std::string> reclaim_leftovers(const RuntimeOptions &base, bool thor
         } catch (const RuntimeNotFound &) {
             // a backend this build does not have left nothing either
         } catch (const std::exception &e) {
-            if (base.on_log) base.on_log(2, "cleaning up after ended sandboxes (" + runtime + "): " + e.what());
+            if (base.on_log) base.on_log(AH_LOG_WARNING, "cleaning up after ended sandboxes (" + runtime + "): " + e.what());
         }
     };
     std::set<std::string> swept;

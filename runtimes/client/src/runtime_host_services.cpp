@@ -12,7 +12,7 @@
 namespace actionhost::client {
 
 void Runtime::Impl::svc_log(const ah_runtime_host_t *h, ah_log_level_t level, const char *msg) {
-    of(h)->log(level, msg ? msg : "");
+    of(h)->log(common::from_abi(level), msg ? msg : "");
 }
 
 void Runtime::Impl::svc_set_error(const ah_runtime_host_t *h, const char *msg) { of(h)->last_error = msg ? msg : ""; }

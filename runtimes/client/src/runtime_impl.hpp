@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <actionhost/common/log.hpp>
 #include <actionhost/modules/module_library.hpp>
 
 #include "actionhost/client/errors.hpp"
@@ -49,8 +50,8 @@ struct Runtime::Impl {
         last_status = s;
         if (options.on_status) options.on_status(s, detail);
     }
-    void log(int level, const std::string &msg) {
-        if (options.on_log) options.on_log(level, msg);
+    void log(common::LogLevel level, const std::string &msg) {
+        if (options.on_log) options.on_log(common::to_abi(level), msg);
     }
     std::string take_error(const std::string &fallback) {
         std::string e = last_error.empty() ? fallback : last_error;

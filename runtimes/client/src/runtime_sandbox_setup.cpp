@@ -16,7 +16,7 @@ void Runtime::Impl::setup_sandbox() {
         std::string why;
         if (!configure_git_user(*wire, c.get_string("core.git_user_name", "openhands"),
                                 c.get_string("core.git_user_email", "openhands@all-hands.dev"), &why))
-            log(AH_LOG_WARNING, "git config of the user failed: " + why);
+            log(common::LogLevel::Warning, "git config of the user failed: " + why);
     }
     std::string repo = c.get_string("sandbox.selected_repo", "");
     if (!repo.empty()) {

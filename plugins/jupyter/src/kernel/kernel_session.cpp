@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "actionhost/common/random.hpp"
 #include "actionhost/common/text.hpp"
 #include "protocol/connection_info.hpp"
 
@@ -157,7 +158,7 @@ bool KernelSession::start(std::string &error) {
     if (!process_) return false;
     if (!note.empty()) log(LogLevel::Warning, note);
 
-    ClientIdentity who{random_hex(16), config_.username};
+    ClientIdentity who{common::random_hex(16), config_.username};
     try {
         channels_ = std::make_unique<KernelChannels>(ctx_, info, who);
     } catch (const std::exception &e) {

@@ -14,6 +14,8 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include <actionhost/common/log.hpp>
+
 #include "kernel/kernel_channels.hpp"
 #include "kernel/kernel_command.hpp"
 #include "kernel/kernel_process.hpp"
@@ -21,8 +23,7 @@
 
 namespace actionhost::jupyter {
 
-enum class LogLevel { Debug, Info, Warning, Error };
-using Logger = std::function<void(LogLevel, const std::string &)>;
+using common::LogLevel;  // the one level enum (common/log.hpp), by its short name here
 using PartialSink = std::function<void(std::string_view)>;
 
 struct KernelConfig {
@@ -34,7 +35,7 @@ struct KernelConfig {
     double interrupt_grace_s = 10.0;    // after a timeout's interrupt, time to stop before being killed
     bool interrupt_by_message = false;  // kernelspec interrupt_mode "message" (else "signal": SIGINT)
     std::vector<std::string> init_cells;  // run once after every (re)start, output only logged
-    Logger log;
+    common::LogSink log;
 };
 
 enum class CellStatus { Completed, TimedOut, KernelDied, Stopped };

@@ -7,6 +7,8 @@
 //   rt->close();                          // stops it (or keeps it, keep_runtime_alive)
 #pragma once
 
+#include <actionhost/abi.h>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,8 +24,8 @@ namespace actionhost::client {
 
 // Progress of a runtime: an OpenHands RuntimeStatus string ("STATUS$READY", ...) and free text.
 using StatusCallback = std::function<void(const std::string &status, const std::string &detail)>;
-// Log lines of the library and the backend: level as ah_log_level_t (0 debug ... 4 misbehaving).
-using LogCallback = std::function<void(int level, const std::string &message)>;
+// Log lines of the library and the backend, with their level (AH_LOG_DEBUG ... AH_LOG_PLUGIN_MISBEHAVING).
+using LogCallback = std::function<void(ah_log_level_t level, const std::string &message)>;
 
 struct RuntimeOptions {
     Config config;
