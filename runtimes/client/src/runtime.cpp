@@ -8,31 +8,19 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <random>
 
 #include "actionhost/client/in_process.hpp"
 #include "actionhost/client/sandbox_env.hpp"
 #include "actionhost/client/state_store.hpp"
 #include "runtime_impl.hpp"
+#include "actionhost/common/random.hpp"
 
 namespace actionhost::client {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string random_hex(size_t bytes) {
-    std::string out;
-    std::ifstream urandom("/dev/urandom", std::ios::binary);
-    static const char *digits = "0123456789abcdef";
-    for (size_t i = 0; i < bytes; ++i) {
-        unsigned char b = 0;
-        if (!urandom.read(reinterpret_cast<char *>(&b), 1)) b = static_cast<unsigned char>(std::random_device{}());
-        out += digits[b >> 4];
-        out += digits[b & 15];
-    }
-    return out;
-}
+std::string random_hex(size_t bytes) { return common::random_hex(bytes); }
 
 std::string select_runtime_name(const Config &config, const Environment &env) {
     if (config.is_explicit("core.runtime")) return config.runtime();
@@ -89,7 +77,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
         for (const auto &d : cfg_dirs)
             if (d.is_string()) dirs.push_back(d.get<std::string>());
     auto registry = RuntimeRegistry::scan(runtime_search_path(s.install_dir, dirs));
-    for (const auto &w : registry.warnings()) s.log(2, w);
+    for (const auto &w : registry.warnings()) s.log(common::LogLevel::Warning, w);
     const RuntimeModule &mod = registry.resolve(s.runtime_name);
     s.plugin_dirs = plugin_dirs_for(mod, s.runtime_name, s.options.plugin_dirs);
     s.load_module(mod);

@@ -41,13 +41,6 @@ TEST(HmacSigner, EmptyKeyDisablesSigning) {
     EXPECT_TRUE(s.verify("anything", "a", "b", "c", "d"));
 }
 
-TEST(RandomHex, HasTheRequestedLengthAndVaries) {
-    const std::string a = random_hex(16), b = random_hex(16);
-    EXPECT_EQ(a.size(), 32u);
-    EXPECT_NE(a, b);
-    EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
-}
-
 TEST(Message, EncodeThenDecodeRoundTrips) {
     HmacSigner s("secret");
     ClientIdentity who{"sess", "user"};

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "protocol/hmac_signer.hpp"
+#include "actionhost/common/random.hpp"
 
 namespace actionhost::jupyter {
 
@@ -58,7 +59,7 @@ ConnectionInfo make_connection_info() {
     info.stdin_port = ports[2];
     info.control_port = ports[3];
     info.hb_port = ports[4];
-    info.key = random_hex(32);
+    info.key = common::random_hex(32);
     return info;
 }
 

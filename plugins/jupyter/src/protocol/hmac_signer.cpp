@@ -3,7 +3,6 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 
 #include <array>
 #include <stdexcept>
@@ -71,13 +70,6 @@ bool HmacSigner::verify(std::string_view signature, std::string_view header, std
     for (char &c : lowered)
         if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
     return CRYPTO_memcmp(lowered.data(), expected.data(), expected.size()) == 0;
-}
-
-std::string random_hex(size_t n) {
-    std::string bytes(n, '\0');
-    if (RAND_bytes(reinterpret_cast<unsigned char *>(bytes.data()), static_cast<int>(n)) != 1)
-        throw std::runtime_error("OpenSSL: RAND_bytes failed");
-    return to_hex(reinterpret_cast<const unsigned char *>(bytes.data()), n);
 }
 
 }  // namespace actionhost::jupyter

@@ -32,7 +32,4 @@ class HmacSigner {
     std::unique_ptr<State> state_;  // the fetched MAC algorithm, reused for every message
 };
 
-// `n` random bytes from OpenSSL's CSPRNG, hex-encoded (2n characters). Throws if the RNG fails.
-std::string random_hex(size_t n);
-
 }  // namespace actionhost::jupyter

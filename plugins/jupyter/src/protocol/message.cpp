@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include "actionhost/common/json_io.hpp"
+#include "actionhost/common/random.hpp"
 
 namespace actionhost::jupyter {
 
@@ -77,16 +78,16 @@ bool fast_parse(std::string_view frame, nlohmann::json &out) {
 // One JSON object frame. Objects only: the protocol has no other shape for these four parts.
 bool parse_object(std::string_view frame, const char *what, nlohmann::json &out, std::string &error) {
     if (frame.size() >= kFastParseBytes && fast_parse(frame, out) && out.is_object()) return true;
-    common::JsonParseResult r = common::parse_json(frame);
-    if (!r.value) {
-        error = std::string(what) + " is not valid JSON: " + r.error;
+    auto r = common::parse_json(frame);
+    if (!r) {
+        error = std::string(what) + " is not valid JSON: " + r.error().message;
         return false;
     }
-    if (!r.value->is_object()) {
+    if (!r.value().is_object()) {
         error = std::string(what) + " is not a JSON object";
         return false;
     }
-    out = std::move(*r.value);
+    out = std::move(r.value());
     return true;
 }
 
@@ -98,7 +99,7 @@ std::string Message::parent_msg_id() const { return string_field(parent_header, 
 
 Message make_request(const ClientIdentity &who, std::string_view msg_type, nlohmann::json content) {
     Message m;
-    m.header = {{"msg_id", random_hex(16)},
+    m.header = {{"msg_id", common::random_hex(16)},
                 {"session", who.session},
                 {"username", who.username},
                 {"date", iso8601_now()},
