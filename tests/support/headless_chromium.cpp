@@ -1,10 +1,8 @@
 #include "support/headless_chromium.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include <actionhost/common/process/child_process.hpp>
 
 #include <Poco/Base64Decoder.h>
 #include <Poco/Buffer.h>
@@ -20,8 +18,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-extern char **environ;
 
 namespace actionhost::testing {
 
@@ -46,23 +42,16 @@ HeadlessChromium::HeadlessChromium(const std::string &chromium, const std::strin
                                      "--disable-sync", "--no-first-run", "--no-default-browser-check",
                                      "--user-data-dir=" + profile_->path(), "--window-size=1280,800",
                                      "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", url};
-    std::vector<char *> c;
-    for (auto &a : argv) c.push_back(a.data());
-    c.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    const std::string log = profile_->path() + "/chromium.log";
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    int rc = posix_spawn(&pid_, c[0], &fa, &attr, c.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) throw std::runtime_error("cannot start " + chromium);
+    common::SpawnSpec spec;
+    spec.argv = std::move(argv);
+    spec.use_pty = false;
+    spec.in = common::Stream::null();
+    spec.out = common::Stream::file(profile_->path() + "/chromium.log");
+    spec.err = common::Stream::to_stdout();
+    spec.new_session = true;  // its renderers and helpers end with it
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) throw std::runtime_error(started.error().message);
+    child_ = std::move(started).value();
 
     // DevToolsActivePort: first line the port chromium picked.
     int port = 0;
@@ -106,10 +95,7 @@ HeadlessChromium::HeadlessChromium(const std::string &chromium, const std::strin
 
 HeadlessChromium::~HeadlessChromium() {
     ws_.reset();
-    if (pid_ > 0) {
-        ::kill(-pid_, SIGKILL);
-        ::waitpid(pid_, nullptr, 0);
-    }
+    child_.reset();  // SIGKILL to its session, then reaped
 }
 
 nlohmann::json HeadlessChromium::call(const std::string &method, const nlohmann::json &params, double timeout_s) {

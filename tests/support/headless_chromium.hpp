@@ -13,6 +13,10 @@
 
 #include "support/temp_dir.hpp"
 
+namespace actionhost::common {
+class ChildProcess;
+}
+
 namespace actionhost::testing {
 
 // Debian's chromium, or nullopt.
@@ -44,7 +48,7 @@ class HeadlessChromium {
   private:
     nlohmann::json call(const std::string &method, const nlohmann::json &params, double timeout_s = 30);
     std::unique_ptr<TempDir> profile_;
-    pid_t pid_ = -1;
+    std::unique_ptr<common::ChildProcess> child_;  // killed with its whole session when this ends
     struct Socket;
     std::unique_ptr<Socket> ws_;
     int next_id_ = 1;

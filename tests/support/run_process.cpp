@@ -1,15 +1,14 @@
 #include "support/run_process.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <actionhost/common/process/child_process.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <stdexcept>
+#include <cstdlib>
 
 extern char **environ;
 
@@ -22,50 +21,55 @@ std::string sh_word(const std::string &text) {
 }
 
 ProcessResult run_process(const std::vector<std::string> &argv, double timeout_s, const std::vector<std::string> &extra_env) {
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    std::vector<std::string> args = argv, envs;
-    for (char **e = environ; *e; ++e) envs.push_back(*e);
-    envs.insert(envs.end(), extra_env.begin(), extra_env.end());
-    std::vector<char *> cargs, cenv;
-    for (auto &a : args) cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    for (auto &e : envs) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    pid_t pid;
-    const int rc = posix_spawnp(&pid, cargs[0], &fa, nullptr, cargs.data(), cenv.data());
-    posix_spawn_file_actions_destroy(&fa);
-    close(pipefd[1]);
+    common::SpawnSpec spec;
+    spec.argv = argv;
+    spec.env.emplace();
+    for (char **e = environ; *e; ++e) spec.env->push_back(*e);
+    spec.env->insert(spec.env->end(), extra_env.begin(), extra_env.end());
+    // A bare program name is found on the test's PATH, whatever PATH extra_env gives the command.
+    const char *path = std::getenv("PATH");
+    spec.search_path = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    spec.use_pty = false;
+    spec.in = common::Stream::null();
+    spec.out = common::Stream::pipe();
+    spec.err = common::Stream::to_stdout();
+    // A process group of its own in our session: what the command leaves running on purpose (a kept-alive
+    // host) is not swept up with it, and a timeout stops the group.
+    spec.new_session = false;
     ProcessResult r;
-    if (rc != 0) {
-        close(pipefd[0]);
-        r.output = std::string("spawn failed: ") + std::strerror(rc);
+    auto started = common::ChildProcess::spawn(spec);
+    if (!started) {
+        r.output = "spawn failed: " + started.error().message;
         return r;
     }
+    const auto &child = started.value();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     char buf[8192];
     while (true) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
         if (left <= 0) {
             r.timed_out = true;
-            kill(pid, SIGKILL);
+            child->terminate(std::chrono::milliseconds(0));
             break;
         }
-        pollfd p{pipefd[0], POLLIN, 0};
+        pollfd p{child->output_fd(), POLLIN, 0};
         if (poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) <= 0) continue;
-        const ssize_t n = read(pipefd[0], buf, sizeof buf);
+        const ssize_t n = read(child->output_fd(), buf, sizeof buf);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (n <= 0) break;
         r.output.append(buf, static_cast<size_t>(n));
     }
-    close(pipefd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!r.timed_out && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    // Output ended: the command ends now or soon. One that closed its output and runs on past the time
+    // left (at least 5 s) is stopped and counts as timed out.
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()),
+                               std::chrono::milliseconds(5000));
+    auto status = child->wait(left);
+    if (!status) {
+        r.timed_out = true;
+        child->terminate(std::chrono::milliseconds(0));
+        return r;
+    }
+    if (!r.timed_out && status->wait_status && WIFEXITED(*status->wait_status)) r.exit_code = WEXITSTATUS(*status->wait_status);
     return r;
 }
 
