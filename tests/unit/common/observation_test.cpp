@@ -39,7 +39,7 @@ TEST(InspectObservation, WhatAFullParseRefusesIsRefused) {
         const auto f = inspect_observation(text);
         EXPECT_FALSE(f.valid) << text;
         EXPECT_FALSE(f.error.empty()) << text;
-        EXPECT_FALSE(actionhost::common::parse_json(text).value) << text;
+        EXPECT_FALSE(actionhost::common::parse_json(text)) << text;
     }
     std::string deep = R"({"observation":"run","content":"x","extras":)";
     for (int i = 0; i < 300; ++i) deep += "[";
