@@ -74,14 +74,13 @@ common::Status Router::load_locked(const std::string &name, std::vector<std::str
     }
     for (const auto &n : needs)
         if (!n.path.empty()) env_.set("needs." + n.need.name, n.path);
-    std::string error;
-    auto module = PluginModule::load(*m, env_, error);
+    auto module = PluginModule::load(*m, env_);
     if (!module) {
-        env_.log(AH_LOG_ERROR, "host", error);
-        return common::fail(refused_[name] = error);
+        env_.log(AH_LOG_ERROR, "host", module.error().message);
+        return common::fail(refused_[name] = module.error().message);
     }
     env_.log(AH_LOG_INFO, "host", "loaded plugin " + name + " " + m->version + " from " + m->library_path());
-    modules_[name] = std::move(module);
+    modules_[name] = std::move(module).value();
     return common::ok();
 }
 

@@ -113,16 +113,14 @@ void init_host_services(PluginHostContext &ctx) {
     ctx.c.get_extension = &svc_get_extension;
 }
 
-std::unique_ptr<PluginModule> PluginModule::load(const modules::Manifest &manifest, HostEnvironment &env, std::string &error) {
+common::Result<std::unique_ptr<PluginModule>> PluginModule::load(const modules::Manifest &manifest, HostEnvironment &env) {
     // Manifest, negotiation and the entry: the loader the client's runtime modules go through too.
     std::unique_ptr<PluginModule> m(new PluginModule());
     m->manifest_ = manifest;
-    m->lib_ = modules::ModuleLibrary::open(manifest, error);
-    if (!m->lib_) return nullptr;
-    auto refuse = [&](const std::string &why) -> std::unique_ptr<PluginModule> {
-        error = m->lib_->refusal(why);
-        return nullptr;
-    };
+    auto opened = modules::ModuleLibrary::open(manifest);
+    if (!opened) return opened.as_failure();
+    m->lib_ = std::move(opened).value();
+    auto refuse = [&](const std::string &why) { return common::fail(m->lib_->refusal(why)); };
     const ah_plugin_entry_t *entry = m->lib_->plugin_entry();
     m->ctx_ = std::make_unique<PluginHostContext>();
     m->ctx_->env = &env;

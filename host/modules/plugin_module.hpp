@@ -35,9 +35,9 @@ struct PluginHostContext {
 
 class PluginModule {
   public:
-    // Loads, checks, creates and initialises the module described by `manifest`. On refusal returns
-    // nullptr and sets `error` to one line naming the file and the reason.
-    static std::unique_ptr<PluginModule> load(const modules::Manifest &manifest, HostEnvironment &env, std::string &error);
+    // Loads, checks, creates and initialises the module described by `manifest`. A refusal is one line
+    // naming the file and the reason.
+    static common::Result<std::unique_ptr<PluginModule>> load(const modules::Manifest &manifest, HostEnvironment &env);
     ~PluginModule();  // shutdown (if not yet), destroy, unload (unless never_unload)
     PluginModule(const PluginModule &) = delete;
     PluginModule &operator=(const PluginModule &) = delete;

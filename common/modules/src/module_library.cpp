@@ -62,13 +62,10 @@ const char *first_null(const std::pair<const char *, bool> (&slots)[N]) {
 
 }  // namespace
 
-std::unique_ptr<ModuleLibrary> ModuleLibrary::open(const Manifest &manifest, std::string &error) {
+common::Result<std::unique_ptr<ModuleLibrary>> ModuleLibrary::open(const Manifest &manifest) {
     std::unique_ptr<ModuleLibrary> m(new ModuleLibrary());
     m->manifest_ = manifest;
-    auto refuse = [&](const std::string &why) -> std::unique_ptr<ModuleLibrary> {
-        error = m->refusal(why);
-        return nullptr;
-    };
+    auto refuse = [&](const std::string &why) { return common::fail(m->refusal(why)); };
     for (const auto &exe : manifest.requires_executables)
         if (!on_path(exe)) return refuse("it requires the executable '" + exe + "', which is not installed");
     const ah_version_t ours = AH_ABI_VERSION_INIT;

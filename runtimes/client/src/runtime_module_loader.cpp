@@ -9,9 +9,9 @@ void Runtime::Impl::load_module(const RuntimeModule &mod) {
     auto manifest = modules::read_manifest(mod.manifest_path);
     if (!manifest.manifest)
         throw RuntimeError("refusing runtime module " + mod.library_path + ": its manifest " + mod.manifest_path + " " + manifest.error);
-    std::string error;
-    module = modules::ModuleLibrary::open(*manifest.manifest, error);
-    if (!module) throw RuntimeError(error);
+    auto opened = modules::ModuleLibrary::open(*manifest.manifest);
+    if (!opened) throw RuntimeError(opened.error().message);
+    module = std::move(opened).value();
     if (manifest.manifest->never_unload) module->keep_loaded();
 }
 

@@ -31,7 +31,10 @@ struct Loader {
         auto parsed = modules::read_manifest(kFixtures + "/" + name + "/manifest.json");
         EXPECT_TRUE(parsed.manifest) << parsed.error;
         error.clear();
-        return parsed.manifest ? PluginModule::load(*parsed.manifest, env, error) : nullptr;
+        if (!parsed.manifest) return nullptr;
+        auto loaded = PluginModule::load(*parsed.manifest, env);
+        if (!loaded) error = loaded.error().message;
+        return loaded ? std::move(loaded).value() : nullptr;
     }
     std::string refusal(const std::string &name) {
         EXPECT_EQ(load(name), nullptr);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "actionhost/common/result.hpp"
 #include "actionhost/modules/manifest.hpp"
 
 namespace boost::dll {
@@ -23,12 +24,12 @@ namespace actionhost::modules {
 
 class ModuleLibrary {
   public:
-    // Opens `manifest.library_path()` and negotiates it. Refuses (nullptr, `error` set to the one line)
+    // Opens `manifest.library_path()` and negotiates it. Refuses (the error is the one line)
     // a module whose manifest declares another ABI major, one that needs an executable not installed,
     // a file that cannot be loaded, a missing entry symbol, a NULL entry, an ABI major that differs or
     // a newer minor, an entry struct too small, NULL name/version/create, or an entry that disagrees
     // with its manifest. Nothing of the module runs but its constructors and its entry function.
-    static std::unique_ptr<ModuleLibrary> open(const Manifest &manifest, std::string &error);
+    static common::Result<std::unique_ptr<ModuleLibrary>> open(const Manifest &manifest);
     ~ModuleLibrary();  // unloads, unless keep_loaded() was called
     ModuleLibrary(const ModuleLibrary &) = delete;
     ModuleLibrary &operator=(const ModuleLibrary &) = delete;
