@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,6 +33,8 @@ constexpr size_t kHiddenLimitChars = 4'000'000;
 constexpr size_t kMaxTypedLine = 4000;
 // How long a key sent beside a running call waits for that call's command to end.
 constexpr auto kKeyBesideWait = std::chrono::seconds(10);
+// How often a key sent beside a running call checks whether it reached the shell instead of the job.
+constexpr auto kKeyResendCheck = std::chrono::milliseconds(100);
 // How long the terminal stays with the action thread after an action ends before the reader thread
 // takes it back. An agent in a loop sends its next action sooner, and then neither handover costs a
 // wake-up; between slower steps, output of background jobs waits this long in the terminal's buffer.
@@ -723,16 +726,38 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
         return run_observation_json("", std::string(kNoPreviousCommandInput), RunMetadata{}, false);
     const uint64_t finished_before = commands_finished_;
     common::ChildProcess *shell = shell_.get();
-    lk.unlock();
-    const bool ok = shell->write_all(special_key_bytes(key), Clock::now() + std::chrono::seconds(5));
-    lk.lock();
-    if (!ok) log(kLogWarning, "could not write " + key + " to the terminal");
+    const pid_t shell_group = shell->pid();  // the shell leads its own session, so its group is its pid
+    // The terminal's foreground group (tcgetpgrp on the master answers for the terminal) when the key went.
+    auto send_key = [&] {
+        const pid_t foreground = tcgetpgrp(shell->output_fd());
+        lk.unlock();
+        const bool ok = shell->write_all(special_key_bytes(key), Clock::now() + std::chrono::seconds(5));
+        lk.lock();
+        if (!ok) log(kLogWarning, "could not write " + key + " to the terminal");
+        return foreground;
+    };
+    pid_t sent_to = send_key();
     // The running call reads the terminal and reports the command's end; this one only waits for it.
     auto wait = std::chrono::duration_cast<Clock::duration>(kKeyBesideWait);
     if (rq.timeout)
         wait = std::min(wait, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*rq.timeout)));
-    cv_.wait_until(lk, Clock::now() + wait,
-                   [&] { return commands_finished_ != finished_before || shell_exited_ || stopping_; });
+    const auto deadline = Clock::now() + wait;
+    const auto ended = [&] { return commands_finished_ != finished_before || shell_exited_ || stopping_; };
+    // A key that reached the shell itself while it was starting the command's next job (between its fork
+    // and handing that job the terminal) is lost to the job: the shell notes the signal, then waits for
+    // the job (seen with `echo started; sleep 100` and C-c sent on "started"). So while the same command
+    // runs and the terminal passed from the shell to a job since the key went, the key goes once more —
+    // never again to a program that took it and kept the terminal. Bounded: three times at most.
+    for (int resent = 0; resent < 3 && !ended() && Clock::now() < deadline;) {
+        cv_.wait_until(lk, std::min(deadline, Clock::now() + kKeyResendCheck), ended);
+        if (ended() || Clock::now() >= deadline) break;
+        const pid_t foreground = tcgetpgrp(shell->output_fd());
+        if (sent_to != shell_group || foreground <= 0 || foreground == shell_group) continue;
+        log(kLogInfo, key + " reached the shell as it started a job; sending it to the job");
+        sent_to = send_key();
+        ++resent;
+    }
+    cv_.wait_until(lk, deadline, ended);
     RunMetadata m;
     if (commands_finished_ == finished_before) {
         m.suffix = "\n[" + key + " was sent to the running command, which has not ended yet.]";

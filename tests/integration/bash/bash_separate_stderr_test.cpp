@@ -149,3 +149,36 @@ TEST(BashSeparateStderr, CtrlCReachesABusySession) {
     EXPECT_EQ(content(quiet.get()), "slept");
     EXPECT_EQ(content(after), "typed");
 }
+
+// A key sent beside a running call that reaches the shell itself, just before the command's next job
+// takes the terminal, must still stop that job. Made deterministic here: an INT trap lets the shell take
+// the C-c and go on (as bash does when the key lands between its fork of a job and handing it the
+// terminal), then `sleep 100` takes the terminal. The plugin sees the terminal pass from the shell to a
+// job after its key went, and sends the key once more.
+TEST(BashSeparateStderr, AKeyThatReachedTheShellIsSentAgainToTheJobThatTookTheTerminal) {
+    BashHost h;
+    h.must_complete("true", "busy");
+    auto execute_apart = [&](const json &action) {
+        Http http("127.0.0.1", h.host().port(), 130);
+        return http.post_json("/execute_action", json{{"action", action}, {"session", "busy"}}.dump()).json();
+    };
+    json slow = run_action(
+        "trap 'trap - INT; echo caught' INT; echo started; end=$((SECONDS+2)); while [ $SECONDS -lt $end ]; do :; done; "
+        "sleep 100; echo never");
+    slow["args"]["blocking"] = true;
+    slow["timeout"] = 120;
+    auto running = std::async(std::launch::async, [&] { return execute_apart(slow); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the shell is in its loop
+    json key_action = run_action("C-c");
+    key_action["args"]["is_input"] = true;
+    key_action["timeout"] = 8;
+    const auto sent = Clock::now();
+    json key = execute_apart(key_action);
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 8.0);
+    EXPECT_TRUE(contains(suffix(key), "CTRL+C was sent")) << key.dump();
+    ASSERT_EQ(running.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "sleep 100 never got the key";
+    json first = running.get();
+    EXPECT_TRUE(contains(content(first), "caught")) << first.dump();
+    EXPECT_FALSE(contains(content(first), "never")) << first.dump();
+    EXPECT_EQ(content(h.must_complete("echo ok", "busy")), "ok");
+}
