@@ -1,5 +1,4 @@
 // actionhost: the OpenHands action-execution server, as a plugin host.
-#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "viewer/file_viewer_server.hpp"
 
 #include <actionhost/common/http/server.hpp>
+#include <actionhost/common/user_entry.hpp>
 
 #ifndef ACTIONHOST_VERSION
 #define ACTIONHOST_VERSION "0.0.0"
@@ -74,8 +74,8 @@ std::unique_ptr<FileViewerServer> start_file_viewer(HostEnvironment &env, int po
     settings.session_api_key = key;
     if (::geteuid() == 0 && user_id > 0) {
         settings.url_file_uid = static_cast<uid_t>(user_id);
-        const passwd *pw = ::getpwuid(static_cast<uid_t>(user_id));
-        settings.url_file_gid = pw ? pw->pw_gid : static_cast<gid_t>(user_id);
+        const std::optional<actionhost::common::UserEntry> user = actionhost::common::user_by_uid(static_cast<uid_t>(user_id));
+        settings.url_file_gid = user ? user->gid : static_cast<gid_t>(user_id);
     }
     settings.log = [&env](const std::string &m) { env.log(AH_LOG_INFO, "viewer", m); };
     return std::make_unique<FileViewerServer>(settings);

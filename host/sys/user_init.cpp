@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sys/run_command.hpp"
+#include <actionhost/common/user_entry.hpp>
 
 namespace actionhost::host {
 
@@ -62,11 +63,10 @@ common::Result<UserInit> init_user_and_working_dir(const std::string &username, 
     }
     const bool root = geteuid() == 0;
     if (username != "root") {
-        const passwd *pw = getpwnam(username.c_str());
-        if (pw != nullptr) {
-            if (static_cast<int>(pw->pw_uid) != user_id) {
-                r.note = "user " + username + " exists with uid " + std::to_string(pw->pw_uid) + "; using it";
-                r.user_id = static_cast<int>(pw->pw_uid);
+        if (const auto user = common::user_by_name(username)) {
+            if (static_cast<int>(user->uid) != user_id) {
+                r.note = "user " + username + " exists with uid " + std::to_string(user->uid) + "; using it";
+                r.user_id = static_cast<int>(user->uid);
             }
         } else if (!root) {
             r.note = "user " + username + " does not exist and the host is not root; actions run as the current user";
@@ -98,10 +98,10 @@ common::Result<UserInit> init_user_and_working_dir(const std::string &username, 
     ::umask(old);
     if (!fs::is_directory(working_dir, ec)) return common::fail("cannot create the working directory " + working_dir);
     if (root) {
-        const passwd *pw = getpwnam(username.c_str());
+        const auto user = common::user_by_name(username);
         const char *gid_env = std::getenv("SANDBOX_GROUP_ID");
         const gid_t gid = gid_env && *gid_env ? static_cast<gid_t>(std::atoi(gid_env)) : 0;
-        if (pw != nullptr) chown_tree(working_dir, pw->pw_uid, gid);
+        if (user) chown_tree(working_dir, user->uid, gid);
         struct stat st{};
         if (::stat(working_dir.c_str(), &st) == 0) ::chmod(working_dir.c_str(), st.st_mode | S_IRGRP | S_IWGRP);
     }

@@ -1,12 +1,14 @@
 #include "actionhost/common/process/shell_identity.hpp"
 
 #include <grp.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <map>
+#include <optional>
+
+#include <actionhost/common/user_entry.hpp>
 
 extern char **environ;
 
@@ -62,42 +64,42 @@ ShellIdentity resolve_shell_identity(const std::string &username) {
     env["TERM"] = "xterm";
 
     const uid_t me = geteuid();
-    const passwd *self = getpwuid(me);
-    const std::string my_name = self ? self->pw_name : std::to_string(me);
+    const std::optional<UserEntry> self = user_by_uid(me);
+    const std::string my_name = self ? self->name : std::to_string(me);
     id.uid = me;
     id.gid = getegid();
     id.username = my_name;
-    id.home = self ? self->pw_dir : "/";
-    id.login_shell = self && self->pw_shell ? self->pw_shell : "";
+    id.home = self ? self->home : "/";
+    id.login_shell = self ? self->shell : "";
 
     if (username.empty() || username == my_name) {
         id.note = "bash sessions run as the host's user " + my_name;
         id.env = flatten(env);
         return id;
     }
-    const passwd *pw = getpwnam(username.c_str());
+    const std::optional<UserEntry> pw = user_by_name(username);
     if (me != 0) {
         id.note = "bash sessions run as " + my_name + ", not " + username + ": the host is not root and cannot switch user";
         id.env = flatten(env);
         return id;
     }
-    if (pw == nullptr) {
+    if (!pw) {
         id.note = "bash sessions run as " + my_name + ": user " + username +
                   " does not exist (the host creates it before starting plugins when it can)";
         id.env = flatten(env);
         return id;
     }
     id.switch_user = true;
-    id.uid = pw->pw_uid;
-    id.gid = pw->pw_gid;
-    id.username = pw->pw_name;
-    id.home = pw->pw_dir ? pw->pw_dir : "/";
-    id.login_shell = pw->pw_shell ? pw->pw_shell : "";
+    id.uid = pw->uid;
+    id.gid = pw->gid;
+    id.username = pw->name;
+    id.home = pw->home.empty() ? "/" : pw->home;
+    id.login_shell = pw->shell;
     int n = 64;
     std::vector<gid_t> groups(static_cast<size_t>(n));
-    if (getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n) < 0) {
+    if (getgrouplist(pw->name.c_str(), pw->gid, groups.data(), &n) < 0) {
         groups.resize(static_cast<size_t>(n));
-        getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n);
+        getgrouplist(pw->name.c_str(), pw->gid, groups.data(), &n);
     }
     groups.resize(static_cast<size_t>(std::max(n, 0)));
     id.groups = std::move(groups);
@@ -110,8 +112,8 @@ ShellIdentity resolve_shell_identity(const std::string &username) {
     login["HOME"] = id.home;
     login["USER"] = id.username;
     login["LOGNAME"] = id.username;
-    login["SHELL"] = (pw->pw_shell && *pw->pw_shell) ? pw->pw_shell : "/bin/bash";
-    login["PATH"] = pw->pw_uid == 0 ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    login["SHELL"] = pw->shell.empty() ? "/bin/bash" : pw->shell;
+    login["PATH"] = pw->uid == 0 ? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
                                     : "/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games";
     id.env = flatten(login);
     id.note = "bash sessions switch to user " + id.username + " (uid " + std::to_string(id.uid) + ")";

@@ -1,6 +1,5 @@
 #include "kernel/kernel_session.hpp"
 
-#include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 
 #include "actionhost/common/random.hpp"
 #include "actionhost/common/text.hpp"
+#include "actionhost/common/user_entry.hpp"
 #include "protocol/connection_info.hpp"
 
 namespace actionhost::jupyter {
@@ -139,9 +139,8 @@ bool KernelSession::start(std::string &error) {
     }
     // A kernel running as another user must be able to read its connection file (and nobody else).
     if (geteuid() == 0 && !config_.username.empty()) {
-        if (const passwd *pw = getpwnam(config_.username.c_str()); pw && pw->pw_uid != 0) {
-            if (chown(conn_dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0 ||
-                chown(conn_file.c_str(), pw->pw_uid, pw->pw_gid) != 0)
+        if (const auto user = common::user_by_name(config_.username); user && user->uid != 0) {
+            if (chown(conn_dir_.c_str(), user->uid, user->gid) != 0 || chown(conn_file.c_str(), user->uid, user->gid) != 0)
                 log(LogLevel::Warning, "cannot hand the connection file to " + config_.username);
         }
     }
