@@ -3,6 +3,7 @@
 // field of the observation, "stream":"stderr" on /stream — and agents, which never send the argument,
 // see exactly the terminal's merged output. Also the C-c key the host lets through beside a running
 // action (the manifest's "interrupt_when").
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -84,12 +85,15 @@ TEST(BashSeparateStderr, StreamEventsCarryTheMark) {
     BashHost h;
     h.must_complete("true", "follow");
     HttpResponse streamed;
+    // The follower's answer is read only after join(); until then the loop asks this flag, not the body.
+    std::atomic<bool> answered{false};
     std::thread follower([&] {
         Http http("127.0.0.1", h.host().port(), 60);
         streamed = http.get("/stream?session=follow&once=1");
+        answered = true;
     });
     // Subscribed once an action's events reach it (nothing public says so earlier): bounded retries.
-    for (int i = 0; i < 100 && streamed.body.empty(); ++i) {
+    for (int i = 0; i < 100 && !answered; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         h.host().execute(separate("echo to-out; echo to-err >&2; sleep 0.2"), "follow");
     }
@@ -99,11 +103,13 @@ TEST(BashSeparateStderr, StreamEventsCarryTheMark) {
     EXPECT_TRUE(contains(b, R"("chunk":"to-err\n","stream":"stderr")")) << b;
 
     HttpResponse plain;
+    std::atomic<bool> answered2{false};
     std::thread follower2([&] {
         Http http("127.0.0.1", h.host().port(), 60);
         plain = http.get("/stream?session=follow&once=1");
+        answered2 = true;
     });
-    for (int i = 0; i < 100 && plain.body.empty(); ++i) {
+    for (int i = 0; i < 100 && !answered2; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         h.must_complete("echo merged; echo merged-err >&2; sleep 0.2", "follow");
     }

@@ -3,6 +3,7 @@
 
 #include <actionhost/abi.h>
 
+#include <atomic>
 #include <thread>
 
 #include "support/host_process.hpp"
@@ -15,16 +16,19 @@ TEST(HostStream, FollowersSeeStartPartialOutputAndEnd) {
     // Load the fixture first so the stream sees only the action below.
     host.execute({{"action", "fixture_echo"}}, "follow");
     HttpResponse streamed;
+    // The follower's answer is read only after join(); until then the loop asks this flag, not the body.
+    std::atomic<bool> answered{false};
     std::thread follower([&] {
         Http http("127.0.0.1", host.port(), 60);
         streamed = http.get("/stream?session=follow&once=1");
+        answered = true;
     });
     // Wait until the follower is subscribed: its subscription shows in nothing public, so retry the action
     // until the stream has ended (once=1 ends it after the first action_end it sees). Bounded.
     for (int i = 0; i < 100; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         host.execute({{"action", "fixture_echo"}, {"args", {{"n", i}}}}, "follow");
-        if (!streamed.body.empty()) break;
+        if (answered) break;
     }
     follower.join();
     EXPECT_EQ(streamed.status, 200);
@@ -58,11 +62,13 @@ TEST(HostStream, OtherSessionsAreNotMixedIn) {
     HostProcess host(HostOptions{.args = {"--plugin-dir", AH_FIXTURE_DIR}});
     host.execute({{"action", "fixture_echo"}}, "mine");
     HttpResponse streamed;
+    std::atomic<bool> answered{false};
     std::thread follower([&] {
         Http http("127.0.0.1", host.port(), 60);
         streamed = http.get("/stream?session=mine&once=1");
+        answered = true;
     });
-    for (int i = 0; i < 100 && streamed.body.empty(); ++i) {
+    for (int i = 0; i < 100 && !answered; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         host.execute({{"action", "fixture_echo"}, {"args", {{"marker", "other-session"}}}}, "theirs");
         host.execute({{"action", "fixture_echo"}, {"args", {{"marker", "my-session"}}}}, "mine");
