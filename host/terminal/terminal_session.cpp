@@ -1,38 +1,99 @@
 #include "terminal/terminal_session.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <actionhost/common/io/borrowed_descriptor.hpp>
+
 #include <algorithm>
-#include <cerrno>
-#include <stdexcept>
+#include <array>
 
 namespace actionhost::host {
+
+// The reader's event loop: the terminal, the shell's pidfd (or, without one, a look every 200 ms) and
+// close(), which stops the loop.
+struct TerminalSession::Reader {
+    explicit Reader(TerminalSession &s) : session(s), terminal(io, s.shell_->output_fd()), shell_exit(io, s.shell_->pidfd()), tick(io) {}
+
+    void start() {
+        read();
+        wait_exit();
+    }
+
+    void read() {
+        terminal.async_read_some(boost::asio::buffer(buf), [this](const boost::system::error_code &ec, size_t got) {
+            // End of file or EIO: every process closed the terminal; it is read no more (the exit ends us).
+            if (ec) return;
+            deliver(std::string_view(buf.data(), got));
+            read();
+        });
+    }
+
+    void deliver(std::string_view data) {
+        std::lock_guard lock(session.mutex_);
+        session.scrollback_.append(data);
+        if (session.scrollback_.size() > session.scrollback_bytes_)
+            session.scrollback_.erase(0, session.scrollback_.size() - session.scrollback_bytes_);
+        for (const auto &c : session.clients_) c->output(data);
+    }
+
+    // The pidfd is readable once the shell ended, and stays so: if it cannot be reaped then (never
+    // expected), a second wait would not wake again (Asio's epoll waits are edge-triggered), so the looks
+    // every 200 ms take over.
+    void wait_exit(bool pidfd = true) {
+        auto check = [this](const boost::system::error_code &ec) {
+            if (ec) return;
+            int code = -1;
+            if (session.shell_->try_reap(&code)) return ended(code);
+            wait_exit(false);
+        };
+        if (pidfd && shell_exit.is_open()) return shell_exit.async_wait(boost::asio::posix::stream_descriptor::wait_read, check);
+        tick.expires_after(std::chrono::milliseconds(200));
+        tick.async_wait(check);
+    }
+
+    void ended(int code) {
+        // What the shell wrote last is in the terminal's buffer still: hand it over first.
+        for (int i = 0; i < 64; ++i) {
+            const ssize_t got = ::read(session.shell_->output_fd(), buf.data(), buf.size());
+            if (got <= 0) break;
+            deliver(std::string_view(buf.data(), static_cast<size_t>(got)));
+        }
+        std::lock_guard lock(session.mutex_);
+        session.finish(code);
+        io.stop();
+    }
+
+    TerminalSession &session;
+    boost::asio::io_context io{1};
+    common::io::BorrowedDescriptor terminal, shell_exit;
+    boost::asio::steady_timer tick;
+    std::array<char, 16384> buf;
+};
 
 TerminalSession::TerminalSession(std::string name, std::unique_ptr<common::ChildProcess> shell, size_t scrollback_bytes)
     : name_(std::move(name)), shell_(std::move(shell)), scrollback_bytes_(scrollback_bytes),
       unattached_since_(std::chrono::steady_clock::now()) {
-    if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe: cannot start the terminal's reader");
-    reader_ = std::thread([this] {
+    reader_ = std::make_unique<Reader>(*this);
+    reader_thread_ = std::thread([this] {
         pthread_setname_np(pthread_self(), "terminal");
-        read_loop();
+        reader_->start();
+        reader_->io.run();
     });
 }
 
-TerminalSession::~TerminalSession() {
-    close();
-    ::close(wake_[0]);
-    ::close(wake_[1]);
-}
+TerminalSession::~TerminalSession() { close(); }
 
 void TerminalSession::close() {
     std::call_once(closed_, [this] {
-        (void)!::write(wake_[1], "x", 1);
-        reader_.join();
+        reader_->io.stop();
+        reader_thread_.join();
+        reader_.reset();  // the descriptors go back to shell_ unclosed
         shell_->kill_session();
         int code = -1;
         // Killed just now: reaped within moments; bounded so a process stuck in the kernel cannot hold us.
@@ -41,47 +102,6 @@ void TerminalSession::close() {
         if (!ended_) finish(code);
         clients_.clear();
     });
-}
-
-void TerminalSession::read_loop() {
-    const int fd = shell_->output_fd();
-    char buf[16384];
-    bool hung_up = false;  // every process closed the terminal (EIO on the master)
-    // Runs until close() or the shell's end; each round waits for an event, so no round is a busy one.
-    for (;;) {
-        // A hung-up terminal is left out (-1): poll would report POLLHUP for it at once, round after round.
-        pollfd p[3] = {{wake_[0], POLLIN, 0}, {hung_up ? -1 : fd, POLLIN, 0}, {shell_->pidfd(), POLLIN, 0}};
-        const int n = ::poll(p, shell_->pidfd() >= 0 ? 3 : 2, shell_->pidfd() >= 0 ? -1 : 200);
-        if (n < 0 && errno != EINTR) return;
-        if (p[0].revents) return;
-        if (!hung_up && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            const ssize_t got = ::read(fd, buf, sizeof buf);
-            if (got > 0) {
-                std::lock_guard lock(mutex_);
-                const std::string_view data(buf, static_cast<size_t>(got));
-                scrollback_.append(data);
-                if (scrollback_.size() > scrollback_bytes_) scrollback_.erase(0, scrollback_.size() - scrollback_bytes_);
-                for (const auto &c : clients_) c->output(data);
-                continue;  // more may be waiting: read it before looking at the exit
-            }
-            if (got == 0 || (errno != EAGAIN && errno != EINTR)) hung_up = true;
-        }
-        int code = -1;
-        const bool exited = (shell_->pidfd() < 0 || (p[2].revents & POLLIN)) && shell_->try_reap(&code);
-        if (exited) {
-            // What the shell wrote last is in the terminal's buffer still: hand it over first.
-            for (int i = 0; i < 64; ++i) {
-                const ssize_t got = ::read(fd, buf, sizeof buf);
-                if (got <= 0) break;
-                std::lock_guard lock(mutex_);
-                for (const auto &c : clients_) c->output(std::string_view(buf, static_cast<size_t>(got)));
-            }
-            std::lock_guard lock(mutex_);
-            finish(code);
-            return;
-        }
-        if (hung_up && shell_->pidfd() < 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
 }
 
 void TerminalSession::finish(int exit_code) {

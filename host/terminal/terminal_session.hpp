@@ -2,8 +2,9 @@
 // ahctl attach, the web view), not the agent's shell session. It lives on when its clients detach, until
 // its shell exits, it is closed, or it has had no client for the registry's detached timeout.
 //
-// One thread per session reads the terminal all the time, attached or not: a shell writing to a terminal
-// nobody reads would block once the kernel's buffer is full. What it read last (`scrollback` bytes) is
+// One thread per session reads the terminal all the time, attached or not (a shell writing to a terminal
+// nobody reads would block once the kernel's buffer is full): a Boost.Asio event loop of its own that
+// waits for the terminal's output, the shell's exit and close(). What it read last (`scrollback` bytes) is
 // kept, so a client attaching later sees the screen's recent past before the live output.
 #pragma once
 
@@ -66,7 +67,7 @@ class TerminalSession {
     void close();
 
   private:
-    void read_loop();
+    struct Reader;
     void finish(int exit_code);  // under mutex_
 
     std::string name_;
@@ -79,8 +80,8 @@ class TerminalSession {
     std::mutex input_mutex_;
     std::atomic<bool> ended_{false};
     std::atomic<int> exit_code_{-1};
-    int wake_[2] = {-1, -1};  // close() writes to wake the reader
-    std::thread reader_;
+    std::unique_ptr<Reader> reader_;  // the event loop; close() stops it
+    std::thread reader_thread_;       // runs it
     std::once_flag closed_;
 };
 
