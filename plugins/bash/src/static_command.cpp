@@ -1,11 +1,17 @@
 #include "static_command.hpp"
 
-#include <poll.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <actionhost/common/io/borrowed_descriptor.hpp>
+
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "messages.hpp"
@@ -13,8 +19,6 @@
 namespace actionhost::bash {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 std::string env_value(const std::vector<std::string> &env, const std::string &key) {
     for (const auto &kv : env)
@@ -33,25 +37,101 @@ std::string short_hostname() {
     return dot == std::string::npos ? h : h.substr(0, dot);  // as bash's \h
 }
 
+namespace {
+
+// The wait of collect_child on one event loop: the child's output, the plugin's shutdown, the child's exit
+// (its pidfd) and the no-change and hard timeouts. Whichever ends the wait stops the loop.
+class OutputWait {
+  public:
+    OutputWait(common::ChildProcess &child, const ChildLimits &limits, const StaticContext &ctx,
+               std::function<void(std::string_view)> consume)
+        : limits_(limits), cfg_(*ctx.config), consume_(std::move(consume)), output_(io_, child.output_fd()),
+          shutdown_(io_, ctx.wake_fd), exit_(io_, child.pidfd()), limit_(io_) {
+        if (limits.hard_s)
+            hard_deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*limits.hard_s));
+    }
+
+    // Returns once the output ended, the child exited, the plugin shuts down or a timeout struck, with
+    // what the pipe held by then consumed too.
+    void run(ChildOutcome &out) {
+        out_ = &out;
+        read();
+        if (shutdown_.is_open()) shutdown_.async_wait(Descriptor::wait_read, [this](const boost::system::error_code &ec) {
+            if (ec) return;
+            out_->stopped = true;
+            io_.stop();
+        });
+        if (exit_.is_open()) exit_.async_wait(Descriptor::wait_read, [this](const boost::system::error_code &ec) {
+            if (!ec) io_.stop();
+        });
+        check_limits();
+        io_.run();
+        // Whatever is already in the pipe belongs to the command.
+        for (int i = 0; i < 64; ++i) {
+            const ssize_t n = ::read(output_.native_handle(), buf_.data(), buf_.size());
+            if (n <= 0) break;
+            consume_(std::string_view(buf_.data(), static_cast<size_t>(n)));
+        }
+    }
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    using Descriptor = boost::asio::posix::stream_descriptor;
+
+    void read() {
+        output_.async_read_some(boost::asio::buffer(buf_), [this](const boost::system::error_code &ec, size_t n) {
+            if (ec) return io_.stop();  // end of file, or the pipe failed: the command's output is complete
+            last_output_ = Clock::now();
+            consume_(std::string_view(buf_.data(), n));
+            read();
+        });
+    }
+
+    // The no-change timeout counts from the last output: when the timer strikes, output since may have
+    // moved it, so the limits are looked at again and the timer set for the nearer one.
+    void check_limits() {
+        const auto now = Clock::now();
+        const auto never = Clock::time_point::max();
+        const auto soft_deadline =
+            limits_.soft ? last_output_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg_.no_change_timeout_s))
+                         : never;
+        if (now >= soft_deadline) {
+            out_->kill_suffix = no_change_timeout_suffix(cfg_.no_change_timeout_text);
+            return io_.stop();
+        }
+        if (now >= hard_deadline_) {
+            out_->kill_suffix = limits_.hard_suffix(*limits_.hard_s);
+            return io_.stop();
+        }
+        const auto next = std::min(soft_deadline, hard_deadline_);
+        if (next == never) return;
+        limit_.expires_at(next);
+        limit_.async_wait([this](const boost::system::error_code &ec) {
+            if (!ec) check_limits();
+        });
+    }
+
+    const ChildLimits &limits_;
+    const SessionConfig &cfg_;
+    std::function<void(std::string_view)> consume_;
+    const Clock::time_point start_ = Clock::now();
+    Clock::time_point last_output_ = start_;
+    Clock::time_point hard_deadline_ = Clock::time_point::max();
+    ChildOutcome *out_ = nullptr;
+    boost::asio::io_context io_{1};
+    common::io::BorrowedDescriptor output_, shutdown_, exit_;
+    boost::asio::steady_timer limit_;
+    std::array<char, 1 << 16> buf_;
+};
+
+}  // namespace
+
 ChildOutcome collect_child(common::ChildProcess &child, const ChildLimits &limits, const StaticContext &ctx, const EmitFn &emit) {
-    const SessionConfig &cfg = *ctx.config;
     OutputNormalizer normalizer;
     Utf8Chunker emit_utf8;
     ObservationText text(limits.hidden ? 4'000'000 : 30000);
-    std::vector<char> buf(1 << 16);
-    const auto start = Clock::now();
-    auto last_output = start;
-    const auto never = Clock::time_point::max();
-    const auto hard_deadline =
-        limits.hard_s ? start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*limits.hard_s))
-                      : never;
-    const auto soft = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.no_change_timeout_s));
-    pollfd fds[3] = {{child.output_fd(), POLLIN, 0}, {ctx.wake_fd, POLLIN, 0}, {child.pidfd(), POLLIN, 0}};
-    const nfds_t nfds = child.pidfd() >= 0 ? 3 : 2;
-    bool eof = false, exited = false;
     ChildOutcome out;
     auto consume = [&](std::string_view raw) {
-        last_output = Clock::now();
         if (emit) {
             std::string chunk;
             emit_utf8.feed(raw, chunk);
@@ -59,39 +139,7 @@ ChildOutcome collect_child(common::ChildProcess &child, const ChildLimits &limit
         }
         text.append(normalizer.feed(raw));
     };
-    while (!eof && !exited) {
-        const auto now = Clock::now();
-        const auto soft_deadline = limits.soft ? last_output + soft : never;
-        if (now >= soft_deadline) {
-            out.kill_suffix = no_change_timeout_suffix(cfg.no_change_timeout_text);
-            break;
-        }
-        if (now >= hard_deadline) {
-            out.kill_suffix = limits.hard_suffix(*limits.hard_s);
-            break;
-        }
-        const auto wait = std::min(soft_deadline, hard_deadline) - now;
-        const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait).count() + 1;
-        const int r = poll(fds, nfds, static_cast<int>(std::min<long long>(ms, 1 << 30)));
-        if (r < 0 && errno != EINTR) break;
-        if (r <= 0) continue;
-        if (fds[1].revents) {
-            out.stopped = true;
-            break;
-        }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
-            if (n > 0) consume(std::string_view(buf.data(), static_cast<size_t>(n)));
-            else if (n == 0 || (errno != EAGAIN && errno != EINTR)) eof = true;
-        }
-        if (nfds == 3 && (fds[2].revents & POLLIN)) exited = true;
-    }
-    // Whatever is already in the pipe belongs to the command.
-    for (int i = 0; i < 64; ++i) {
-        const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
-        if (n <= 0) break;
-        consume(std::string_view(buf.data(), static_cast<size_t>(n)));
-    }
+    OutputWait(child, limits, ctx, consume).run(out);
     text.append(normalizer.flush());
     if (emit) {
         std::string chunk;

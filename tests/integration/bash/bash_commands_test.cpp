@@ -3,6 +3,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <chrono>
+
 #include "bash_test_util.hpp"
 
 using namespace bashtest;
@@ -176,6 +178,34 @@ TEST(BashCommands, StaticCommandsRunInAFreshShellInCwd) {
     noexist.is_static = true;
     noexist.cwd = h.wd() + "/missing";
     EXPECT_EQ(h.run("pwd", noexist)["observation"], "error");
+}
+
+// The fresh shell's wait watches its output, its exit and two timeouts at once: output moves the
+// no-change timeout on, silence past it ends the command, and a hard timeout ends it whatever it prints.
+TEST(BashCommands, StaticCommandsEndOnTheirTimeoutsAndOutputPostponesTheNoChangeOne) {
+    BashHost h(1);
+    RunOpts quiet_later;
+    quiet_later.is_static = true;
+    auto start = std::chrono::steady_clock::now();
+    const json soft = h.run("for i in 1 2 3 4; do echo $i; sleep 0.6; done; sleep 30", quiet_later);
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(content(soft), "1\n2\n3\n4");  // output every 0.6 s for 1.8 s: the 1 s timeout waited
+    EXPECT_EQ(suffix(soft), "\n[The command has no new output after 1 seconds. " + kTimeoutHelp + "]");
+    EXPECT_EQ(exit_code(soft), -1);
+    EXPECT_GE(took, std::chrono::milliseconds(2700));  // the last output (1.8 s) + 1 s
+    EXPECT_LT(took, std::chrono::seconds(20));
+
+    RunOpts hard;
+    hard.is_static = true;
+    hard.blocking = true;
+    hard.timeout = 0.5;
+    start = std::chrono::steady_clock::now();
+    const json timed_out = h.run("while :; do echo tick; sleep 0.1; done", hard);
+    took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(suffix(timed_out), "\n[The command timed out after 0.5 seconds. " + kTimeoutHelp + "]");
+    EXPECT_EQ(exit_code(timed_out), -1);
+    EXPECT_TRUE(contains(content(timed_out), "tick"));
+    EXPECT_LT(took, std::chrono::seconds(20));
 }
 
 TEST(BashCommands, HiddenOutputIsNotTruncated) {
