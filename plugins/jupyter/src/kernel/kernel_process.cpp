@@ -1,13 +1,15 @@
 #include "kernel/kernel_process.hpp"
 
-#include <poll.h>
 #include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <array>
 #include <chrono>
 
+#include <boost/asio/io_context.hpp>
+
+#include <actionhost/common/io/borrowed_descriptor.hpp>
 #include <actionhost/common/process/child_process.hpp>
 #include <actionhost/common/process_state.hpp>
 #include <csignal>
@@ -66,6 +68,26 @@ bool resolve_user(const std::string &username, TargetUser &out, std::string &err
 
 }  // namespace
 
+// The reader's event loop: the pipe, until every writer closed it or the destructor stops the loop.
+struct KernelProcess::OutputReader {
+    explicit OutputReader(KernelProcess &k) : kernel(k), pipe(io, k.child_->output_fd()) {}
+
+    void read() {
+        pipe.async_read_some(boost::asio::buffer(buf), [this](const boost::system::error_code &ec, size_t n) {
+            if (ec) return;  // every writer closed (end of file), or the pipe failed
+            std::lock_guard<std::mutex> lock(kernel.tail_mu_);
+            kernel.tail_.append(buf.data(), n);
+            if (kernel.tail_.size() > 2 * kTailBytes) kernel.tail_.erase(0, kernel.tail_.size() - kTailBytes);
+            read();
+        });
+    }
+
+    KernelProcess &kernel;
+    boost::asio::io_context io{1};
+    common::io::BorrowedDescriptor pipe;
+    std::array<char, 4096> buf;
+};
+
 std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::string &error, std::string &note) {
     if (o.argv.empty()) {
         error = "empty kernel command";
@@ -102,33 +124,19 @@ std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::
     }
     std::unique_ptr<KernelProcess> p(new KernelProcess());
     p->child_ = std::move(child).value();
-    p->reader_ = std::thread([raw = p.get()] { raw->read_output_loop(); });
+    p->output_ = std::make_unique<OutputReader>(*p);
+    p->reader_ = std::thread([raw = p->output_.get()] {
+        raw->read();
+        raw->io.run();
+    });
     return p;
 }
 
 KernelProcess::~KernelProcess() {
     terminate();
-    stop_reader_ = true;
+    if (output_) output_->io.stop();
     if (reader_.joinable()) reader_.join();
-}
-
-void KernelProcess::read_output_loop() {
-    char buf[4096];
-    while (!stop_reader_) {
-        pollfd p{child_->output_fd(), POLLIN, 0};
-        const int r = poll(&p, 1, 200);
-        if (r < 0 && errno != EINTR) return;
-        if (r <= 0) continue;
-        const ssize_t n = read(child_->output_fd(), buf, sizeof buf);
-        if (n == 0) return;  // every writer closed
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            return;
-        }
-        std::lock_guard<std::mutex> lock(tail_mu_);
-        tail_.append(buf, static_cast<size_t>(n));
-        if (tail_.size() > 2 * kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
-    }
+    output_.reset();  // the pipe goes back to child_ unclosed
 }
 
 std::string KernelProcess::output_tail() const {

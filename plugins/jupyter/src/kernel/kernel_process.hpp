@@ -5,7 +5,6 @@
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,12 +49,12 @@ class KernelProcess {
 
   private:
     KernelProcess() = default;
-    void read_output_loop();
+    struct OutputReader;
 
     std::unique_ptr<common::ChildProcess> child_;  // stdout and stderr on one pipe, read by reader_
     std::string exit_reason_;  // "" while alive
-    std::atomic<bool> stop_reader_{false};
-    std::thread reader_;
+    std::unique_ptr<OutputReader> output_;  // an event loop for the pipe (Boost.Asio); the destructor stops it
+    std::thread reader_;                    // runs it
     mutable std::mutex tail_mu_;
     std::string tail_;
 };
