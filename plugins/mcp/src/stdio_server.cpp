@@ -3,8 +3,13 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
 #include <actionhost/abi.h>
+#include <actionhost/common/io/borrowed_descriptor.hpp>
 #include <actionhost/common/json_io.hpp>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -43,8 +48,8 @@ common::Result<std::unique_ptr<common::ChildProcess>> spawn_server(const std::ve
 
 }  // namespace
 
-// One running child: its process, the thread reading its stdout (and expiring nothing: waiters time out
-// themselves), the thread draining its stderr, and the requests waiting for an answer.
+// One running child: its process, the thread running the event loop of its output (stdout's messages,
+// stderr's tail; expiring nothing: waiters time out themselves), and the requests waiting for an answer.
 struct StdioServer::Instance {
     struct Pending {
         std::mutex mu;
@@ -57,10 +62,28 @@ struct StdioServer::Instance {
         }
     };
 
+    // The child's stdout, stderr and pidfd on one Boost.Asio event loop, run by `reader`.
+    struct Loop {
+        explicit Loop(common::ChildProcess &c) : out(io, c.output_fd()), err(io, c.stderr_fd()), exit(io, c.pidfd()), timer(io) {}
+        boost::asio::io_context io{1};
+        common::io::BorrowedDescriptor out, err, exit;
+        boost::asio::steady_timer timer;  // the wait for the exit once stdout closed, then for its last words
+        std::string line;                 // stdout's unfinished line
+        std::array<char, 65536> out_chunk;
+        std::array<char, 4096> err_chunk;
+        // Once stdout closed while the child was not being stopped: the wait for its exit (await_exit).
+        bool output_closed = false;
+        bool exit_watched = false;  // the pidfd's wait is started
+        bool settling = false;      // the exit is in (or the deadline passed): its last words are awaited
+        std::chrono::steady_clock::time_point exit_deadline;
+        std::optional<common::ExitStatus> status;  // as found when settling began
+    };
+
     std::string name;
     StdioServerSettings *settings = nullptr;
     std::unique_ptr<common::ChildProcess> child;
-    std::thread reader, err_reader;
+    std::unique_ptr<Loop> loop;  // after `child`: gone before the descriptors it borrows
+    std::thread reader;
     std::atomic<bool> stopping{false};
     std::atomic<bool> alive{true};
     bool initialized = false;
@@ -178,20 +201,22 @@ struct StdioServer::Instance {
         }
     }
 
+    // The reader thread: both streams until stop(); the end of stdout is the end of the child.
+    void run_loop() {
+        read_stdout();
+        if (loop->err.is_open()) read_stderr();
+        loop->io.run();
+        if (!alive) return;
+        // Stopped while waiting for the exit after stdout closed: the child is gone by now.
+        if (loop->output_closed) return died(exit_text(child->wait(std::chrono::milliseconds(2000))));
+        died("MCP server '" + name + "' was stopped");
+    }
+
     void read_stdout() {
-        std::string buffer;
-        char chunk[65536];
-        const int fd = child->output_fd();
-        while (!stopping) {
-            pollfd p{fd, POLLIN, 0};
-            const int r = ::poll(&p, 1, 250);
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) break;
-            if (r == 0) continue;
-            const ssize_t n = ::read(fd, chunk, sizeof chunk);
-            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-            if (n <= 0) break;
-            buffer.append(chunk, static_cast<size_t>(n));
+        loop->out.async_read_some(boost::asio::buffer(loop->out_chunk), [this](const boost::system::error_code &ec, size_t n) {
+            if (ec) return output_ended();
+            std::string &buffer = loop->line;
+            buffer.append(loop->out_chunk.data(), n);
             size_t start = 0, nl;
             while ((nl = buffer.find('\n', start)) != std::string::npos) {
                 std::string_view line(buffer.data() + start, nl - start);
@@ -209,45 +234,68 @@ struct StdioServer::Instance {
             buffer.erase(0, start);
             if (buffer.size() > kMaxLineBytes) {
                 log(AH_LOG_ERROR, "wrote a line longer than 64 MiB; stopping it");
-                break;
+                return output_ended();
             }
-        }
-        died();
+            read_stdout();
+        });
     }
 
     void read_stderr() {
-        char chunk[4096];
-        const int fd = child->stderr_fd();
-        while (!stopping) {
-            pollfd p{fd, POLLIN, 0};
-            const int r = ::poll(&p, 1, 250);
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) break;
-            if (r == 0) continue;
-            const ssize_t n = ::read(fd, chunk, sizeof chunk);
-            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-            if (n <= 0) break;
-            std::lock_guard lock(mu);
-            stderr_tail.append(chunk, static_cast<size_t>(n));
-            if (stderr_tail.size() > kStderrTailBytes) stderr_tail.erase(0, stderr_tail.size() - kStderrTailBytes);
+        loop->err.async_read_some(boost::asio::buffer(loop->err_chunk), [this](const boost::system::error_code &ec, size_t n) {
+            if (ec) return;
+            {
+                std::lock_guard lock(mu);
+                stderr_tail.append(loop->err_chunk.data(), n);
+                if (stderr_tail.size() > kStderrTailBytes) stderr_tail.erase(0, stderr_tail.size() - kStderrTailBytes);
+            }
+            read_stderr();
+        });
+    }
+
+    // The child's stdout closed (it exited, or we stop it): every waiter learns why, once the child's exit
+    // (2 s at most) and its last words on stderr (50 ms more: they may still be in flight) are in. Stderr
+    // is read on meanwhile.
+    void output_ended() {
+        if (stopping) return died("MCP server '" + name + "' was stopped");
+        loop->output_closed = true;
+        loop->exit_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
+        await_exit();
+    }
+
+    // Called again by whichever wakes first: the pidfd, the deadline (or, without a pidfd, a look every 2 ms).
+    void await_exit() {
+        if (loop->settling) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (auto status = child->wait(std::chrono::milliseconds(0)); status || now >= loop->exit_deadline) {
+            loop->settling = true;
+            loop->status = status;
+            loop->timer.expires_after(std::chrono::milliseconds(50));
+            loop->timer.async_wait([this](const boost::system::error_code &ec) {
+                if (!ec) died(exit_text(loop->status));
+            });
+            return;
+        }
+        loop->timer.expires_at(loop->exit.is_open() ? loop->exit_deadline : std::min(loop->exit_deadline, now + std::chrono::milliseconds(2)));
+        loop->timer.async_wait([this](const boost::system::error_code &ec) {
+            if (!ec) await_exit();
+        });
+        if (loop->exit.is_open() && !loop->exit_watched) {
+            loop->exit_watched = true;
+            loop->exit.async_wait(boost::asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code &ec) {
+                if (!ec) await_exit();
+            });
         }
     }
 
-    // The child's stdout closed (it exited, or we stop it): every waiter learns why.
-    void died() {
-        std::string why;
-        if (stopping) {
-            why = "MCP server '" + name + "' was stopped";
-        } else {
-            auto status = child->wait(std::chrono::milliseconds(2000));
-            // Its last words on stderr usually say why; they may still be in flight.
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            std::lock_guard lock(mu);
-            std::string tail = stderr_tail;
-            while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-            why = "MCP server '" + name + "' " + (status ? status->describe() : "closed its output (still running)") +
-                  (tail.empty() ? "" : ": " + tail.substr(tail.size() > 500 ? tail.size() - 500 : 0));
-        }
+    std::string exit_text(const std::optional<common::ExitStatus> &status) {
+        std::lock_guard lock(mu);
+        std::string tail = stderr_tail;
+        while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+        return "MCP server '" + name + "' " + (status ? status->describe() : "closed its output (still running)") +
+               (tail.empty() ? "" : ": " + tail.substr(tail.size() > 500 ? tail.size() - 500 : 0));
+    }
+
+    void died(const std::string &why) {
         std::map<int64_t, std::shared_ptr<Pending>> waiting;
         {
             std::lock_guard lock(mu);
@@ -267,8 +315,9 @@ struct StdioServer::Instance {
             child->wait(kStopGrace);
             child->terminate(kStopGrace);
         }
+        if (loop) loop->io.stop();
         if (reader.joinable()) reader.join();
-        if (err_reader.joinable()) err_reader.join();
+        loop.reset();
     }
 };
 
@@ -305,8 +354,8 @@ std::string StdioServer::ensure_started(std::chrono::milliseconds timeout) {
     auto child = spawn_server(argv, env, settings_.cwd);
     if (!child) return child.error().message;
     inst->child = std::move(child).value();
-    inst->reader = std::thread([raw = inst.get()] { raw->read_stdout(); });
-    inst->err_reader = std::thread([raw = inst.get()] { raw->read_stderr(); });
+    inst->loop = std::make_unique<Instance::Loop>(*inst->child);
+    inst->reader = std::thread([raw = inst.get()] { raw->run_loop(); });
 
     RpcOutcome init = inst->request("initialize",
                                     {{"protocolVersion", kProtocolVersion},
