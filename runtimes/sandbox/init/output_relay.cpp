@@ -29,8 +29,8 @@ void OutputRelay::close_pipe() {
     pipe_fd_ = -1;
 }
 
-void OutputRelay::pump() {
-    if (pipe_fd_ < 0) return;
+bool OutputRelay::pump() {
+    if (pipe_fd_ < 0) return false;
     char buf[65536];
     const ssize_t n = ::read(pipe_fd_, buf, sizeof buf);
     if (n > 0) {
@@ -46,6 +46,7 @@ void OutputRelay::pump() {
     } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         close_pipe();  // every writer is gone
     }
+    return (n > 0 || (n < 0 && errno == EINTR)) && pipe_fd_ >= 0;
 }
 
 void OutputRelay::drain() {

@@ -22,8 +22,9 @@ class OutputRelay {
     OutputRelay &operator=(const OutputRelay &) = delete;
     // The descriptor to poll for input; -1 once every writer is gone or the cap was reached.
     int fd() const { return pipe_fd_; }
-    // Copies what is there now.
-    void pump();
+    // Copies one read's worth of what is there now; true when it read something and the pipe is still
+    // open (more may be waiting), false once the pipe is empty or closed.
+    bool pump();
     // What the last processes wrote before the end is still worth having: copies the rest, then closes.
     void drain();
 

@@ -24,7 +24,7 @@ inline constexpr char kDetach = 'd';
 
 struct Supervision {
     pid_t child = -1;         // pid 1 of the sandbox (our child)
-    int child_pidfd = -1;     // wakes the wait at its exit (-1: polled every 100 ms)
+    int child_pidfd = -1;     // wakes the wait at its exit (-1: looked at every 100 ms)
     int control_fd = -1;      // the backend's control socket, or -1
     int signal_fd = -1;       // signalfd of SIGTERM, SIGINT and SIGHUP, or -1
     std::function<void()> end_sandbox;  // SIGKILL pid 1, thaw the cgroups
