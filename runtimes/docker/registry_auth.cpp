@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <actionhost/common/user_entry.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -16,6 +17,8 @@
 #include <thread>
 
 namespace docker {
+
+namespace common = actionhost::common;
 
 namespace {
 
@@ -102,7 +105,7 @@ std::string default_docker_config_dir() {
     const char *home = std::getenv("HOME");
     std::string h = home && *home ? home : "";
     if (h.empty())
-        if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir) h = pw->pw_dir;
+        if (const auto me = common::user_by_uid(getuid())) h = me->home;  // getpwuid's buffer is shared by threads
     return h + "/.docker";
 }
 

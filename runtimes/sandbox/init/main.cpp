@@ -35,6 +35,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <actionhost/common/user_entry.hpp>
+
 #include "cgroups.hpp"
 #include "forwarder.hpp"
 #include "id_map.hpp"
@@ -206,8 +208,8 @@ IdMaps choose_ids(const Options &o) {
             r.owner_gid = st.st_gid;
             // Keep-id covers a user and their own group: a workspace of alice's in group postgres must not
             // give the sandbox the postgres group. Any other group is the range's like the rest.
-            const passwd *pw = getpwuid(st.st_uid);
-            if (st.st_gid != h.gid && (pw == nullptr || pw->pw_gid != st.st_gid)) r.owner_gid = h.gid;
+            const auto owner = actionhost::common::user_by_uid(st.st_uid);
+            if (st.st_gid != h.gid && (!owner || owner->gid != st.st_gid)) r.owner_gid = h.gid;
         }
     }
     IdMaps m = compute_id_maps(r);
