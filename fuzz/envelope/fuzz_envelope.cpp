@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         nlohmann::json args = r.value().args;
         if (spec.validate(args, host::shared_action_args()).empty()) (void)common::dump_json(args);
     }
-    (void)common::dump_json(r.envelope->normalised());
-    (void)host::is_client_only_action(r.envelope->action);
+    (void)common::dump_json(r.value().normalised());
+    (void)host::is_client_only_action(r.value().action);
     return 0;
 }

@@ -1,4 +1,5 @@
 #include "support/host_process.hpp"
+#include "support/sanitizers.hpp"
 
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -180,6 +181,12 @@ nlohmann::json HostProcess::run(const std::string &command, double timeout_s, bo
                                {"security_risk", -1}}}};
     if (timeout_s > 0) action["timeout"] = timeout_s;
     return execute(action, session);
+}
+
+void measure_own_memory_under_asan(HostOptions &options) {
+    if (!kAddressSanitizer) return;
+    const char *given = std::getenv("ASAN_OPTIONS");
+    options.env["ASAN_OPTIONS"] = std::string(given ? given : "") + ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
 }
 
 }  // namespace actionhost::testing

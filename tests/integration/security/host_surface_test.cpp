@@ -185,12 +185,7 @@ TEST(HostSurface, TheFileViewerAnswersOnlyItsCapabilityHolder) {
 
     HostOptions o;
     o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
-    if (kAddressSanitizer) {
-        // ASan's allocator keeps freed chunks in a quarantine of up to 256 MB by design; without it the
-        // host's own peak is measured under ASan too.
-        const char *given = std::getenv("ASAN_OPTIONS");
-        o.env["ASAN_OPTIONS"] = std::string(given ? given : "") + ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
-    }
+    measure_own_memory_under_asan(o);
     HostProcess host(o);
     const std::string url = viewer_url_of(dir / "oh-server-url");
     ASSERT_FALSE(url.empty()) << host.log();
@@ -404,12 +399,7 @@ TEST(HostSurface, TheFileViewerKeepsNoFileInMemory) {
     write_file(dir / "big.png", std::string(48u << 20, 'x'));
     HostOptions o;
     o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
-    if (kAddressSanitizer) {
-        // ASan's allocator keeps freed chunks in a quarantine of up to 256 MB by design; without it the
-        // host's own peak is measured under ASan too.
-        const char *given = std::getenv("ASAN_OPTIONS");
-        o.env["ASAN_OPTIONS"] = std::string(given ? given : "") + ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
-    }
+    measure_own_memory_under_asan(o);
     HostProcess host(o);
     const std::string url = viewer_url_of(dir / "oh-server-url");
     ASSERT_FALSE(url.empty()) << host.log();
