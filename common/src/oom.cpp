@@ -37,8 +37,6 @@ std::optional<uint64_t> field(std::string_view text, std::string_view name) {
     return std::nullopt;
 }
 
-bool readable(const std::string &path) { return ::access(path.c_str(), R_OK) == 0; }
-
 }  // namespace
 
 void prefer_as_oom_victim(pid_t pid) {
@@ -64,20 +62,16 @@ MemoryCgroup::MemoryCgroup() {
         else if (controllers.empty()) v2_path = path;
     }
     auto join = [](const std::string &root, const std::string &path) { return root + (path == "/" ? "" : path); };
-    if (!v1_path.empty() && readable(join("/sys/fs/cgroup/memory", v1_path) + "/memory.oom_control")) {
-        events_file_ = join("/sys/fs/cgroup/memory", v1_path) + "/memory.oom_control";
-        limit_file_ = join("/sys/fs/cgroup/memory", v1_path) + "/memory.limit_in_bytes";
-        events_fd_ = ::open(events_file_.c_str(), O_RDONLY | O_CLOEXEC);
+    // The first cgroup whose kill counter opens is this process's; the open is also the readability check.
+    auto use = [this](const std::string &dir, const char *events, const char *limit) {
+        events_fd_ = ::open((dir + events).c_str(), O_RDONLY | O_CLOEXEC);
+        if (events_fd_ >= 0) limit_file_ = dir + limit;
+        return events_fd_ >= 0;
+    };
+    if (!v1_path.empty() && use(join("/sys/fs/cgroup/memory", v1_path), "/memory.oom_control", "/memory.limit_in_bytes"))
         return;
-    }
-    for (const char *root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-        if (!v2_path.empty() && readable(join(root, v2_path) + "/memory.events")) {
-            events_file_ = join(root, v2_path) + "/memory.events";
-            limit_file_ = join(root, v2_path) + "/memory.max";
-            events_fd_ = ::open(events_file_.c_str(), O_RDONLY | O_CLOEXEC);
-            return;
-        }
-    }
+    for (const char *root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"})
+        if (!v2_path.empty() && use(join(root, v2_path), "/memory.events", "/memory.max")) return;
 }
 
 MemoryCgroup::~MemoryCgroup() {

@@ -37,9 +37,8 @@ class MemoryCgroup {
     std::string kill_note_since(std::optional<uint64_t> before) const;
 
   private:
-    std::string events_file_;  // memory.oom_control (v1) or memory.events (v2)
-    int events_fd_ = -1;       // events_file_, open for the object's life (-1: not readable)
-    std::string limit_file_;   // memory.limit_in_bytes (v1) or memory.max (v2)
+    int events_fd_ = -1;      // memory.oom_control (v1) or memory.events (v2), open for the object's life
+    std::string limit_file_;  // memory.limit_in_bytes (v1) or memory.max (v2)
 };
 
 }  // namespace actionhost::common
