@@ -727,16 +727,15 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
     const uint64_t finished_before = commands_finished_;
     common::ChildProcess *shell = shell_.get();
     const pid_t shell_group = shell->pid();  // the shell leads its own session, so its group is its pid
-    // The terminal's foreground group (tcgetpgrp on the master answers for the terminal) when the key went.
+    // The terminal's foreground group when the key goes (tcgetpgrp on the master answers for the terminal).
+    const pid_t sent_to = tcgetpgrp(shell->output_fd());
     auto send_key = [&] {
-        const pid_t foreground = tcgetpgrp(shell->output_fd());
         lk.unlock();
         const bool ok = shell->write_all(special_key_bytes(key), Clock::now() + std::chrono::seconds(5));
         lk.lock();
         if (!ok) log(kLogWarning, "could not write " + key + " to the terminal");
-        return foreground;
     };
-    pid_t sent_to = send_key();
+    send_key();
     // The running call reads the terminal and reports the command's end; this one only waits for it.
     auto wait = std::chrono::duration_cast<Clock::duration>(kKeyBesideWait);
     if (rq.timeout)
@@ -745,17 +744,17 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
     const auto ended = [&] { return commands_finished_ != finished_before || shell_exited_ || stopping_; };
     // A key that reached the shell itself while it was starting the command's next job (between its fork
     // and handing that job the terminal) is lost to the job: the shell notes the signal, then waits for
-    // the job (seen with `echo started; sleep 100` and C-c sent on "started"). So while the same command
-    // runs and the terminal passed from the shell to a job since the key went, the key goes once more —
-    // never again to a program that took it and kept the terminal. Bounded: three times at most.
-    for (int resent = 0; resent < 3 && !ended() && Clock::now() < deadline;) {
+    // the job (seen with `echo started; sleep 100` and C-c sent on "started"). So when the key went to
+    // the shell and the terminal then passes to a job while the same command runs, the key goes once
+    // more, to that job. A key that went to a job is never sent again.
+    for (int i = 0; sent_to == shell_group && i < 1000 && !ended() && Clock::now() < deadline; ++i) {
         cv_.wait_until(lk, std::min(deadline, Clock::now() + kKeyResendCheck), ended);
         if (ended() || Clock::now() >= deadline) break;
         const pid_t foreground = tcgetpgrp(shell->output_fd());
-        if (sent_to != shell_group || foreground <= 0 || foreground == shell_group) continue;
+        if (foreground <= 0 || foreground == shell_group) continue;
         log(kLogInfo, key + " reached the shell as it started a job; sending it to the job");
-        sent_to = send_key();
-        ++resent;
+        send_key();
+        break;
     }
     cv_.wait_until(lk, deadline, ended);
     RunMetadata m;
