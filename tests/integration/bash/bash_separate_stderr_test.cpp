@@ -28,6 +28,13 @@ json separate(const std::string &command) {
 
 bool has_stderr_field(const json &obs) { return obs.at("extras").contains("stderr"); }
 
+// Runs `action` in session `session` on a connection of its own (the host's test client serialises its
+// own requests), so that it can go beside a call still running.
+json execute_apart(BashHost &h, const json &action, const std::string &session) {
+    Http http("127.0.0.1", h.host().port(), 130);
+    return http.post_json("/execute_action", json{{"action", action}, {"session", session}}.dump()).json();
+}
+
 }  // namespace
 
 TEST(BashSeparateStderr, AgentsSeeTheMergedOutputAsBefore) {
@@ -123,18 +130,13 @@ TEST(BashSeparateStderr, StreamEventsCarryTheMark) {
 TEST(BashSeparateStderr, CtrlCReachesABusySession) {
     BashHost h;
     h.must_complete("true", "busy");
-    // Each request on a connection of its own (the host's test client serialises its own requests).
-    auto execute_apart = [&](const json &action) {
-        Http http("127.0.0.1", h.host().port(), 130);
-        return http.post_json("/execute_action", json{{"action", action}, {"session", "busy"}}.dump()).json();
-    };
-    auto running = std::async(std::launch::async, [&] { return execute_apart(separate("echo started; sleep 100")); });
+    auto running = std::async(std::launch::async, [&] { return execute_apart(h, separate("echo started; sleep 100"), "busy"); });
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     const auto sent = Clock::now();
     json key_action = run_action("C-c");
     key_action["args"]["is_input"] = true;
     key_action["timeout"] = 5;
-    json key = execute_apart(key_action);
+    json key = execute_apart(h, key_action, "busy");
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 5.0);
     EXPECT_EQ(exit_code(key), 130) << key.dump();
     EXPECT_TRUE(contains(suffix(key), "CTRL+C was sent")) << key.dump();
@@ -146,12 +148,12 @@ TEST(BashSeparateStderr, CtrlCReachesABusySession) {
     EXPECT_EQ(content(h.must_complete("echo ok", "busy")), "ok");
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - next).count(), 5.0);
     // Any other input still waits its turn (OpenHands' one action at a time): not let through.
-    auto quiet = std::async(std::launch::async, [&] { return execute_apart(separate("sleep 2; echo slept")); });
+    auto quiet = std::async(std::launch::async, [&] { return execute_apart(h, separate("sleep 2; echo slept"), "busy"); });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     json typed = run_action("echo typed");
     typed["args"]["blocking"] = true;
     typed["timeout"] = 10;
-    json after = execute_apart(typed);
+    json after = execute_apart(h, typed, "busy");
     EXPECT_EQ(content(quiet.get()), "slept");
     EXPECT_EQ(content(after), "typed");
 }
@@ -164,22 +166,18 @@ TEST(BashSeparateStderr, CtrlCReachesABusySession) {
 TEST(BashSeparateStderr, AKeyThatReachedTheShellIsSentAgainToTheJobThatTookTheTerminal) {
     BashHost h;
     h.must_complete("true", "busy");
-    auto execute_apart = [&](const json &action) {
-        Http http("127.0.0.1", h.host().port(), 130);
-        return http.post_json("/execute_action", json{{"action", action}, {"session", "busy"}}.dump()).json();
-    };
     json slow = run_action(
         "trap 'trap - INT; echo caught' INT; echo started; end=$((SECONDS+2)); while [ $SECONDS -lt $end ]; do :; done; "
         "sleep 100; echo never");
     slow["args"]["blocking"] = true;
     slow["timeout"] = 120;
-    auto running = std::async(std::launch::async, [&] { return execute_apart(slow); });
+    auto running = std::async(std::launch::async, [&] { return execute_apart(h, slow, "busy"); });
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the shell is in its loop
     json key_action = run_action("C-c");
     key_action["args"]["is_input"] = true;
     key_action["timeout"] = 8;
     const auto sent = Clock::now();
-    json key = execute_apart(key_action);
+    json key = execute_apart(h, key_action, "busy");
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 8.0);
     EXPECT_TRUE(contains(suffix(key), "CTRL+C was sent")) << key.dump();
     ASSERT_EQ(running.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "sleep 100 never got the key";
