@@ -1,5 +1,6 @@
 #include "actionhost/common/user_entry.hpp"
 
+#include <grp.h>
 #include <pwd.h>
 
 #include <cerrno>
@@ -45,6 +46,21 @@ std::optional<UserEntry> user_by_uid(uid_t uid) {
     return read_entry([&](passwd *pw, char *buf, size_t size, passwd **found) {
         return ::getpwuid_r(uid, pw, buf, size, found);
     });
+}
+
+std::vector<gid_t> group_list(const UserEntry &user) {
+    int n = 64;
+    std::vector<gid_t> groups;
+    for (int attempt = 0; attempt < 4; ++attempt) {  // getgrouplist says how many it needs when short
+        groups.assign(static_cast<size_t>(n), 0);
+        int got = n;
+        if (getgrouplist(user.name.c_str(), user.gid, groups.data(), &got) >= 0) {
+            groups.resize(static_cast<size_t>(got));
+            return groups;
+        }
+        n = got > n ? got : n * 2;
+    }
+    return {};
 }
 
 }  // namespace actionhost::common

@@ -1,6 +1,5 @@
 #include "actionhost/common/process/shell_identity.hpp"
 
-#include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,14 +94,7 @@ ShellIdentity resolve_shell_identity(const std::string &username) {
     id.username = pw->name;
     id.home = pw->home.empty() ? "/" : pw->home;
     id.login_shell = pw->shell;
-    int n = 64;
-    std::vector<gid_t> groups(static_cast<size_t>(n));
-    if (getgrouplist(pw->name.c_str(), pw->gid, groups.data(), &n) < 0) {
-        groups.resize(static_cast<size_t>(n));
-        getgrouplist(pw->name.c_str(), pw->gid, groups.data(), &n);
-    }
-    groups.resize(static_cast<size_t>(std::max(n, 0)));
-    id.groups = std::move(groups);
+    id.groups = common::group_list(*pw);
     id.login_profile = true;
 
     // `su -`: a fresh login environment; the terminal type and locale survive.

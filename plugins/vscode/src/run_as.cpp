@@ -1,41 +1,28 @@
 #include "run_as.hpp"
 
-#include <grp.h>
-#include <pwd.h>
 #include <unistd.h>
+
+#include <actionhost/common/user_entry.hpp>
 
 namespace actionhost::vscode {
 namespace {
 
 std::optional<RunAs> lookup(const std::string &name) {
-    struct passwd pw {};
-    struct passwd *found = nullptr;
-    std::vector<char> buf(16384);
-    if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return std::nullopt;
+    const auto user = common::user_by_name(name);
+    if (!user) return std::nullopt;
     RunAs r;
-    r.name = pw.pw_name;
-    r.home = pw.pw_dir ? pw.pw_dir : "/";
-    r.uid = pw.pw_uid;
-    r.gid = pw.pw_gid;
-    int n = 64;
-    for (int attempt = 0; attempt < 4; ++attempt) {
-        r.groups.assign(static_cast<size_t>(n), 0);
-        int got = n;
-        if (getgrouplist(r.name.c_str(), r.gid, r.groups.data(), &got) >= 0) {
-            r.groups.resize(static_cast<size_t>(got));
-            break;
-        }
-        n = got > n ? got : n * 2;
-    }
+    r.name = user->name;
+    r.home = user->home.empty() ? "/" : user->home;
+    r.uid = user->uid;
+    r.gid = user->gid;
+    r.groups = common::group_list(*user);
     return r;
 }
 
 std::optional<RunAs> current_user() {
-    struct passwd pw {};
-    struct passwd *found = nullptr;
-    std::vector<char> buf(16384);
-    if (getpwuid_r(geteuid(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return std::nullopt;
-    return lookup(pw.pw_name);
+    const auto self = common::user_by_uid(geteuid());
+    if (!self) return std::nullopt;
+    return lookup(self->name);
 }
 
 }  // namespace

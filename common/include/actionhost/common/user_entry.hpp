@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace actionhost::common {
 
@@ -24,5 +25,9 @@ struct UserEntry {
 // std::nullopt when no such user exists (or the database cannot be read).
 std::optional<UserEntry> user_by_name(const std::string &name);
 std::optional<UserEntry> user_by_uid(uid_t uid);
+
+// The groups `user` belongs to (getgrouplist: its primary group and every supplementary one), for a
+// setgroups() after fork, where initgroups is not safe; empty when the group database cannot be read.
+std::vector<gid_t> group_list(const UserEntry &user);
 
 }  // namespace actionhost::common

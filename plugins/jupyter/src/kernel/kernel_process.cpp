@@ -1,7 +1,5 @@
 #include "kernel/kernel_process.hpp"
 
-#include <grp.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <array>
@@ -11,6 +9,7 @@
 
 #include <actionhost/common/io/borrowed_descriptor.hpp>
 #include <actionhost/common/process/child_process.hpp>
+#include <actionhost/common/user_entry.hpp>
 #include <actionhost/common/process_state.hpp>
 #include <csignal>
 #include <cstring>
@@ -35,9 +34,8 @@ struct TargetUser {
 bool resolve_user(const std::string &username, TargetUser &out, std::string &error, std::string &note) {
     if (username.empty()) return true;
     const uid_t self = geteuid();
-    std::vector<char> buf(16384);
-    passwd pw{}, *res = nullptr;
-    if (getpwnam_r(username.c_str(), &pw, buf.data(), buf.size(), &res) != 0 || res == nullptr) {
+    const auto user = common::user_by_name(username);
+    if (!user) {
         if (self == 0) {
             error = "cannot start the IPython kernel as user '" + username + "': no such user";
             return false;
@@ -45,24 +43,18 @@ bool resolve_user(const std::string &username, TargetUser &out, std::string &err
         note = "user '" + username + "' does not exist; the kernel runs as the host's user";
         return true;
     }
-    if (pw.pw_uid == self) return true;
+    if (user->uid == self) return true;
     if (self != 0) {
         note = "the host is not root, so the kernel runs as the host's user instead of '" + username + "'";
         return true;
     }
     out.switch_user = true;
-    out.uid = pw.pw_uid;
-    out.gid = pw.pw_gid;
-    out.name = pw.pw_name;
-    out.home = pw.pw_dir ? pw.pw_dir : "/";
-    out.shell = pw.pw_shell ? pw.pw_shell : "/bin/sh";
-    int n = 64;
-    out.groups.resize(static_cast<size_t>(n));
-    if (getgrouplist(pw.pw_name, pw.pw_gid, out.groups.data(), &n) < 0) {
-        out.groups.resize(static_cast<size_t>(n));
-        if (getgrouplist(pw.pw_name, pw.pw_gid, out.groups.data(), &n) < 0) n = 0;
-    }
-    out.groups.resize(static_cast<size_t>(n));
+    out.uid = user->uid;
+    out.gid = user->gid;
+    out.name = user->name;
+    out.home = user->home.empty() ? "/" : user->home;
+    out.shell = user->shell.empty() ? "/bin/sh" : user->shell;
+    out.groups = common::group_list(*user);
     return true;
 }
 

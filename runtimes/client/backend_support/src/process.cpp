@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sys/inotify.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,6 +20,7 @@
 
 #include "actionhost/common/process/child_process.hpp"
 #include "actionhost/common/process_state.hpp"
+#include "actionhost/common/user_entry.hpp"
 
 #include "actionhost/runtime_support/backend.hpp"
 
@@ -236,11 +236,8 @@ int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const s
 }
 
 std::string user_name(uid_t uid) {
-    struct passwd pw {};
-    struct passwd *result = nullptr;
-    char buf[4096];
-    if (getpwuid_r(uid, &pw, buf, sizeof buf, &result) == 0 && result) return pw.pw_name;
-    return std::to_string(uid);
+    const auto user = common::user_by_uid(uid);
+    return user ? user->name : std::to_string(uid);
 }
 
 }  // namespace actionhost::runtime_support
