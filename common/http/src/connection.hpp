@@ -1,6 +1,8 @@
 // One client connection of the server (server.cpp): the socket, the bytes read ahead of the parser, and
-// the parser of the request under way. Between requests the event loop alone touches it; while a request
-// is handled, the handler's thread alone does (socket_exchange.cpp), through the descriptor.
+// the parser of the request under way. Between requests the event loop alone touches it; while a handler's
+// thread owns it (`handling`: from the hand-over until that thread posts it back, across the requests it
+// serves back to back), that thread alone does, through the descriptor (server.cpp: serve,
+// socket_exchange.cpp).
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <time.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -124,6 +125,7 @@ struct Server::Impl {
     std::atomic<size_t> open{0};
     std::atomic<uint64_t> shed{0};
     std::atomic<bool> stopped{false};
+    std::atomic<bool> accepting_requests{true};  // `accepting`, for the handlers' threads
 
     void log(const std::string &line) const {
         if (settings.log) settings.log(line);
@@ -186,6 +188,19 @@ struct Server::Impl {
         c->waiting_at = waiting.insert(waiting.end(), c);
         if (c->buffer.size() > 0) return read_header(c);  // the next request is already here (pipelined)
         arm_timer(c, c->served ? settings.idle_timeout : settings.first_request_timeout);
+        if (c->buffer.capacity() > 0) {
+            // A connection that has carried a request has a buffer: reading into it is Asio's speculative
+            // read, registered with epoll only while nothing has arrived, where a wait re-registers the
+            // socket (an epoll_ctl) at every request.
+            c->socket.async_read_some(c->buffer.prepare(c->buffer.capacity()), [self = this, c](const boost::system::error_code &ec, size_t n) {
+                if (c->closed) return;
+                c->buffer.commit(n);
+                if (ec) return self->close(c);
+                self->read_header(c);
+            });
+            return;
+        }
+        // A fresh one waits without a buffer: connections that never send hold no memory for it.
         c->socket.async_wait(tcp::socket::wait_read, [self = this, c](const boost::system::error_code &ec) {
             if (c->closed) return;
             if (ec) return self->close(c);
@@ -221,45 +236,65 @@ struct Server::Impl {
         // Still last in the idle order only by its last activity: a header begun counts as activity.
         waiting.splice(waiting.end(), waiting, c->waiting_at);
         arm_timer(c, settings.header_timeout);
-        c->parser.emplace();
-        c->parser->header_limit(static_cast<std::uint32_t>(settings.max_header_bytes));
-        // Each handler bounds what it reads. (Not boost::none: Beast 1.74 compares the length with the
-        // empty optional and refuses every body.)
-        c->parser->body_limit(std::numeric_limits<std::uint64_t>::max());
-        c->parser->eager(false);  // the parser stops where the header ends (header_done() sets it for the body)
-        c->header_bytes = 0;
-        c->header_lines = 0;
-        c->header_tail = 0;
-        c->header_ended = false;
-        count_header_lines(*c, static_cast<const char *>(c->buffer.data().data()), c->buffer.size(), max_header_lines());  // pipelined
+        begin_header(*c);
         parse_header(c);
     }
 
-    // Feeds the parser what has arrived and reads more until the header is complete. Not Beast's
-    // async_read_header: Beast 1.74 checks its header limit against what one parse call sees, and
-    // parses fields as they come, so a header whose reads each end a byte or two into a field was never
-    // checked (64 MiB of 8-byte fields passed a 64 KiB limit and cost the host 630 MB). Here the bytes
-    // the parser takes are counted against the limit as a whole.
-    void parse_header(const ConnectionPtr &c) {
-        while (c->buffer.size() > 0) {
+    // What the parser made of the bytes buffered so far (feed_header).
+    struct HeaderStep {
+        enum { complete, need_more, refused } state;
+        std::string refusal;  // the answer, when refused
+    };
+
+    // Prepares a connection for a new request's header: a fresh parser, its limits, the line count of
+    // what is buffered already (pipelined). On whichever thread owns the connection.
+    void begin_header(Connection &c) const {
+        c.parser.emplace();
+        c.parser->header_limit(static_cast<std::uint32_t>(settings.max_header_bytes));
+        // Each handler bounds what it reads. (Not boost::none: Beast 1.74 compares the length with the
+        // empty optional and refuses every body.)
+        c.parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+        c.parser->eager(false);  // the parser stops where the header ends (header_done() sets it for the body)
+        c.header_bytes = 0;
+        c.header_lines = 0;
+        c.header_tail = 0;
+        c.header_ended = false;
+        count_header_lines(c, static_cast<const char *>(c.buffer.data().data()), c.buffer.size(), max_header_lines());
+    }
+
+    // Feeds the parser what has arrived. Not Beast's async_read_header: Beast 1.74 checks its header
+    // limit against what one parse call sees, and parses fields as they come, so a header whose reads
+    // each end a byte or two into a field was never checked (64 MiB of 8-byte fields passed a 64 KiB
+    // limit and cost the host 630 MB). Here the bytes the parser takes are counted against the limit as a
+    // whole. On whichever thread owns the connection.
+    HeaderStep feed_header(Connection &c) const {
+        while (c.buffer.size() > 0) {
             // Each field costs the parser ~80 bytes and some work however short it is ("a:" is one), so
             // their number is bounded as well as their size, before the parser sees them: it would build
             // every field of what has arrived first (16 000 in 64 KB took the event loop 3 ms).
-            if (c->header_lines > max_header_lines()) return refuse(c, refusal_for(bhttp::error::header_limit));
+            if (c.header_lines > max_header_lines()) return {HeaderStep::refused, refusal_for(bhttp::error::header_limit)};
             boost::beast::error_code ec;
-            const size_t used = c->parser->put(c->buffer.data(), ec);
-            const std::string_view taken(static_cast<const char *>(c->buffer.data().data()), used);
-            if (has_obs_fold(taken)) return refuse(c, refusal(400, "obsolete line folding in the header"));
-            c->buffer.consume(used);
-            c->header_bytes += used;
-            if (c->header_bytes > settings.max_header_bytes) return refuse(c, refusal_for(bhttp::error::header_limit));
-            if (c->parser->is_header_done()) return header_done(c);
+            const size_t used = c.parser->put(c.buffer.data(), ec);
+            const std::string_view taken(static_cast<const char *>(c.buffer.data().data()), used);
+            if (has_obs_fold(taken)) return {HeaderStep::refused, refusal(400, "obsolete line folding in the header")};
+            c.buffer.consume(used);
+            c.header_bytes += used;
+            if (c.header_bytes > settings.max_header_bytes) return {HeaderStep::refused, refusal_for(bhttp::error::header_limit)};
+            if (c.parser->is_header_done()) return {HeaderStep::complete, {}};
             if (ec == bhttp::error::need_more) break;
-            if (ec) return refuse(c, refusal_for(ec));
+            if (ec) return {HeaderStep::refused, refusal_for(ec)};
             if (used == 0) break;
         }
-        if (c->header_bytes + c->buffer.size() >= settings.max_header_bytes)
-            return refuse(c, refusal_for(bhttp::error::header_limit));
+        if (c.header_bytes + c.buffer.size() >= settings.max_header_bytes)
+            return {HeaderStep::refused, refusal_for(bhttp::error::header_limit)};
+        return {HeaderStep::need_more, {}};
+    }
+
+    // On the loop: feeds the parser and reads more until the header is complete.
+    void parse_header(const ConnectionPtr &c) {
+        HeaderStep step = feed_header(*c);
+        if (step.state == HeaderStep::complete) return header_done(c);
+        if (step.state == HeaderStep::refused) return refuse(c, std::move(step.refusal));
         const size_t room = settings.max_header_bytes - c->header_bytes - c->buffer.size();
         c->socket.async_read_some(c->buffer.prepare(std::min<size_t>(room, 65536)),
                                   [self = this, c](const boost::system::error_code &ec, size_t n) {
@@ -369,8 +404,7 @@ struct Server::Impl {
     // took them all. Until the peer reads, the request waits here like an idle connection: on no thread,
     // sheddable, closed after idle_timeout.
     void hand_over(const ConnectionPtr &c) {
-        pollfd room{c->socket.native_handle(), POLLOUT, 0};
-        if (::poll(&room, 1, 0) == 0) {
+        if (no_room_to_answer(c->socket.native_handle())) {
             arm_timer(c, settings.idle_timeout);
             c->socket.async_wait(tcp::socket::wait_write, [self = this, c](const boost::system::error_code &ec) {
                 if (c->closed) return;
@@ -386,34 +420,109 @@ struct Server::Impl {
         workers.submit([self = this, c] { self->serve(c); });
     }
 
-    // On a handler's thread.
+    // On a handler's thread: the request, then — while the client sends its next one at once — the
+    // requests that follow on the same connection, up to kRequestsPerTurn.
     void serve(const ConnectionPtr &c) {
-        bool keep = false;
-        {
-            detail::SocketExchange exchange(*c, settings.io_timeout, settings.max_header_bytes);
-            try {
-                handler(exchange.request(), exchange.response());
-            } catch (const std::exception &e) {
-                log(std::string("a handler failed: ") + e.what());
+        for (size_t served_here = 1;; ++served_here) {
+            if (!serve_one(*c)) return back_to_loop(c, [self = this, c] { self->linger(c); });
+            if (served_here >= kRequestsPerTurn || !next_request_arrived(*c)) {
+                return back_to_loop(c, [self = this, c] {
+                    self->waiting.erase(c->waiting_at);  // listed again as it waits
+                    self->wait_for_request(c);
+                });
             }
-            keep = exchange.finish() && !stopped;
+            begin_header(*c);
+            HeaderStep step = feed_header(*c);
+            if (step.state == HeaderStep::refused)
+                return back_to_loop(c, [self = this, c, why = std::move(step.refusal)]() mutable { self->refuse(c, std::move(why)); });
+            if (step.state == HeaderStep::need_more) {
+                return back_to_loop(c, [self = this, c] {
+                    self->arm_timer(c, self->settings.header_timeout);
+                    self->parse_header(c);
+                });
+            }
+            // Framing we refuse, a request the loop answers, or a client not reading its answers: the
+            // loop's own path decides, as for any request.
+            if (ambiguous_framing(*c->parser) || answers_on_loop(*c) || no_room_to_answer(c->socket.native_handle()))
+                return back_to_loop(c, [self = this, c] { self->header_done(c); });
+            c->parser->eager(true);
         }
-        asio::post(io, [self = this, c, keep] {
+    }
+
+    // Runs the handler on the request parsed; whether the connection can carry another.
+    bool serve_one(Connection &c) {
+        detail::SocketExchange exchange(c, settings.io_timeout, settings.max_header_bytes);
+        try {
+            handler(exchange.request(), exchange.response());
+        } catch (const std::exception &e) {
+            log(std::string("a handler failed: ") + e.what());
+        }
+        return exchange.finish() && !stopped;
+    }
+
+    // Hands a connection the handler's thread is done with to the loop, which runs `next` with it.
+    template <typename Next>
+    void back_to_loop(const ConnectionPtr &c, Next next) {
+        asio::post(io, [self = this, c, next = std::move(next)]() mutable {
             self->handling.erase(c);
             if (c->closed) return;
             c->handling = false;
             // Listed again either way: a lingering connection may be shed like an idle one.
             c->waiting_at = self->waiting.insert(self->waiting.end(), c);
             if (!self->accepting) return self->close(c);
-            if (!keep) return self->linger(c);
-            self->waiting.erase(c->waiting_at);
-            self->wait_for_request(c);
+            next();
         });
+    }
+
+    // A client that sends its next request as soon as it has an answer (an agent's actions back to
+    // back, a script's polling) would otherwise cost each request two thread wake-ups and the loop's
+    // turn: the loop waking to take the connection back, then to read the request, then a handler's
+    // thread waking for it. So the handler's thread waits kNextRequestWait for the next request's header
+    // and serves it itself. Only a header complete within that time, on a socket with room for the
+    // answer, while the server accepts requests: anything else goes back to the loop, and an idle
+    // connection still holds no thread.
+    static constexpr std::chrono::microseconds kNextRequestWait{1000};
+    // Requests served back to back by one thread before the connection goes back to the loop, which then
+    // queues it behind the other connections' requests: one busy client cannot keep a thread for ever.
+    static constexpr size_t kRequestsPerTurn = 64;
+
+    bool next_request_arrived(Connection &c) {
+        const auto header_end = [&c] {
+            const std::string_view have(static_cast<const char *>(c.buffer.data().data()), c.buffer.size());
+            return have.find("\r\n\r\n") != std::string_view::npos;
+        };
+        if (!accepting_requests) return false;
+        if (c.buffer.size() > 0) return header_end();  // pipelined: it is all here, or the loop waits for the rest
+        const int fd = c.socket.native_handle();
+        const auto until = std::chrono::steady_clock::now() + kNextRequestWait;
+        for (int round = 0; round < 64; ++round) {  // a header arriving in pieces; EINTR
+            const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(until - std::chrono::steady_clock::now());
+            if (left.count() <= 0) return false;
+            pollfd p{fd, POLLIN, 0};
+            const timespec wait{0, static_cast<long>(left.count())};
+            const int n = ::ppoll(&p, 1, &wait, nullptr);
+            if (n == 0 || (n < 0 && errno != EINTR)) return false;
+            if (n < 0) continue;
+            if (c.buffer.size() >= settings.max_header_bytes) return false;  // the loop refuses it
+            auto space = c.buffer.prepare(settings.max_header_bytes - c.buffer.size());
+            const ssize_t got = ::recv(fd, space.data(), space.size(), MSG_DONTWAIT);
+            if (got <= 0) return false;  // the client left, or an error: the loop sees it too and closes
+            c.buffer.commit(static_cast<size_t>(got));
+            if (header_end()) return accepting_requests;
+        }
+        return false;
+    }
+
+    // Whether a socket's send buffer is full (the peer reads no answers).
+    static bool no_room_to_answer(int fd) {
+        pollfd room{fd, POLLOUT, 0};
+        return ::poll(&room, 1, 0) == 0;
     }
 
     void stop_accepting_on_loop() {
         if (!accepting) return;
         accepting = false;
+        accepting_requests = false;
         boost::system::error_code ignored;
         acceptor.close(ignored);
         accept_retry.cancel();

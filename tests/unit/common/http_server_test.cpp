@@ -314,6 +314,94 @@ TEST_F(HttpServerTest, AHealthCheckIsAnsweredWhileEveryHandlerThreadIsBusy) {
     ::close(slow);
 }
 
+// A client that sends its next request as soon as it has an answer is served by the handler's thread
+// that answered it, without the event loop: here the loop is kept busy (a request it answers itself
+// sleeps) while the next request is answered.
+TEST_F(HttpServerTest, TheNextRequestSentAtOnceIsServedWithoutTheEventLoop) {
+    std::promise<void> loop_blocked;
+    std::shared_future<void> blocked = loop_blocked.get_future().share();
+    ServerSettings s;
+    s.answer_on_loop = [](const std::string &, const std::string &target) { return target == "/block-the-loop"; };
+    start(
+        [&](Request &req, Response &resp) {
+            if (req.target() == "/block-the-loop") {
+                loop_blocked.set_value();
+                std::this_thread::sleep_for(600ms);
+            } else if (req.target() == "/first") {
+                blocked.wait_for(5s);  // answered once the loop is busy
+            }
+            resp.send(200, "text/plain", "ok " + req.target());
+        },
+        s);
+    const int client = connect_to(port_);
+    send_text(client, "GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::this_thread::sleep_for(50ms);  // on a handler's thread, waiting
+    const int blocker = connect_to(port_);
+    send_text(blocker, "GET /block-the-loop HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_NE(read_until(client, "ok /first"), "");
+    const auto t0 = std::chrono::steady_clock::now();
+    send_text(client, "GET /second HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_NE(read_until(client, "ok /second"), "");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 300ms) << "the second request waited for the event loop";
+    EXPECT_NE(read_until(blocker, "ok /block-the-loop"), "");
+    ::close(client);
+    ::close(blocker);
+}
+
+// The thread serving one client's back-to-back requests gives the connection back after a number of
+// them: with one handler thread, another client is answered while the first still sends.
+TEST_F(HttpServerTest, OneClientsBackToBackRequestsDoNotStarveAnother) {
+    ServerSettings s;
+    s.max_handlers = 1;
+    start(echo, s);
+    constexpr int kRequests = 600;
+    std::atomic<int> answered{0};
+    std::atomic<bool> failed{false};
+    std::thread busy([&] {
+        const int fd = connect_to(port_);
+        for (int i = 0; i < kRequests && !failed; ++i) {
+            send_text(fd, "GET /busy HTTP/1.1\r\nHost: x\r\n\r\n");
+            if (read_until(fd, "GET /busy ").empty()) failed = true;
+            ++answered;
+        }
+        ::close(fd);
+    });
+    for (int round = 0; round < 500 && answered < 20; ++round) std::this_thread::sleep_for(2ms);
+    const int other = connect_to(port_);
+    send_text(other, "GET /other HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string got = read_until(other, "GET /other ", nullptr, 10000);
+    const int busy_answered_then = answered;
+    busy.join();
+    EXPECT_FALSE(failed);
+    EXPECT_NE(got.find("GET /other "), std::string::npos);
+    EXPECT_LT(busy_answered_then, kRequests - 100) << "the other client waited for the busy one to stop";
+    ::close(other);
+}
+
+// What arrives right after an answer is checked as any request is: a refused header is refused, one
+// arriving in pieces is waited for, a health check is answered.
+TEST_F(HttpServerTest, ARequestFollowingAnAnswerIsCheckedAsAny) {
+    ServerSettings s;
+    s.answer_on_loop = [](const std::string &, const std::string &target) { return target == "/alive"; };
+    start(echo, s);
+    const int fd = connect_to(port_);
+    send_text(fd, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_NE(read_until(fd, "GET /a "), "");
+    send_text(fd, "GET /b HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n");
+    std::this_thread::sleep_for(30ms);  // the rest after the handler's thread stopped waiting
+    send_text(fd, "X-B: 2\r\n\r\n");
+    ASSERT_NE(read_until(fd, "GET /b "), "");
+    send_text(fd, "GET /alive HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_NE(read_until(fd, "GET /alive "), "");
+    send_text(fd, "GET /c HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n continued\r\n\r\n");
+    bool closed = false;
+    const std::string refused = read_until(fd, "", &closed);
+    EXPECT_NE(refused.find("400 Bad Request"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("obsolete line folding"), std::string::npos) << refused;
+    EXPECT_TRUE(closed);
+    ::close(fd);
+}
+
 TEST_F(HttpServerTest, StopEndsBlockedHandlersAndReturnsPromptly) {
     std::atomic<bool> handler_done{false};
     start([&](Request &req, Response &resp) {

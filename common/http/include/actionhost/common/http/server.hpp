@@ -49,7 +49,8 @@ struct ServerSettings {
     std::function<void(const std::string &)> log;     // problems worth a line (optional)
     // Requests the handler answers at once and without blocking (a health check): (method, target) →
     // true runs the handler on the event loop itself for such a request when it has no body, its answer
-    // held in memory. Optional; keep it to answers of a few bytes that take microseconds.
+    // held in memory. Optional; keep it to answers of a few bytes that take microseconds. Called on the
+    // event loop or a handler's thread (for the request after one it answered): it must be thread-safe.
     std::function<bool(const std::string &method, const std::string &target)> answer_on_loop;
 };
 
