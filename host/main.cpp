@@ -153,7 +153,10 @@ int main(int argc, char **argv) {
         settings.log = [&env](const std::string &m) { env.log(AH_LOG_WARNING, "http", m); };
         // The health check is answered by the event loop itself: microseconds faster, and answered even
         // while every handler thread runs an action.
-        settings.answer_on_loop = [](const std::string &method, const std::string &target) { return method == "GET" && target == "/alive"; };
+        settings.quick_answer = [](std::string_view method, std::string_view target) -> std::optional<actionhost::common::http::QuickAnswer> {
+            if (method == "GET" && target == "/alive") return actionhost::host::alive_answer();
+            return std::nullopt;
+        };
         server = std::make_unique<actionhost::common::http::Server>(
             opt.bind_host, static_cast<uint16_t>(opt.port),
             [c = core.get()](actionhost::common::http::Request &req, actionhost::common::http::Response &resp) { c->handle(req, resp); },

@@ -62,7 +62,7 @@ class ApiHandler {
             return true;
         };
         try {
-            if (route("/alive", "GET")) return send_json(resp, 200, {{"status", "ok"}});
+            if (route("/alive", "GET")) return resp.send(alive_answer().status, alive_answer().content_type, alive_answer().body);
             if (route("/server_info", "GET")) return server_info(resp);
             if (route("/execute_action", "POST")) return execute_action(req, resp);
             if (route("/list_files", "POST")) return list_files(req, resp);
@@ -195,6 +195,11 @@ class ApiHandler {
 };
 
 }  // namespace
+
+const common::http::QuickAnswer &alive_answer() {
+    static const common::http::QuickAnswer answer{200, "application/json", R"({"status":"ok"})"};
+    return answer;
+}
 
 void handle_api_request(ApiContext &ctx, Request &req, Response &resp) { ApiHandler(ctx).handle(req, resp); }
 

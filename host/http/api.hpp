@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include <actionhost/common/http/server.hpp>
+
 #include "actions/router.hpp"
 #include "files/zip_files.hpp"
 #include "http/auth.hpp"
@@ -37,5 +39,9 @@ struct ApiContext {
 // Answers one request of the API: routing, the key check, every endpoint. Thread: any; one call per
 // request, any number at once.
 void handle_api_request(ApiContext &ctx, Request &req, Response &resp);
+
+// GET /alive's answer: the server's event loop gives it at once (main.cpp, ServerSettings::quick_answer),
+// handle_api_request to the requests that reach it (one with a body, say). Thread: any.
+const common::http::QuickAnswer &alive_answer();
 
 }  // namespace actionhost::host

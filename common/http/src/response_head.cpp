@@ -1,6 +1,5 @@
 #include "response_head.hpp"
 
-#include <cctype>
 
 #include "actionhost/common/http/exchange.hpp"
 
@@ -8,9 +7,12 @@ namespace actionhost::common::http::detail {
 
 namespace {
 
+// RFC 9110's tchar. ASCII ranges, not std::isalnum: that asks the C locale, a call per character of
+// every header of every answer.
 bool is_token_char(unsigned char c) {
     static const std::string_view kSpecials = "!#$%&'*+-.^_`|~";
-    return std::isalnum(c) || kSpecials.find(static_cast<char>(c)) != std::string_view::npos;
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           kSpecials.find(static_cast<char>(c)) != std::string_view::npos;
 }
 
 }  // namespace

@@ -19,13 +19,13 @@
 #include <atomic>
 #include <limits>
 #include <list>
+#include <optional>
 #include <future>
 #include <set>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
 
-#include "actionhost/common/http/memory_exchange.hpp"
 #include "connection.hpp"
 #include "response_head.hpp"
 #include "socket_exchange.hpp"
@@ -316,37 +316,27 @@ struct Server::Impl {
         disarm_timer(c);
         c->parser->eager(true);  // the body reader parses as much as each read brings
         if (ambiguous_framing(*c->parser)) return refuse(c, refusal_for(bhttp::error::bad_transfer_encoding));
-        if (answers_on_loop(*c)) return answer_on_loop(c);
+        if (auto answer = quick_answer_for(*c)) return send_quick_answer(c, *answer);
         hand_over(c);
     }
 
-    // A request the settings mark as answered at once (a health check): no body, no upgrade.
-    bool answers_on_loop(const Connection &c) const {
-        if (!settings.answer_on_loop) return false;
+    // The settings' quick answer to this request, if any: only for one with no body and no upgrade.
+    std::optional<QuickAnswer> quick_answer_for(const Connection &c) const {
+        if (!settings.quick_answer) return std::nullopt;
         const auto &m = c.parser->get();
-        if (c.parser->chunked() || c.parser->content_length().value_or(0) != 0 || m.find(bhttp::field::upgrade) != m.end()) return false;
-        return settings.answer_on_loop(std::string(m.method_string()), std::string(m.target()));
+        if (c.parser->chunked() || c.parser->content_length().value_or(0) != 0 || m.find(bhttp::field::upgrade) != m.end()) return std::nullopt;
+        const auto method = m.method_string(), target = m.target();
+        return settings.quick_answer(std::string_view(method.data(), method.size()), std::string_view(target.data(), target.size()));
     }
 
-    // Runs the handler here, on the event loop, with the request in memory (memory_exchange.hpp), and
-    // writes its answer without a thread: two thread hand-offs fewer than hand_over(), and an answer even
+    // Writes a quick answer from here, the event loop: no handler, no thread hand-off, and an answer even
     // while every handler thread is busy.
-    void answer_on_loop(const ConnectionPtr &c) {
+    void send_quick_answer(const ConnectionPtr &c, const QuickAnswer &answer) {
         const auto &m = c->parser->get();
-        ExchangeRequest request;
-        request.method = std::string(m.method_string());
-        request.uri = std::string(m.target());
-        request.remote_address = c->remote;
-        for (const auto &field : m) request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-        ExchangeResponse answer = http::exchange(handler, request);
-        std::string extra;
-        for (const auto &[name, value] : answer.headers)
-            if (detail::valid_header(name, value)) extra += name + ": " + value + "\r\n";
         const bool keep = m.keep_alive() && accepting && !stopped;
         auto text = std::make_shared<std::string>(detail::response_head({.status = answer.status,
                                                                           .content_type = answer.content_type,
                                                                           .length = answer.body.size(),
-                                                                          .extra_headers = extra,
                                                                           .keep_alive = keep,
                                                                           .request_version = m.version()}));
         if (m.method() != bhttp::verb::head) *text += answer.body;
@@ -441,9 +431,9 @@ struct Server::Impl {
                     self->parse_header(c);
                 });
             }
-            // Framing we refuse, a request the loop answers, or a client not reading its answers: the
+            // Framing we refuse, a request with a quick answer, or a client not reading its answers: the
             // loop's own path decides, as for any request.
-            if (ambiguous_framing(*c->parser) || answers_on_loop(*c) || no_room_to_answer(c->socket.native_handle()))
+            if (ambiguous_framing(*c->parser) || quick_answer_for(*c) || no_room_to_answer(c->socket.native_handle()))
                 return back_to_loop(c, [self = this, c] { self->header_done(c); });
             c->parser->eager(true);
         }

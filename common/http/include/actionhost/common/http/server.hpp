@@ -22,13 +22,22 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "actionhost/common/http/exchange.hpp"
 
 namespace actionhost::common::http {
 
 using Handler = std::function<void(Request &, Response &)>;
+
+// An answer given without the handler (ServerSettings::quick_answer).
+struct QuickAnswer {
+    int status = 200;
+    std::string content_type;
+    std::string body;
+};
 
 struct ServerSettings {
     std::string name = "http";  // names its threads and its log lines
@@ -47,11 +56,11 @@ struct ServerSettings {
     size_t max_header_fields = 256;                   // more fields in a header → 431
     size_t max_handlers = 512;                        // requests handled at once; more wait their turn
     std::function<void(const std::string &)> log;     // problems worth a line (optional)
-    // Requests the handler answers at once and without blocking (a health check): (method, target) →
-    // true runs the handler on the event loop itself for such a request when it has no body, its answer
-    // held in memory. Optional; keep it to answers of a few bytes that take microseconds. Called on the
-    // event loop or a handler's thread (for the request after one it answered): it must be thread-safe.
-    std::function<bool(const std::string &method, const std::string &target)> answer_on_loop;
+    // Requests the event loop answers at once, without a handler's thread (a health check): (method,
+    // target) → the answer, or nullopt for a request the handler takes. Asked only for requests with no
+    // body and no upgrade. Optional; keep it to fixed answers that take microseconds. Called on the event
+    // loop or a handler's thread (for the request after one it answered): it must be thread-safe.
+    std::function<std::optional<QuickAnswer>(std::string_view method, std::string_view target)> quick_answer;
 };
 
 class Server {
