@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -17,11 +18,16 @@ struct WorkerPool::State {
     std::condition_variable work, ended;
     std::deque<std::function<void()>> jobs;
     size_t threads = 0, idle = 0;
+    size_t starting = 0;  // threads started for a job that have not yet looked for it
+    std::atomic<size_t> waiting{0};  // jobs no thread will take without another ending its job first
     bool joining = false;
+
+    void count_waiting() { waiting = jobs.size() > idle + starting ? jobs.size() - idle - starting : 0; }  // under `mutex`
 
     static void run(std::shared_ptr<State> s) {
         pthread_setname_np(pthread_self(), s->name.substr(0, 15).c_str());
         std::unique_lock lock(s->mutex);
+        --s->starting;
         for (;;) {
             ++s->idle;
             const bool got = s->work.wait_for(lock, std::chrono::seconds(30), [&] { return !s->jobs.empty() || s->joining; });
@@ -29,6 +35,7 @@ struct WorkerPool::State {
             if (!got || s->jobs.empty()) break;  // idle for 30 s, or joining with nothing left
             std::function<void()> job = std::move(s->jobs.front());
             s->jobs.pop_front();
+            s->count_waiting();
             lock.unlock();
             job();
             job = nullptr;  // what it holds goes before the thread may count as ended
@@ -54,9 +61,13 @@ void WorkerPool::submit(std::function<void()> job) {
         state_->work.notify_one();
     } else if (state_->threads < state_->max_threads) {
         ++state_->threads;
+        ++state_->starting;
         std::thread(&State::run, state_).detach();
     }
+    state_->count_waiting();
 }
+
+bool WorkerPool::jobs_waiting() const { return state_->waiting > 0; }
 
 void WorkerPool::join() {
     std::unique_lock lock(state_->mutex);

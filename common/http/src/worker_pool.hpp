@@ -17,6 +17,9 @@ class WorkerPool {
 
     // Runs `job` on a thread of the pool; queued (in order) while `max_threads` are busy. Thread: any.
     void submit(std::function<void()> job);
+    // Whether a job waits for a thread: all `max_threads` are busy. Thread: any; a hint, true or false by
+    // the time the caller acts on it.
+    bool jobs_waiting() const;
     // Runs the queued jobs, then waits until every thread has ended. submit() after join() is ignored.
     void join();
 

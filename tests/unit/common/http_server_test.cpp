@@ -349,8 +349,9 @@ TEST_F(HttpServerTest, TheNextRequestSentAtOnceIsServedWithoutTheEventLoop) {
     ::close(blocker);
 }
 
-// The thread serving one client's back-to-back requests gives the connection back after a number of
-// them: with one handler thread, another client is answered while the first still sends.
+// The thread serving one client's back-to-back requests gives the connection back as soon as another
+// request waits for a thread: with one handler thread, another client is answered while the first
+// still sends.
 TEST_F(HttpServerTest, OneClientsBackToBackRequestsDoNotStarveAnother) {
     ServerSettings s;
     s.max_handlers = 1;
@@ -369,6 +370,7 @@ TEST_F(HttpServerTest, OneClientsBackToBackRequestsDoNotStarveAnother) {
     });
     for (int round = 0; round < 500 && answered < 20; ++round) std::this_thread::sleep_for(2ms);
     const int other = connect_to(port_);
+    const auto asked = std::chrono::steady_clock::now();
     send_text(other, "GET /other HTTP/1.1\r\nHost: x\r\n\r\n");
     const std::string got = read_until(other, "GET /other ", nullptr, 10000);
     const int busy_answered_then = answered;
@@ -376,6 +378,7 @@ TEST_F(HttpServerTest, OneClientsBackToBackRequestsDoNotStarveAnother) {
     EXPECT_FALSE(failed);
     EXPECT_NE(got.find("GET /other "), std::string::npos);
     EXPECT_LT(busy_answered_then, kRequests - 100) << "the other client waited for the busy one to stop";
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, 2s) << "the other client waited for a turn to end";
     ::close(other);
 }
 
