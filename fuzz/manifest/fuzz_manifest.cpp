@@ -6,11 +6,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     using namespace actionhost::modules;
-    ManifestParse r = parse_manifest(std::string_view(reinterpret_cast<const char *>(data), size), "/fuzz/module");
-    if (r.manifest) {
-        (void)r.manifest->library_path();
-        (void)to_string(r.manifest->abi_version);
-        (void)to_string(r.manifest->kind);
+    auto r = parse_manifest(std::string_view(reinterpret_cast<const char *>(data), size), "/fuzz/module");
+    if (r) {
+        (void)r.value().library_path();
+        (void)to_string(r.value().abi_version);
+        (void)to_string(r.value().kind);
     }
     return 0;
 }

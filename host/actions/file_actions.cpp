@@ -23,7 +23,6 @@ namespace actionhost::host {
 const std::vector<modules::ActionSpec> &host_action_specs() {
     // OpenHands' FileReadAction and FileWriteAction fields and defaults.
     static const std::vector<modules::ActionSpec> specs = [] {
-        std::string error;
         auto parsed = modules::parse_action_specs(nlohmann::ordered_json::parse(R"({
           "read": {"description": "Reads a file (lines start..end), or an image/PDF as a data URL.",
                    "args": {"path": {"type": "string", "required": true},
@@ -35,10 +34,9 @@ const std::vector<modules::ActionSpec> &host_action_specs() {
                     "args": {"path": {"type": "string", "required": true},
                              "content": {"type": "string", "required": true},
                              "start": {"type": "integer", "default": 0},
-                             "end": {"type": "integer", "default": -1}}}})"),
-                                         error);
-        if (!parsed) throw std::logic_error("the host's own action declarations: " + error);
-        return std::move(*parsed);
+                             "end": {"type": "integer", "default": -1}}}})"));
+        if (!parsed) throw std::logic_error("the host's own action declarations: " + parsed.error().message);
+        return std::move(parsed).value();
     }();
     return specs;
 }
@@ -237,10 +235,9 @@ nlohmann::json write_action(const nlohmann::json &args, const FileActionContext 
         for (const auto &l : insert) new_content += l + "\n";
         if (::geteuid() != 0) own = FileOwnership{0664, ::geteuid(), ::getegid()};
     }
-    const std::string error = atomic_write(path, new_content, own);
-    if (!error.empty()) {
-        if (error == std::strerror(ENOENT)) return common::error_observation("File not found: " + path);
-        return common::error_observation("Cannot write " + path + ": " + error + "; the file is unchanged");
+    if (auto written = atomic_write(path, new_content, own); !written) {
+        if (written.error().sys_errno == ENOENT) return common::error_observation("File not found: " + path);
+        return common::error_observation("Cannot write " + path + ": " + written.error().message + "; the file is unchanged");
     }
     return {{"message", "I wrote to the file " + path + "."},
             {"observation", "write"},

@@ -46,57 +46,42 @@ bool accept(const ArgSpec &a, nlohmann::json &v) {
     return std::any_of(a.types.begin(), a.types.end(), [&](const std::string &t) { return has_type(v, t); });
 }
 
-std::optional<ArgSpec> parse_arg(const std::string &action, const std::string &name, const nlohmann::ordered_json &j,
-                                 std::string &error) {
+common::Result<ArgSpec> parse_arg(const std::string &action, const std::string &name, const nlohmann::ordered_json &j) {
     const std::string where = "\"provides.actions." + action + ".args." + name + "\"";
-    if (!j.is_object()) {
-        error = where + " must be an object";
-        return std::nullopt;
-    }
+    if (!j.is_object())
+        return common::fail(where + " must be an object");
     ArgSpec a;
     a.name = name;
     for (const auto &[key, _] : j.items()) {
-        if (key != "type" && key != "required" && key != "default" && key != "description" && key != "deprecated") {
-            error = where + " has the unknown field \"" + key + "\" (type, required, default, description, deprecated)";
-            return std::nullopt;
-        }
+        if (key != "type" && key != "required" && key != "default" && key != "description" && key != "deprecated")
+            return common::fail(where + " has the unknown field \"" + key + "\" (type, required, default, description, deprecated)");
     }
     if (j.contains("type")) {
         const nlohmann::ordered_json &t = j.at("type");
         const nlohmann::ordered_json list = t.is_array() ? t : nlohmann::ordered_json::array({t});
         for (const auto &item : list) {
-            if (!item.is_string() || std::find(kTypeNames.begin(), kTypeNames.end(), item.get<std::string>()) == kTypeNames.end()) {
-                error = where + ".type must be one of string, boolean, integer, number, array, object, null (or a list of them)";
-                return std::nullopt;
-            }
+            if (!item.is_string() || std::find(kTypeNames.begin(), kTypeNames.end(), item.get<std::string>()) == kTypeNames.end())
+                return common::fail(where + ".type must be one of string, boolean, integer, number, array, object, null (or a list of them)");
             a.types.push_back(item.get<std::string>());
         }
     }
     if (j.contains("required")) {
-        if (!j.at("required").is_boolean()) {
-            error = where + ".required must be a boolean";
-            return std::nullopt;
-        }
+        if (!j.at("required").is_boolean())
+            return common::fail(where + ".required must be a boolean");
         a.required = j.at("required").get<bool>();
     }
     if (j.contains("default")) {
-        if (a.required) {
-            error = where + " cannot be both required and defaulted";
-            return std::nullopt;
-        }
+        if (a.required)
+            return common::fail(where + " cannot be both required and defaulted");
         a.default_value = nlohmann::json::parse(j.at("default").dump());
         nlohmann::json check = a.default_value;
-        if (!accept(a, check)) {
-            error = where + ".default must be " + describe(a.types);
-            return std::nullopt;
-        }
+        if (!accept(a, check))
+            return common::fail(where + ".default must be " + describe(a.types));
     }
     if (j.contains("description") && j.at("description").is_string()) a.description = j.at("description").get<std::string>();
     if (j.contains("deprecated")) {
-        if (!j.at("deprecated").is_boolean() || (j.at("deprecated").get<bool>() && (a.required || !a.default_value.is_discarded()))) {
-            error = where + ".deprecated must be a boolean, on an argument neither required nor defaulted";
-            return std::nullopt;
-        }
+        if (!j.at("deprecated").is_boolean() || (j.at("deprecated").get<bool>() && (a.required || !a.default_value.is_discarded())))
+            return common::fail(where + ".deprecated must be a boolean, on an argument neither required nor defaulted");
         a.deprecated = j.at("deprecated").get<bool>();
     }
     return a;
@@ -117,8 +102,8 @@ bool ActionSpec::interrupts(const nlohmann::json &args) const {
     return true;
 }
 
-std::string ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const {
-    if (!checked) return "";
+common::Status ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const {
+    if (!checked) return common::ok();
     auto find = [&](const std::string &key) -> const ArgSpec * {
         for (const auto *list : {&shared, &this->args})
             for (const auto &a : *list)
@@ -126,7 +111,7 @@ std::string ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec
         return nullptr;
     };
     for (auto it = args.begin(); it != args.end(); ++it)
-        if (find(it.key()) == nullptr) return "unknown argument '" + it.key() + "' for action '" + name + "'";
+        if (find(it.key()) == nullptr) return common::fail("unknown argument '" + it.key() + "' for action '" + name + "'");
     for (const auto *list : {&shared, &this->args}) {
         for (const auto &a : *list) {
             if (a.deprecated) {
@@ -134,17 +119,17 @@ std::string ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec
                 continue;
             }
             if (!args.contains(a.name)) {
-                if (a.required) return "missing required argument '" + a.name + "' for action '" + name + "'";
+                if (a.required) return common::fail("missing required argument '" + a.name + "' for action '" + name + "'");
                 if (a.default_value.is_discarded()) continue;  // accepted, but filled by nobody
                 args[a.name] = a.default_value;
                 continue;
             }
             if (!accept(a, args[a.name]))
-                return "argument '" + a.name + "' of action '" + name + "' must be " + describe(a.types) + ", got " +
-                       args[a.name].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                return common::fail("argument '" + a.name + "' of action '" + name + "' must be " + describe(a.types) + ", got " +
+                                    args[a.name].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
     }
-    return "";
+    return common::ok();
 }
 
 nlohmann::json ActionSpec::json_schema() const {
@@ -165,14 +150,12 @@ nlohmann::json ActionSpec::json_schema() const {
     return s;
 }
 
-std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordered_json &actions, std::string &error) {
+common::Result<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordered_json &actions) {
     std::vector<ActionSpec> out;
     if (actions.is_array()) {  // names only
         for (const auto &n : actions) {
-            if (!n.is_string() || n.get<std::string>().empty()) {
-                error = "\"provides.actions\" must be an array of names or an object of declarations";
-                return std::nullopt;
-            }
+            if (!n.is_string() || n.get<std::string>().empty())
+                return common::fail("\"provides.actions\" must be an array of names or an object of declarations");
             ActionSpec s;
             s.name = n.get<std::string>();
             s.checked = false;
@@ -180,16 +163,12 @@ std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordere
         }
         return out;
     }
-    if (!actions.is_object()) {
-        error = "\"provides.actions\" must be an array of names or an object of declarations";
-        return std::nullopt;
-    }
+    if (!actions.is_object())
+        return common::fail("\"provides.actions\" must be an array of names or an object of declarations");
     for (const auto &[name, decl] : actions.items()) {
         const std::string where = "\"provides.actions." + name + "\"";
-        if (name.empty() || !decl.is_object()) {
-            error = where + " must be an object";
-            return std::nullopt;
-        }
+        if (name.empty() || !decl.is_object())
+            return common::fail(where + " must be an object");
         ActionSpec s;
         s.name = name;
         s.checked = decl.contains("args");  // no "args": the plugin checks its arguments itself
@@ -197,30 +176,23 @@ std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordere
             if (key == "description" && value.is_string()) {
                 s.description = value.get<std::string>();
             } else if (key == "when") {
-                if (!value.is_object() || value.empty()) {
-                    error = where + ".when must be an object of argument values";
-                    return std::nullopt;
-                }
+                if (!value.is_object() || value.empty())
+                    return common::fail(where + ".when must be an object of argument values");
                 s.when = nlohmann::json::parse(value.dump());
             } else if (key == "interrupt_when") {
-                if (!value.is_object() || value.empty()) {
-                    error = where + ".interrupt_when must be an object of argument values";
-                    return std::nullopt;
-                }
+                if (!value.is_object() || value.empty())
+                    return common::fail(where + ".interrupt_when must be an object of argument values");
                 s.interrupt_when = nlohmann::json::parse(value.dump());
             } else if (key == "args") {
-                if (!value.is_object()) {
-                    error = where + ".args must be an object";
-                    return std::nullopt;
-                }
+                if (!value.is_object())
+                    return common::fail(where + ".args must be an object");
                 for (const auto &[arg, spec] : value.items()) {
-                    auto a = parse_arg(name, arg, spec, error);
-                    if (!a) return std::nullopt;
-                    s.args.push_back(std::move(*a));
+                    auto a = parse_arg(name, arg, spec);
+                    if (!a) return a.as_failure();
+                    s.args.push_back(std::move(a).value());
                 }
             } else {
-                error = where + " has the unknown field \"" + key + "\" (description, when, interrupt_when, args)";
-                return std::nullopt;
+                return common::fail(where + " has the unknown field \"" + key + "\" (description, when, interrupt_when, args)");
             }
         }
         out.push_back(std::move(s));

@@ -29,22 +29,16 @@ bool parse_version(const std::string &text, ah_version_t &out) {
     return true;
 }
 
-bool string_list(const nlohmann::ordered_json &obj, const char *key, std::vector<std::string> &out, std::string &error,
-                 const std::string &where) {
-    if (!obj.contains(key)) return true;
+common::Status string_list(const nlohmann::ordered_json &obj, const char *key, std::vector<std::string> &out, const std::string &where) {
+    if (!obj.contains(key)) return common::ok();
     const auto &v = obj.at(key);
-    if (!v.is_array()) {
-        error = where + "." + key + " must be an array of strings";
-        return false;
-    }
+    const auto refuse = [&] { return common::fail(where + "." + key + " must be an array of strings"); };
+    if (!v.is_array()) return refuse();
     for (const auto &item : v) {
-        if (!item.is_string()) {
-            error = where + "." + key + " must be an array of strings";
-            return false;
-        }
+        if (!item.is_string()) return refuse();
         out.push_back(item.get<std::string>());
     }
-    return true;
+    return common::ok();
 }
 
 // Checks by character class, not std::regex: compiling one costs ~1 M instructions, and every host
@@ -84,228 +78,179 @@ bool valid_name(const std::string &n) {
 }
 
 // "provides.images": [{"dir": "relative/dir", "title": "..."}] (see ImageFeed).
-bool parse_image_feeds(const nlohmann::ordered_json &v, Manifest &m, std::string &error) {
-    error = "\"provides.images\" must be a list of {\"dir\": a relative directory without \"..\", \"title\": text}";
-    if (!v.is_array()) return false;
+common::Status parse_image_feeds(const nlohmann::ordered_json &v, Manifest &m) {
+    const auto refuse = [] {
+        return common::fail("\"provides.images\" must be a list of {\"dir\": a relative directory without \"..\", \"title\": text}");
+    };
+    if (!v.is_array()) return refuse();
     for (const auto &feed : v) {
         if (!feed.is_object() || feed.size() != 2 || !feed.contains("dir") || !feed.contains("title") || !feed["dir"].is_string() ||
             !feed["title"].is_string())
-            return false;
+            return refuse();
         const std::string dir = feed["dir"], title = feed["title"];
         if (dir.empty() || dir[0] == '/' || dir == ".." || dir.rfind("../", 0) == 0 || dir.find("/../") != std::string::npos ||
             (dir.size() >= 3 && dir.compare(dir.size() - 3, 3, "/..") == 0) || title.empty() || title.size() > 64)
-            return false;
+            return refuse();
         m.image_feeds.push_back({dir, title});
     }
-    error.clear();
-    return true;
+    return common::ok();
 }
 
 // "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all) and may list
 // "images", a runtime "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
 // in the file's order (the order of the checks).
-bool parse_provides(const nlohmann::ordered_json &provides, Manifest &m, std::string &error) {
+common::Status parse_provides(const nlohmann::ordered_json &provides, Manifest &m) {
     const bool plugin = m.kind == ModuleKind::Plugin;
     for (const auto &[key, _] : provides.items()) {
         const bool known = plugin ? (key == "actions" || key == "http_routes" || key == "images") : key == "runtimes";
-        if (!known) {
-            error = "\"provides." + key + "\" is not a field of a " + to_string(m.kind) + " manifest (" +
-                    (plugin ? "\"actions\", \"http_routes\", \"images\"" : "\"runtimes\"") + ")";
-            return false;
-        }
+        if (!known)
+            return common::fail("\"provides." + key + "\" is not a field of a " + to_string(m.kind) + " manifest (" +
+                                (plugin ? "\"actions\", \"http_routes\", \"images\"" : "\"runtimes\"") + ")");
     }
     if (plugin && provides.contains("actions")) {
-        auto specs = parse_action_specs(provides.at("actions"), error);
-        if (!specs) return false;
-        m.actions = std::move(*specs);
+        auto specs = parse_action_specs(provides.at("actions"));
+        if (!specs) return specs.as_failure();
+        m.actions = std::move(specs).value();
         for (const auto &a : m.actions) m.provides.push_back(a.name);
     }
-    if (!plugin && !string_list(provides, "runtimes", m.provides, error, "provides")) return false;
-    if (plugin && !string_list(provides, "http_routes", m.http_routes, error, "provides")) return false;
+    if (auto r = plugin ? string_list(provides, "http_routes", m.http_routes, "provides")
+                        : string_list(provides, "runtimes", m.provides, "provides");
+        !r)
+        return r;
     for (const auto &route : m.http_routes) {
-        if (!valid_route(route)) {
-            error = "\"provides.http_routes\" entries must be absolute paths without query, got \"" + route + "\"";
-            return false;
-        }
+        if (!valid_route(route))
+            return common::fail("\"provides.http_routes\" entries must be absolute paths without query, got \"" + route + "\"");
     }
-    if (plugin && provides.contains("images") && !parse_image_feeds(provides.at("images"), m, error)) return false;
-    if (m.provides.empty() && m.http_routes.empty()) {
-        error = plugin ? "\"provides\" must list at least one name in \"actions\" or \"http_routes\""
-                       : "\"provides.runtimes\" must list at least one name";
-        return false;
-    }
-    return true;
+    if (plugin && provides.contains("images"))
+        if (auto r = parse_image_feeds(provides.at("images"), m); !r) return r;
+    if (m.provides.empty() && m.http_routes.empty())
+        return common::fail(plugin ? "\"provides\" must list at least one name in \"actions\" or \"http_routes\""
+                                   : "\"provides.runtimes\" must list at least one name");
+    return common::ok();
 }
 
-bool string_map(const nlohmann::ordered_json &v, const std::string &where, std::map<std::string, std::string> &out, std::string &error) {
-    if (!v.is_object()) {
-        error = where + " must be an object of strings";
-        return false;
-    }
+common::Status string_map(const nlohmann::ordered_json &v, const std::string &where, std::map<std::string, std::string> &out) {
+    if (!v.is_object())
+        return common::fail(where + " must be an object of strings");
     for (const auto &[k, val] : v.items()) {
-        if (!val.is_string() || k.empty()) {
-            error = where + " must be an object of strings";
-            return false;
-        }
+        if (!val.is_string() || k.empty())
+            return common::fail(where + " must be an object of strings");
         out[k] = val.get<std::string>();
     }
-    return true;
+    return common::ok();
 }
 
 // The fields by which a plugin tells the host what it needs from it without the host knowing the plugin:
 // load, options, disabled_when, unavailable_error, route_fallbacks, python.
-bool parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m, std::string &error) {
+common::Status parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m) {
     static const char *const kPluginOnly[] = {"load", "options", "disabled_when", "unavailable_error", "route_fallbacks", "python"};
     if (m.kind != ModuleKind::Plugin) {
         for (const char *key : kPluginOnly)
-            if (j.contains(key)) {
-                error = std::string("\"") + key + "\" is a field of plugin manifests only";
-                return false;
-            }
-        return true;
+            if (j.contains(key))
+                return common::fail(std::string("\"") + key + "\" is a field of plugin manifests only");
+        return common::ok();
     }
     if (j.contains("load")) {
-        if (!j.at("load").is_string() || (j.at("load") != "always" && j.at("load") != "on_demand")) {
-            error = "\"load\" must be \"always\" or \"on_demand\"";
-            return false;
-        }
+        if (!j.at("load").is_string() || (j.at("load") != "always" && j.at("load") != "on_demand"))
+            return common::fail("\"load\" must be \"always\" or \"on_demand\"");
         m.autoload = j.at("load") == "always";
     }
     if (j.contains("options")) {
-        if (!j.at("options").is_object()) {
-            error = "\"options\" must be an object of flags";
-            return false;
-        }
+        if (!j.at("options").is_object())
+            return common::fail("\"options\" must be an object of flags");
         for (const auto &[flag, spec] : j.at("options").items()) {
             const std::string where = "\"options." + flag + "\"";
-            if (!valid_flag(flag) || !spec.is_object()) {
-                error = where + " must be a --lower-case-flag with an object";
-                return false;
-            }
+            if (!valid_flag(flag) || !spec.is_object())
+                return common::fail(where + " must be a --lower-case-flag with an object");
             OptionSpec o;
             o.flag = flag;
             for (const auto &[key, value] : spec.items()) {
                 if (key == "sets") {
-                    if (!string_map(value, where + ".sets", o.sets, error)) return false;
+                    if (auto r = string_map(value, where + ".sets", o.sets); !r) return r;
                 } else if (key == "value_of") {
-                    if (!value.is_string() || value.get<std::string>().empty()) {
-                        error = where + ".value_of must be a configuration key";
-                        return false;
-                    }
+                    if (!value.is_string() || value.get<std::string>().empty())
+                        return common::fail(where + ".value_of must be a configuration key");
                     o.value_of = value.get<std::string>();
                 } else if (key == "description" && value.is_string()) {
                     o.description = value.get<std::string>();
                 } else {
-                    error = where + " has the unknown field \"" + key + "\" (sets, value_of, description)";
-                    return false;
+                    return common::fail(where + " has the unknown field \"" + key + "\" (sets, value_of, description)");
                 }
             }
-            if (o.sets.empty() == o.value_of.empty()) {
-                error = where + " needs exactly one of \"sets\" and \"value_of\"";
-                return false;
-            }
+            if (o.sets.empty() == o.value_of.empty())
+                return common::fail(where + " needs exactly one of \"sets\" and \"value_of\"");
             m.options.push_back(std::move(o));
         }
     }
-    if (j.contains("disabled_when") && !string_map(j.at("disabled_when"), "\"disabled_when\"", m.disabled_when, error)) return false;
+    if (j.contains("disabled_when"))
+        if (auto r = string_map(j.at("disabled_when"), "\"disabled_when\"", m.disabled_when); !r) return r;
     if (j.contains("unavailable_error")) {
-        if (!j.at("unavailable_error").is_string()) {
-            error = "\"unavailable_error\" must be a string";
-            return false;
-        }
+        if (!j.at("unavailable_error").is_string())
+            return common::fail("\"unavailable_error\" must be a string");
         m.unavailable_error = j.at("unavailable_error").get<std::string>();
     }
     if (j.contains("route_fallbacks")) {
-        if (!j.at("route_fallbacks").is_object()) {
-            error = "\"route_fallbacks\" must be an object of routes";
-            return false;
-        }
+        if (!j.at("route_fallbacks").is_object())
+            return common::fail("\"route_fallbacks\" must be an object of routes");
         for (const auto &[path, reply] : j.at("route_fallbacks").items()) {
             if (std::find(m.http_routes.begin(), m.http_routes.end(), path) == m.http_routes.end() || !reply.is_object() ||
-                !reply.contains("status") || !reply.at("status").is_number_integer() || !reply.contains("body")) {
-                error = "\"route_fallbacks." + path + "\" must be one of provides.http_routes with {\"status\": int, \"body\": ...}";
-                return false;
-            }
+                !reply.contains("status") || !reply.at("status").is_number_integer() || !reply.contains("body"))
+                return common::fail("\"route_fallbacks." + path + "\" must be one of provides.http_routes with {\"status\": int, \"body\": ...}");
             m.route_fallbacks[path] = nlohmann::json::parse(reply.dump());
         }
     }
     if (j.contains("python")) {
         const auto &py = j.at("python");
-        if (!py.is_object()) {
-            error = "\"python\" must be an object";
-            return false;
-        }
-        if (!string_list(py, "path", m.python_path, error, "python") ||
-            !string_list(py, "startup_imports", m.python_startup_imports, error, "python"))
-            return false;
+        if (!py.is_object())
+            return common::fail("\"python\" must be an object");
+        if (auto r = string_list(py, "path", m.python_path, "python"); !r) return r;
+        if (auto r = string_list(py, "startup_imports", m.python_startup_imports, "python"); !r) return r;
         for (const auto &dir : m.python_path)
-            if (dir.empty() || dir.front() == '/' || dir.find("..") != std::string::npos) {
-                error = "\"python.path\" entries must be directories inside the plugin's, got \"" + dir + "\"";
-                return false;
-            }
+            if (dir.empty() || dir.front() == '/' || dir.find("..") != std::string::npos)
+                return common::fail("\"python.path\" entries must be directories inside the plugin's, got \"" + dir + "\"");
         for (const auto &mod : m.python_startup_imports)
-            if (!valid_module(mod)) {
-                error = "\"python.startup_imports\" entries must be Python module names, got \"" + mod + "\"";
-                return false;
-            }
+            if (!valid_module(mod))
+                return common::fail("\"python.startup_imports\" entries must be Python module names, got \"" + mod + "\"");
     }
-    return true;
+    return common::ok();
 }
 
 // "needs": [{"name", "description", "package", "executables"?, "python_module"?, "bundled"?,
 // "configured_by"?}, ...]. A need that could never be met (no executable, nothing bundled) is refused.
-bool parse_needs(const nlohmann::ordered_json &needs, Manifest &m, std::string &error) {
-    if (!needs.is_array()) {
-        error = "\"needs\" must be an array of objects";
-        return false;
-    }
+common::Status parse_needs(const nlohmann::ordered_json &needs, Manifest &m) {
+    if (!needs.is_array())
+        return common::fail("\"needs\" must be an array of objects");
     for (const auto &n : needs) {
-        if (!n.is_object()) {
-            error = "\"needs\" must be an array of objects";
-            return false;
-        }
+        if (!n.is_object())
+            return common::fail("\"needs\" must be an array of objects");
         ImageNeed need;
         for (const auto &[key, _] : n.items()) {
             static const std::vector<std::string> known = {"name", "description", "package", "executables", "python_module", "bundled", "configured_by"};
-            if (std::find(known.begin(), known.end(), key) == known.end()) {
-                error = "\"needs[]." + key + "\" is not a field of a need";
-                return false;
-            }
+            if (std::find(known.begin(), known.end(), key) == known.end())
+                return common::fail("\"needs[]." + key + "\" is not a field of a need");
         }
-        auto text = [&](const char *key, std::string &out, bool required) {
-            if (!n.contains(key)) {
-                if (required) error = std::string("\"needs[].") + key + "\" must be a non-empty string";
-                return !required;
-            }
-            if (!n.at(key).is_string() || n.at(key).get<std::string>().empty()) {
-                error = std::string("\"needs[].") + key + "\" must be a non-empty string";
-                return false;
-            }
-            out = n.at(key).get<std::string>();
-            return true;
+        auto text = [&](const char *key, std::string &out, bool required) -> common::Status {
+            const bool given = n.contains(key);
+            if (given ? !n.at(key).is_string() || n.at(key).get<std::string>().empty() : required)
+                return common::fail(std::string("\"needs[].") + key + "\" must be a non-empty string");
+            if (given) out = n.at(key).get<std::string>();
+            return common::ok();
         };
-        if (!text("name", need.name, true) || !text("description", need.description, true) ||
-            !text("package", need.package, true) || !text("python_module", need.python_module, false) ||
-            !text("bundled", need.bundled, false) ||
-            !string_list(n, "executables", need.executables, error, "needs[]") ||
-            !string_list(n, "configured_by", need.configured_by, error, "needs[]"))
-            return false;
+        for (auto r : {text("name", need.name, true), text("description", need.description, true), text("package", need.package, true),
+                       text("python_module", need.python_module, false), text("bundled", need.bundled, false),
+                       string_list(n, "executables", need.executables, "needs[]"),
+                       string_list(n, "configured_by", need.configured_by, "needs[]")})
+            if (!r) return r;
         const auto lower_name_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'; };
-        if (need.name.size() > 64 || need.name[0] == '_' || need.name[0] == '.' || need.name[0] == '-' || !all_of(need.name, lower_name_char)) {
-            error = "\"needs[].name\" must match [a-z0-9][a-z0-9_.-]*, got \"" + need.name + "\"";
-            return false;
-        }
-        if (need.executables.empty() && need.bundled.empty()) {
-            error = "need \"" + need.name + "\" lists no \"executables\" and nothing \"bundled\"";
-            return false;
-        }
-        if (!need.bundled.empty() && (need.bundled[0] == '/' || need.bundled.find("..") != std::string::npos)) {
-            error = "\"needs[].bundled\" must be a path inside the install tree, got \"" + need.bundled + "\"";
-            return false;
-        }
+        if (need.name.size() > 64 || need.name[0] == '_' || need.name[0] == '.' || need.name[0] == '-' || !all_of(need.name, lower_name_char))
+            return common::fail("\"needs[].name\" must match [a-z0-9][a-z0-9_.-]*, got \"" + need.name + "\"");
+        if (need.executables.empty() && need.bundled.empty())
+            return common::fail("need \"" + need.name + "\" lists no \"executables\" and nothing \"bundled\"");
+        if (!need.bundled.empty() && (need.bundled[0] == '/' || need.bundled.find("..") != std::string::npos))
+            return common::fail("\"needs[].bundled\" must be a path inside the install tree, got \"" + need.bundled + "\"");
         m.needs.push_back(std::move(need));
     }
-    return true;
+    return common::ok();
 }
 
 }  // namespace
@@ -316,104 +261,75 @@ std::string to_string(const ah_version_t &v) {
 
 std::string to_string(ModuleKind kind) { return kind == ModuleKind::Plugin ? "plugin" : "runtime"; }
 
-ManifestParse parse_manifest(std::string_view json_text, const std::string &dir) {
-    ManifestParse r;
+common::Result<Manifest> parse_manifest(std::string_view json_text, const std::string &dir) {
     // Parsed once, keeping the file's key order (the order of an action's argument checks).
     nlohmann::ordered_json j;
     try {
         j = nlohmann::ordered_json::parse(json_text);
     } catch (const nlohmann::json::exception &e) {
-        r.error = std::string("not valid JSON: ") + e.what();
-        return r;
+        return common::fail(std::string("not valid JSON: ") + e.what());
     }
-    if (!j.is_object()) {
-        r.error = "must be a JSON object";
-        return r;
-    }
+    if (!j.is_object())
+        return common::fail("must be a JSON object");
     Manifest m;
     m.dir = dir;
-    auto req_string = [&](const char *key, std::string &out) {
-        if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty()) {
-            r.error = std::string("\"") + key + "\" must be a non-empty string";
-            return false;
-        }
-        out = j.at(key).get<std::string>();
-        return true;
-    };
     std::string kind, abi;
-    if (!req_string("name", m.name) || !req_string("kind", kind) || !req_string("version", m.version) ||
-        !req_string("abi_version", abi) || !req_string("library", m.library))
-        return r;
-    if (!valid_name(m.name)) {
-        r.error = "\"name\" must match [A-Za-z0-9_][A-Za-z0-9_.-]*, got \"" + m.name + "\"";
-        return r;
+    for (auto [key, out] : {std::pair<const char *, std::string *>{"name", &m.name}, {"kind", &kind}, {"version", &m.version},
+                            {"abi_version", &abi}, {"library", &m.library}}) {
+        if (!j.contains(key) || !j.at(key).is_string() || j.at(key).get<std::string>().empty())
+            return common::fail(std::string("\"") + key + "\" must be a non-empty string");
+        *out = j.at(key).get<std::string>();
     }
+    if (!valid_name(m.name))
+        return common::fail("\"name\" must match [A-Za-z0-9_][A-Za-z0-9_.-]*, got \"" + m.name + "\"");
     if (kind == "plugin") {
         m.kind = ModuleKind::Plugin;
     } else if (kind == "runtime") {
         m.kind = ModuleKind::Runtime;
     } else {
-        r.error = "\"kind\" must be \"plugin\" or \"runtime\", got \"" + kind + "\"";
-        return r;
+        return common::fail("\"kind\" must be \"plugin\" or \"runtime\", got \"" + kind + "\"");
     }
-    if (!parse_version(abi, m.abi_version)) {
-        r.error = "\"abi_version\" must be MAJOR.MINOR.PATCH, got \"" + abi + "\"";
-        return r;
-    }
+    if (!parse_version(abi, m.abi_version))
+        return common::fail("\"abi_version\" must be MAJOR.MINOR.PATCH, got \"" + abi + "\"");
     // The library must sit beside the manifest: no directories, so a manifest cannot point elsewhere.
-    if (m.library.find('/') != std::string::npos || m.library == "." || m.library == "..") {
-        r.error = "\"library\" must be a file name beside the manifest, got \"" + m.library + "\"";
-        return r;
-    }
+    if (m.library.find('/') != std::string::npos || m.library == "." || m.library == "..")
+        return common::fail("\"library\" must be a file name beside the manifest, got \"" + m.library + "\"");
     if (j.contains("description") && j.at("description").is_string()) m.description = j.at("description");
     if (j.contains("never_unload")) {
-        if (!j.at("never_unload").is_boolean()) {
-            r.error = "\"never_unload\" must be a boolean";
-            return r;
-        }
+        if (!j.at("never_unload").is_boolean())
+            return common::fail("\"never_unload\" must be a boolean");
         m.never_unload = j.at("never_unload").get<bool>();
     }
     if (j.contains("plugin_dirs")) {
-        if (m.kind != ModuleKind::Runtime || !j.at("plugin_dirs").is_boolean()) {
-            r.error = "\"plugin_dirs\" must be a boolean, in a runtime manifest";
-            return r;
-        }
+        if (m.kind != ModuleKind::Runtime || !j.at("plugin_dirs").is_boolean())
+            return common::fail("\"plugin_dirs\" must be a boolean, in a runtime manifest");
         m.plugin_dirs = j.at("plugin_dirs").get<bool>();
     }
-    if (!j.contains("provides") || !j.at("provides").is_object()) {
-        r.error = "\"provides\" must be an object";
-        return r;
-    }
-    if (!parse_provides(j.at("provides"), m, r.error)) return r;
+    if (!j.contains("provides") || !j.at("provides").is_object())
+        return common::fail("\"provides\" must be an object");
+    if (auto r = parse_provides(j.at("provides"), m); !r) return r.as_failure();
     if (j.contains("load_on_route")) {
-        if (!j.at("load_on_route").is_boolean()) {
-            r.error = "\"load_on_route\" must be a boolean";
-            return r;
-        }
+        if (!j.at("load_on_route").is_boolean())
+            return common::fail("\"load_on_route\" must be a boolean");
         m.load_on_route = j.at("load_on_route").get<bool>();
-        if (m.load_on_route && m.http_routes.empty()) {
-            r.error = "\"load_on_route\" needs \"provides.http_routes\"";
-            return r;
-        }
+        if (m.load_on_route && m.http_routes.empty())
+            return common::fail("\"load_on_route\" needs \"provides.http_routes\"");
     }
-    if (!parse_plugin_fields(j, m, r.error)) return r;
+    if (auto r = parse_plugin_fields(j, m); !r) return r.as_failure();
     if (j.contains("requires")) {
-        if (!j.at("requires").is_object()) {
-            r.error = "\"requires\" must be an object";
-            return r;
-        }
-        if (!string_list(j.at("requires"), "executables", m.requires_executables, r.error, "requires") ||
-            !string_list(j.at("requires"), "plugins", m.requires_plugins, r.error, "requires"))
-            return r;
+        if (!j.at("requires").is_object())
+            return common::fail("\"requires\" must be an object");
+        if (auto r = string_list(j.at("requires"), "executables", m.requires_executables, "requires"); !r) return r.as_failure();
+        if (auto r = string_list(j.at("requires"), "plugins", m.requires_plugins, "requires"); !r) return r.as_failure();
     }
-    if (j.contains("needs") && !parse_needs(j.at("needs"), m, r.error)) return r;
-    r.manifest = std::move(m);
-    return r;
+    if (j.contains("needs"))
+        if (auto r = parse_needs(j.at("needs"), m); !r) return r.as_failure();
+    return m;
 }
 
-ManifestParse read_manifest(const std::string &path) {
+common::Result<Manifest> read_manifest(const std::string &path) {
     std::ifstream in(path);
-    if (!in) return {std::nullopt, "cannot be read"};
+    if (!in) return common::fail("cannot be read");
     std::stringstream ss;
     ss << in.rdbuf();
     return parse_manifest(ss.str(), std::filesystem::path(path).parent_path().string());

@@ -20,17 +20,17 @@ void ModuleRegistry::scan(const std::vector<std::string> &dirs, ModuleKind kind)
             const fs::path manifest_path = sub / "manifest.json";
             if (!fs::is_regular_file(manifest_path, ec)) continue;
             auto parsed = read_manifest(manifest_path.string());
-            if (!parsed.manifest) {
-                invalid_.push_back({manifest_path.string(), parsed.error});
+            if (!parsed) {
+                invalid_.push_back({manifest_path.string(), parsed.error().message});
                 continue;
             }
-            if (parsed.manifest->kind != kind) continue;
-            if (find(parsed.manifest->name) != nullptr) {
-                invalid_.push_back({manifest_path.string(), "a module named \"" + parsed.manifest->name +
+            if (parsed.value().kind != kind) continue;
+            if (find(parsed.value().name) != nullptr) {
+                invalid_.push_back({manifest_path.string(), "a module named \"" + parsed.value().name +
                                                                 "\" was already found earlier on the search path"});
                 continue;
             }
-            modules_.push_back(std::move(*parsed.manifest));
+            modules_.push_back(std::move(parsed).value());
         }
     }
 }

@@ -7,12 +7,13 @@ namespace actionhost::client {
 void Runtime::Impl::load_module(const RuntimeModule &mod) {
     module_name = mod.name;
     auto manifest = modules::read_manifest(mod.manifest_path);
-    if (!manifest.manifest)
-        throw RuntimeError("refusing runtime module " + mod.library_path + ": its manifest " + mod.manifest_path + " " + manifest.error);
-    auto opened = modules::ModuleLibrary::open(*manifest.manifest);
+    if (!manifest)
+        throw RuntimeError("refusing runtime module " + mod.library_path + ": its manifest " + mod.manifest_path + " " +
+                           manifest.error().message);
+    auto opened = modules::ModuleLibrary::open(manifest.value());
     if (!opened) throw RuntimeError(opened.error().message);
     module = std::move(opened).value();
-    if (manifest.manifest->never_unload) module->keep_loaded();
+    if (manifest.value().never_unload) module->keep_loaded();
 }
 
 void Runtime::Impl::create_runtime(const std::string &wanted) {

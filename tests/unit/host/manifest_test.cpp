@@ -11,14 +11,14 @@ const char *kGood = R"({"name":"bash","kind":"plugin","version":"0.1.0","abi_ver
 
 TEST(Manifest, ParsesAValidManifest) {
     auto r = parse_manifest(kGood, "/opt/ah/lib/actionhost/plugins/bash");
-    ASSERT_TRUE(r.manifest) << r.error;
-    EXPECT_EQ(r.manifest->name, "bash");
-    EXPECT_EQ(r.manifest->kind, ModuleKind::Plugin);
-    EXPECT_EQ(r.manifest->abi_version.major, 1u);
-    EXPECT_EQ(r.manifest->provides, std::vector<std::string>{"run"});
-    EXPECT_EQ(r.manifest->requires_executables, std::vector<std::string>{"bash"});
-    EXPECT_TRUE(r.manifest->never_unload);
-    EXPECT_EQ(r.manifest->library_path(), "/opt/ah/lib/actionhost/plugins/bash/libah_bash.so");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value().name, "bash");
+    EXPECT_EQ(r.value().kind, ModuleKind::Plugin);
+    EXPECT_EQ(r.value().abi_version.major, 1u);
+    EXPECT_EQ(r.value().provides, std::vector<std::string>{"run"});
+    EXPECT_EQ(r.value().requires_executables, std::vector<std::string>{"bash"});
+    EXPECT_TRUE(r.value().never_unload);
+    EXPECT_EQ(r.value().library_path(), "/opt/ah/lib/actionhost/plugins/bash/libah_bash.so");
 }
 
 TEST(Manifest, RefusesWhatIsMalformed) {
@@ -50,8 +50,8 @@ TEST(Manifest, RefusesWhatIsMalformed) {
     };
     for (const auto &c : cases) {
         auto r = parse_manifest(c.json, "/d");
-        EXPECT_FALSE(r.manifest) << c.json;
-        EXPECT_NE(r.error.find(c.error), std::string::npos) << c.json << " → " << r.error;
+        ASSERT_FALSE(r) << c.json;
+        EXPECT_NE(r.error().message.find(c.error), std::string::npos) << c.json << " → " << r.error().message;
     }
 }
 
@@ -59,20 +59,20 @@ TEST(Manifest, AcceptsAPluginThatOnlyAnswersHttpRoutes) {
     auto r = parse_manifest(R"({"name":"mcp","kind":"plugin","version":"0.1.0","abi_version":"1.0.0","library":"libah_mcp.so",
       "provides":{"http_routes":["/update_mcp_server","/mcp/sse"]},"load_on_route":true})",
                             "/d");
-    ASSERT_TRUE(r.manifest) << r.error;
-    EXPECT_TRUE(r.manifest->provides.empty());
-    EXPECT_EQ(r.manifest->http_routes, (std::vector<std::string>{"/update_mcp_server", "/mcp/sse"}));
-    EXPECT_TRUE(r.manifest->load_on_route);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_TRUE(r.value().provides.empty());
+    EXPECT_EQ(r.value().http_routes, (std::vector<std::string>{"/update_mcp_server", "/mcp/sse"}));
+    EXPECT_TRUE(r.value().load_on_route);
 }
 
 TEST(Manifest, RoutesAndActionsTogetherAndLoadOnRouteDefaultsOff) {
     auto r = parse_manifest(R"({"name":"v","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so",
       "provides":{"actions":["a"],"http_routes":["/v/x"]}})",
                             "/d");
-    ASSERT_TRUE(r.manifest) << r.error;
-    EXPECT_EQ(r.manifest->provides, std::vector<std::string>{"a"});
-    EXPECT_EQ(r.manifest->http_routes, std::vector<std::string>{"/v/x"});
-    EXPECT_FALSE(r.manifest->load_on_route);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value().provides, std::vector<std::string>{"a"});
+    EXPECT_EQ(r.value().http_routes, std::vector<std::string>{"/v/x"});
+    EXPECT_FALSE(r.value().load_on_route);
 }
 
 // provides.images: where a plugin saves PNGs for the web view; relative directories only, never out
@@ -84,21 +84,21 @@ TEST(Manifest, ImageFeedsAreRelativeDirectoriesWithATitle) {
                               "/d");
     };
     auto ok = with(R"({"actions":["a"],"images":[{"dir":".shots","title":"Pages"},{"dir":"out/img","title":"Plots"}]})");
-    ASSERT_TRUE(ok.manifest) << ok.error;
-    ASSERT_EQ(ok.manifest->image_feeds.size(), 2u);
-    EXPECT_EQ(ok.manifest->image_feeds[1].dir, "out/img");
-    EXPECT_EQ(ok.manifest->image_feeds[1].title, "Plots");
+    ASSERT_TRUE(ok) << ok.error().message;
+    ASSERT_EQ(ok.value().image_feeds.size(), 2u);
+    EXPECT_EQ(ok.value().image_feeds[1].dir, "out/img");
+    EXPECT_EQ(ok.value().image_feeds[1].title, "Plots");
     for (const char *bad : {R"({"actions":["a"],"images":{"dir":".s","title":"t"}})", R"({"actions":["a"],"images":[{"dir":"/tmp","title":"t"}]})",
                             R"({"actions":["a"],"images":[{"dir":"..","title":"t"}]})", R"({"actions":["a"],"images":[{"dir":"a/../..","title":"t"}]})",
                             R"({"actions":["a"],"images":[{"dir":"../x","title":"t"}]})", R"({"actions":["a"],"images":[{"dir":"x","title":""}]})",
                             R"({"actions":["a"],"images":[{"dir":"x"}]})", R"({"actions":["a"],"images":[{"dir":"x","title":"t","extra":1}]})"}) {
         auto r = with(bad);
-        EXPECT_FALSE(r.manifest) << bad;
-        EXPECT_NE(r.error.find("provides.images"), std::string::npos) << bad << ": " << r.error;
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().message.find("provides.images"), std::string::npos) << bad << ": " << r.error().message;
     }
     auto alone = with(R"({"images":[{"dir":"x","title":"t"}]})");
-    EXPECT_FALSE(alone.manifest);
-    EXPECT_NE(alone.error.find("at least one name"), std::string::npos) << alone.error;
+    ASSERT_FALSE(alone);
+    EXPECT_NE(alone.error().message.find("at least one name"), std::string::npos) << alone.error().message;
 }
 
 TEST(Manifest, ParsesImageNeeds) {
@@ -107,12 +107,12 @@ TEST(Manifest, ParsesImageNeeds) {
       "executables":["/usr/bin/python3","python3"],"python_module":"ipykernel","configured_by":["ACTIONHOST_KERNEL_CMD"]},
       {"name":"bash","description":"bash","package":"bash","executables":["bash"],"bundled":"libexec/bash"}]})",
                             "/d");
-    ASSERT_TRUE(r.manifest) << r.error;
-    ASSERT_EQ(r.manifest->needs.size(), 2u);
-    EXPECT_EQ(r.manifest->needs[0].python_module, "ipykernel");
-    EXPECT_EQ(r.manifest->needs[0].executables, (std::vector<std::string>{"/usr/bin/python3", "python3"}));
-    EXPECT_EQ(r.manifest->needs[0].configured_by, std::vector<std::string>{"ACTIONHOST_KERNEL_CMD"});
-    EXPECT_EQ(r.manifest->needs[1].bundled, "libexec/bash");
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_EQ(r.value().needs.size(), 2u);
+    EXPECT_EQ(r.value().needs[0].python_module, "ipykernel");
+    EXPECT_EQ(r.value().needs[0].executables, (std::vector<std::string>{"/usr/bin/python3", "python3"}));
+    EXPECT_EQ(r.value().needs[0].configured_by, std::vector<std::string>{"ACTIONHOST_KERNEL_CMD"});
+    EXPECT_EQ(r.value().needs[1].bundled, "libexec/bash");
 }
 
 TEST(Manifest, RefusesMalformedNeeds) {
@@ -135,7 +135,7 @@ TEST(Manifest, RefusesMalformedNeeds) {
     };
     for (const auto &c : cases) {
         auto r = parse_manifest(head + c.needs + "}", "/d");
-        EXPECT_FALSE(r.manifest) << c.needs;
-        EXPECT_NE(r.error.find(c.error), std::string::npos) << c.needs << " → " << r.error;
+        ASSERT_FALSE(r) << c.needs;
+        EXPECT_NE(r.error().message.find(c.error), std::string::npos) << c.needs << " → " << r.error().message;
     }
 }

@@ -14,8 +14,8 @@ Manifest with_browser_options() {
       "options":{"--no-enable-browser":{"sets":{"B_ON":"0"}},"--enable-browser":{"sets":{"B_ON":"1"}},
                  "--browsergym-eval-env":{"value_of":"B_ENV"}}})",
                                  "/x");
-    EXPECT_TRUE(parsed.manifest) << parsed.error;
-    return *parsed.manifest;
+    EXPECT_TRUE(parsed) << parsed.error().message;
+    return parsed.value();
 }
 
 }  // namespace

@@ -29,10 +29,10 @@ struct Loader {
     std::string error;
     std::unique_ptr<PluginModule> load(const std::string &name) {
         auto parsed = modules::read_manifest(kFixtures + "/" + name + "/manifest.json");
-        EXPECT_TRUE(parsed.manifest) << parsed.error;
+        EXPECT_TRUE(parsed) << parsed.error().message;
         error.clear();
-        if (!parsed.manifest) return nullptr;
-        auto loaded = PluginModule::load(*parsed.manifest, env);
+        if (!parsed) return nullptr;
+        auto loaded = PluginModule::load(parsed.value(), env);
         if (!loaded) error = loaded.error().message;
         return loaded ? std::move(loaded).value() : nullptr;
     }

@@ -22,6 +22,7 @@
 // "args", or the form "actions": ["greet"], leaves the arguments unchecked for the plugin.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -55,14 +56,14 @@ struct ActionSpec {
     // Checks `args` against the declaration: unknown, missing or mistyped arguments are refused with
     // the text OpenHands' clients know; defaults are filled in; "true"/"false" strings become booleans
     // and whole numbers integers, as OpenHands' LLM tool mapping sends them. `shared` are arguments
-    // every action accepts (the event model's base fields). Returns "" or why the action is refused.
-    std::string validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const;
+    // every action accepts (the event model's base fields). Fails with why the action is refused.
+    common::Status validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const;
     // The declaration as a JSON Schema object (for an API description).
     nlohmann::json json_schema() const;
 };
 
 // Parses a manifest's "provides.actions" (either form), keeping the declaration order of arguments (it
-// is the order of the checks). `error` says what is wrong, naming the field.
-std::optional<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordered_json &actions, std::string &error);
+// is the order of the checks). A refusal says what is wrong, naming the field.
+common::Result<std::vector<ActionSpec>> parse_action_specs(const nlohmann::ordered_json &actions);
 
 }  // namespace actionhost::modules

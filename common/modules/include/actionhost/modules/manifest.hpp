@@ -2,6 +2,7 @@
 #pragma once
 
 #include <actionhost/abi.h>
+#include <actionhost/common/result.hpp>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -88,16 +89,11 @@ struct Manifest {
     std::string library_path() const { return dir + "/" + library; }
 };
 
-struct ManifestParse {
-    std::optional<Manifest> manifest;
-    std::string error;
-};
-
 // Parses manifest.json text; `dir` is where it was found. Refuses anything malformed with a reason.
-ManifestParse parse_manifest(std::string_view json_text, const std::string &dir);
+common::Result<Manifest> parse_manifest(std::string_view json_text, const std::string &dir);
 // Reads and parses the manifest.json at `path` (its directory is the module's); an unreadable file is
 // refused like a malformed one.
-ManifestParse read_manifest(const std::string &path);
+common::Result<Manifest> read_manifest(const std::string &path);
 
 std::string to_string(const ah_version_t &v);
 std::string to_string(ModuleKind kind);
