@@ -67,10 +67,10 @@ common::Status Router::load_locked(const std::string &name, std::vector<std::str
             return common::fail(refused_[name] = "plugin '" + name + "' requires '" + dep + "': " + loaded.error().message);
     }
     const std::vector<NeedStatus> needs = needs_.check(*m);
-    if (std::string why = unmet_needs_message(name, needs); !why.empty()) {
-        env_.log(AH_LOG_WARNING, "host", why);
+    if (auto met = needs_met(name, needs); !met) {
+        env_.log(AH_LOG_WARNING, "host", met.error().message);
         lacking_needs_.push_back(name);
-        return common::fail(refused_[name] = why);
+        return common::fail(refused_[name] = met.error().message);
     }
     for (const auto &n : needs)
         if (!n.path.empty()) env_.set("needs." + n.need.name, n.path);
@@ -117,15 +117,12 @@ std::shared_ptr<Router::Session> Router::session(const std::string &name) {
     return s;
 }
 
-PluginModule *Router::loaded(const std::string &name, std::string &why) {
+common::Result<PluginModule *> Router::loaded(const std::string &name) {
     std::lock_guard lock(modules_mu_);
     if (auto it = modules_.find(name); it != modules_.end()) return it->second.get();
     // Installed but not named on the command line: load it now, on the first action that needs it.
     std::vector<std::string> chain;
-    if (auto loaded = load_locked(name, chain); !loaded) {
-        why = loaded.error().message;
-        return nullptr;
-    }
+    if (auto loaded = load_locked(name, chain); !loaded) return loaded.as_failure();
     return modules_[name].get();
 }
 
@@ -222,8 +219,8 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
             return http_error(500, "Internal server error: the action '" + e.action + "' is not executed by the runtime");
         return http_error(500, "Internal server error: '" + e.action + "' is not a valid action type");
     }
-    if (std::string why = spec->validate(e.args, shared_action_args()); !why.empty())
-        return http_error(500, "Internal server error: " + why);
+    if (auto valid = spec->validate(e.args, shared_action_args()); !valid)
+        return http_error(500, "Internal server error: " + valid.error().message);
 
     auto s = session(session_name);
     // One action at a time per session, as OpenHands serialises actions; the one exception is a call the
@@ -247,10 +244,9 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
     }
     const modules::Manifest &provider = *declared->module;
     if (disabled(provider)) return unavailable(provider, "the plugin " + provider.name + " is disabled by its options");
-    std::string why;
-    PluginModule *m = loaded(provider.name, why);
-    if (m == nullptr) return unavailable(provider, why);
-    return run_plugin(*m, e.action, e.normalised(), session_name, *s, request_id, beside);
+    auto m = loaded(provider.name);
+    if (!m) return unavailable(provider, m.error().message);
+    return run_plugin(*m.value(), e.action, e.normalised(), session_name, *s, request_id, beside);
 }
 
 RouteResult Router::run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,

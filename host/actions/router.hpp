@@ -99,7 +99,7 @@ class Router {
         std::string cwd;
     };
     std::shared_ptr<Session> session(const std::string &name);
-    PluginModule *loaded(const std::string &name, std::string &why);  // loading it when needed
+    common::Result<PluginModule *> loaded(const std::string &name);  // loading it when needed
     bool disabled(const modules::Manifest &m);
     RouteResult unavailable(const modules::Manifest &m, const std::string &why);
     RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,

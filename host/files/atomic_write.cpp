@@ -16,7 +16,7 @@ std::optional<FileOwnership> ownership_of(const std::string &path) {
     return FileOwnership{static_cast<mode_t>(st.st_mode & 07777), st.st_uid, st.st_gid};
 }
 
-std::string atomic_write(const std::string &path, const std::string &content, const FileOwnership &own) {
+common::Status atomic_write(const std::string &path, const std::string &content, const FileOwnership &own) {
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -24,12 +24,12 @@ std::string atomic_write(const std::string &path, const std::string &content, co
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     const int fd = ::mkstemp(buf.data());
-    if (fd < 0) return std::strerror(errno);
+    if (fd < 0) return common::fail(std::strerror(errno), errno);
     const std::string tmp = buf.data();
     auto fail = [&](int err) {
         ::close(fd);
         ::unlink(tmp.c_str());
-        return std::string(std::strerror(err));
+        return common::fail(std::strerror(err), err);
     };
     size_t off = 0;
     while (off < content.size()) {
@@ -44,15 +44,16 @@ std::string atomic_write(const std::string &path, const std::string &content, co
     if (::fchmod(fd, own.mode) != 0) return fail(errno);
     if (::geteuid() == 0 && ::fchown(fd, own.uid, own.gid) != 0) return fail(errno);
     if (::close(fd) != 0) {
+        const int err = errno;
         ::unlink(tmp.c_str());
-        return std::strerror(errno);
+        return common::fail(std::strerror(err), err);
     }
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         const int err = errno;
         ::unlink(tmp.c_str());
-        return std::strerror(err);
+        return common::fail(std::strerror(err), err);
     }
-    return "";
+    return common::ok();
 }
 
 }  // namespace actionhost::host

@@ -1,6 +1,7 @@
 // Replacing a file's content so that readers see the old or the new file, never a half-written one.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <sys/types.h>
 
 #include <optional>
@@ -15,9 +16,9 @@ struct FileOwnership {
 };
 
 // Writes `content` to a temp file beside `path`, fsyncs it, applies `ownership` (mode always; owner when
-// permitted), and renames it over `path`. Returns "" on success, else the OS error text; on failure
-// `path` is untouched and the temp file removed.
-std::string atomic_write(const std::string &path, const std::string &content, const FileOwnership &ownership);
+// permitted), and renames it over `path`. A failure carries the OS error (strerror text and errno);
+// `path` is then untouched and the temp file removed.
+common::Status atomic_write(const std::string &path, const std::string &content, const FileOwnership &ownership);
 
 // Current mode/owner of an existing file.
 std::optional<FileOwnership> ownership_of(const std::string &path);

@@ -23,20 +23,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Why an entry name is unsafe, or "".
-std::string unsafe_name(const std::string &name) {
-    if (name.empty()) return "an entry has an empty name";
-    if (name.find('\0') != std::string::npos) return "an entry name contains a NUL byte";
-    if (name[0] == '/') return "entry '" + name + "' has an absolute path";
+// Whether an entry name is safe to unpack, or why not.
+common::Status safe_name(const std::string &name) {
+    if (name.empty()) return common::fail("an entry has an empty name");
+    if (name.find('\0') != std::string::npos) return common::fail("an entry name contains a NUL byte");
+    if (name[0] == '/') return common::fail("entry '" + name + "' has an absolute path");
     size_t start = 0;
     while (start <= name.size()) {
         size_t slash = name.find('/', start);
         std::string part = name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-        if (part == "..") return "entry '" + name + "' would be written outside the destination";
+        if (part == "..") return common::fail("entry '" + name + "' would be written outside the destination");
         if (slash == std::string::npos) break;
         start = slash + 1;
     }
-    return "";
+    return common::ok();
 }
 
 std::string staging_name() {
@@ -65,37 +65,37 @@ void merge_into(const fs::path &from, const fs::path &to) {
 
 }  // namespace
 
-std::string unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits) {
+common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits) {
     std::ifstream in(zip_path, std::ios::binary);
     Zip64RecordGuard guard(zip_path);
-    if (!in || !guard.is_open()) return "cannot open the uploaded archive";
+    if (!in || !guard.is_open()) return common::fail("cannot open the uploaded archive");
     std::unique_ptr<Poco::Zip::ZipArchive> archive;
     try {
         std::istream guarded(&guard);  // the header walk only: see zip64_record_guard.hpp
         archive = std::make_unique<Poco::Zip::ZipArchive>(guarded);
     } catch (const std::exception &e) {
-        return "not a valid zip archive: " + (guard.refused().empty() ? std::string(e.what()) : guard.refused());
+        return common::fail("not a valid zip archive: " + (guard.refused().empty() ? std::string(e.what()) : guard.refused()));
     }
-    if (!guard.refused().empty()) return "not a valid zip archive: " + guard.refused();
+    if (!guard.refused().empty()) return common::fail("not a valid zip archive: " + guard.refused());
     uint64_t declared = 0, count = 0;
     for (auto it = archive->headerBegin(); it != archive->headerEnd(); ++it) {
         const auto &h = it->second;
-        if (++count > limits.max_entries) return "the archive has more than " + std::to_string(limits.max_entries) + " entries";
-        if (std::string why = unsafe_name(h.getFileName()); !why.empty()) return why;
-        if (h.isEncrypted()) return "entry '" + h.getFileName() + "' is encrypted";
+        if (++count > limits.max_entries) return common::fail("the archive has more than " + std::to_string(limits.max_entries) + " entries");
+        if (auto safe = safe_name(h.getFileName()); !safe) return safe;
+        if (h.isEncrypted()) return common::fail("entry '" + h.getFileName() + "' is encrypted");
         declared += h.getUncompressedSize();
         if (declared > limits.max_total_bytes)
-            return "the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes";
+            return common::fail("the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
     }
 
     const fs::path stage = fs::path(dest) / staging_name();
     std::error_code ec;
     fs::create_directory(stage, ec);
-    if (ec) return "cannot create a staging directory in " + dest + ": " + ec.message();
-    auto fail = [&](const std::string &why) {
+    if (ec) return common::fail("cannot create a staging directory in " + dest + ": " + ec.message());
+    auto refuse = [&](const std::string &why) {
         std::error_code ignore;
         fs::remove_all(stage, ignore);
-        return why;
+        return common::fail(why);
     };
     uint64_t written = 0;
     try {
@@ -108,7 +108,7 @@ std::string unzip_safely(const std::string &zip_path, const std::string &dest, c
             }
             fs::create_directories(target.parent_path());
             std::ofstream out(target, std::ios::binary | std::ios::trunc);
-            if (!out) return fail("cannot write " + target.string());
+            if (!out) return refuse("cannot write " + target.string());
             Poco::Zip::ZipInputStream zis(in, h, true);
             char buf[65536];
             while (zis) {
@@ -117,23 +117,23 @@ std::string unzip_safely(const std::string &zip_path, const std::string &dest, c
                 if (n == 0) break;
                 written += n;
                 if (written > limits.max_total_bytes)
-                    return fail("the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
+                    return refuse("the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
                 out.write(buf, static_cast<std::streamsize>(n));
             }
-            if (!out) return fail("cannot write " + target.string());
+            if (!out) return refuse("cannot write " + target.string());
         }
         merge_into(stage, dest);
     } catch (const std::exception &e) {
-        return fail(std::string("cannot unpack the archive: ") + e.what());
+        return refuse(std::string("cannot unpack the archive: ") + e.what());
     }
     fs::remove_all(stage, ec);
-    return "";
+    return common::ok();
 }
 
-std::string zip_tree(const std::string &root, const std::string &zip_path) {
+common::Status zip_tree(const std::string &root, const std::string &zip_path) {
     try {
         std::ofstream out(zip_path, std::ios::binary | std::ios::trunc);
-        if (!out) return "cannot create " + zip_path;
+        if (!out) return common::fail("cannot create " + zip_path);
         Poco::Zip::Compress zip(out, true);
         std::error_code ec;
         if (fs::is_directory(fs::symlink_status(root, ec))) {
@@ -157,7 +157,7 @@ std::string zip_tree(const std::string &root, const std::string &zip_path) {
         }
         const Poco::Zip::ZipArchive written = zip.close();
         out.close();
-        if (!out) return "cannot write " + zip_path;
+        if (!out) return common::fail("cannot write " + zip_path);
         // Files only, as OpenHands' zipfile archive: Poco adds an entry for every directory of a file two or
         // more levels down ("sub/deeper/"), which its ZipManipulator then takes out again (a rewrite
         // copying the compressed data as it is).
@@ -170,9 +170,9 @@ std::string zip_tree(const std::string &root, const std::string &zip_path) {
             files_only.commit();
         }
     } catch (const std::exception &e) {
-        return std::string("cannot create the archive: ") + e.what();
+        return common::fail(std::string("cannot create the archive: ") + e.what());
     }
-    return "";
+    return common::ok();
 }
 
 }  // namespace actionhost::host

@@ -54,8 +54,8 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
     if (!fs::is_directory(destination, ec))
         return {400, {{"detail", "Destination " + destination + " is not a directory and cannot be created"}}};
     ReceivedUpload part;
-    if (std::string why = receive_upload(req.header("Content-Type"), req.body(), destination, max_bytes, part); !why.empty())
-        return {422, {{"detail", "Invalid request parameters"}, {"errors", why}}};
+    if (auto received = receive_upload(req.header("Content-Type"), req.body(), destination, max_bytes, part); !received)
+        return {422, {{"detail", "Invalid request parameters"}, {"errors", received.error().message}}};
     if (part.too_large) return {413, {{"detail", "Upload too large: the limit is " + std::to_string(max_bytes) + " bytes"}}};
     if (!part.error.empty()) return {500, {{"detail", part.error}}};
     if (part.temp.empty()) return {422, {{"detail", "Invalid request parameters"}, {"errors", "the multipart field \"file\" is required"}}};
@@ -66,8 +66,8 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
     const bool is_zip = lower(filename).size() >= 4 && lower(filename).substr(lower(filename).size() - 4) == ".zip";
     if (recursive && !is_zip) return {500, {{"detail", "400: Recursive uploads must be zip files"}}};
     if (is_zip) {
-        std::string why = unzip_safely(part.temp, destination, UnzipLimits{.max_total_bytes = max_unzip_bytes});
-        if (!why.empty()) return {400, {{"detail", "Upload refused, nothing was unpacked: " + why}}};
+        auto unpacked = unzip_safely(part.temp, destination, UnzipLimits{.max_total_bytes = max_unzip_bytes});
+        if (!unpacked) return {400, {{"detail", "Upload refused, nothing was unpacked: " + unpacked.error().message}}};
     } else {
         const std::string target = destination + "/" + filename;
         if (fs::is_directory(fs::symlink_status(target, ec)))
@@ -89,10 +89,9 @@ void send_download(Response &resp, const std::string &path) {
     if (fd < 0) return send_detail(resp, 500, "Cannot create a temporary archive");
     ::close(fd);
     const std::string zip_path = tmpl;
-    const std::string why = zip_tree(path, zip_path);
-    if (!why.empty()) {
+    if (auto zipped = zip_tree(path, zip_path); !zipped) {
         ::unlink(zip_path.c_str());
-        return send_detail(resp, 500, why);
+        return send_detail(resp, 500, zipped.error().message);
     }
     std::string base = fs::path(path).filename().string();
     if (base.empty()) base = fs::path(path).parent_path().filename().string();

@@ -72,8 +72,8 @@ ReceivedUpload::~ReceivedUpload() {
     if (!kept && !temp.empty()) ::unlink(temp.c_str());
 }
 
-std::string receive_upload(const std::string &content_type, std::istream &body, const std::string &dir, uint64_t limit,
-                           ReceivedUpload &out) {
+common::Status receive_upload(const std::string &content_type, std::istream &body, const std::string &dir, uint64_t limit,
+                              ReceivedUpload &out) {
     UploadPartHandler part(dir, limit, out);
     try {
         // HTMLForm reads the boundary from a request's header: one that carries only the Content-Type.
@@ -83,11 +83,11 @@ std::string receive_upload(const std::string &content_type, std::istream &body, 
         form.setFieldLimit(100);
         form.load(req, body, part);
     } catch (const StopAtLimit &) {
-        return "";  // out.too_large says why
+        return common::ok();  // a well-formed body; out.too_large says it was too large
     } catch (const std::exception &e) {
-        return std::string("bad multipart body: ") + e.what();
+        return common::fail(std::string("bad multipart body: ") + e.what());
     }
-    return "";
+    return common::ok();
 }
 
 }  // namespace actionhost::host

@@ -3,6 +3,7 @@
 // the fuzz target (fuzz/multipart) drives exactly the parsing the endpoint does, without a server.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <cstdint>
 #include <istream>
 #include <string>
@@ -22,9 +23,9 @@ struct ReceivedUpload {
     ~ReceivedUpload();
 };
 
-// Parses the body (`content_type` gives its boundary). Returns "" or why the body is not a well-formed
+// Parses the body (`content_type` gives its boundary). Fails with why the body is not a well-formed
 // multipart form; `out` says what was received either way.
-std::string receive_upload(const std::string &content_type, std::istream &body, const std::string &dir, uint64_t limit,
-                           ReceivedUpload &out);
+common::Status receive_upload(const std::string &content_type, std::istream &body, const std::string &dir, uint64_t limit,
+                              ReceivedUpload &out);
 
 }  // namespace actionhost::host

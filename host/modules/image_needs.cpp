@@ -91,14 +91,15 @@ NeedStatus ImageNeeds::check_one(const modules::ImageNeed &need) const {
     return s;
 }
 
-std::string unmet_needs_message(const std::string &plugin, const std::vector<NeedStatus> &needs) {
+common::Status needs_met(const std::string &plugin, const std::vector<NeedStatus> &needs) {
     std::string text;
     for (const auto &n : needs) {
         if (n.met) continue;
         text += (text.empty() ? "The " + plugin + " plugin needs " : "; it also needs ") + n.need.description +
                 ", which this image does not have: install " + n.need.package + " (looked for " + n.looked_at + ")";
     }
-    return text.empty() ? text : text + ".";
+    if (text.empty()) return common::ok();
+    return common::fail(text + ".");
 }
 
 nlohmann::json unmet_need_json(const std::string &plugin, const NeedStatus &status) {

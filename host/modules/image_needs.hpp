@@ -6,6 +6,7 @@
 // published to the plugins as the configuration value "needs.<name>".
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -41,9 +42,9 @@ class ImageNeeds {
     std::map<std::string, std::vector<NeedStatus>> checked_;  // plugin name → its needs
 };
 
-// "" when every need is met; else the error text for the plugin's actions, e.g. "The jupyter plugin
-// needs python3 with ipykernel, which this image does not have: install python3-ipykernel ...".
-std::string unmet_needs_message(const std::string &plugin, const std::vector<NeedStatus> &needs);
+// Whether every need is met; a failure is the error text for the plugin's actions, e.g. "The jupyter
+// plugin needs python3 with ipykernel, which this image does not have: install python3-ipykernel ...".
+common::Status needs_met(const std::string &plugin, const std::vector<NeedStatus> &needs);
 
 // /server_info's entry for one unmet need.
 nlohmann::json unmet_need_json(const std::string &plugin, const NeedStatus &status);

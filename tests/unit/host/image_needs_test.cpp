@@ -38,7 +38,7 @@ TEST(ImageNeeds, PythonWithAModuleIsFoundAndPublishedByPath) {
     ASSERT_EQ(s.size(), 1u);
     EXPECT_TRUE(s[0].met) << s[0].looked_at;
     EXPECT_EQ(s[0].path, "/usr/bin/python3");
-    EXPECT_EQ(unmet_needs_message("p", s), "");
+    EXPECT_TRUE(needs_met("p", s));
 }
 
 TEST(ImageNeeds, AMissingModuleNamesThePackageAndWhereItLooked) {
@@ -47,8 +47,9 @@ TEST(ImageNeeds, AMissingModuleNamesThePackageAndWhereItLooked) {
                                          "actionhost_no_such_module", "", {}}}));
     ASSERT_EQ(s.size(), 1u);
     EXPECT_FALSE(s[0].met);
-    const std::string msg = unmet_needs_message("jupyter", s);
-    EXPECT_EQ(msg, "The jupyter plugin needs python3 with nomodule, which this image does not have: install python3-nomodule "
+    const auto met = needs_met("jupyter", s);
+    ASSERT_FALSE(met);
+    EXPECT_EQ(met.error().message, "The jupyter plugin needs python3 with nomodule, which this image does not have: install python3-nomodule "
                    "(looked for /usr/bin/python3, python3 on PATH; with the Python module actionhost_no_such_module).");
     nlohmann::json j = unmet_need_json("jupyter", s[0]);
     EXPECT_EQ(j["package"], "python3-nomodule");
