@@ -97,9 +97,8 @@ class BashPlugin final : public sdk::Plugin {
             return AH_OK;
         }
         // OpenHands starts the main shell at server start; so do we, so the first action is fast.
-        std::string error;
-        if (!session_for("", &error))
-            host().log(AH_LOG_ERROR, "default bash session did not start (retried on first use): " + error);
+        if (auto session = session_for(""); !session)
+            host().log(AH_LOG_ERROR, "default bash session did not start (retried on first use): " + session.error().message);
         return AH_OK;
     }
 
@@ -109,15 +108,15 @@ class BashPlugin final : public sdk::Plugin {
                                               std::string(call.action()) + "`."));
             return AH_OK;
         }
-        std::string error;
-        const std::optional<RunRequest> rq = parse_run_request(call.action_json(), &error);
-        if (!rq) {
-            call.reply(error_observation_json("ERROR: " + error));
+        const auto parsed = parse_run_request(call.action_json());
+        if (!parsed) {
+            call.reply(error_observation_json("ERROR: " + parsed.error().message));
             return AH_OK;
         }
+        const RunRequest &rq = parsed.value();
         // A separate_stderr command's terminal output is its stdout; otherwise the terminal's merged
         // output goes unmarked, exactly as before the marks existed.
-        const bool marked = rq->separate_stderr;
+        const bool marked = rq.separate_stderr;
         const EmitFn emit = [&call, marked](std::string_view chunk) {
             if (marked) call.emit_partial(chunk, AH_OUTPUT_STDOUT);
             else call.emit_partial(chunk);
@@ -130,23 +129,23 @@ class BashPlugin final : public sdk::Plugin {
                 std::lock_guard<std::mutex> lk(mu_);
                 state = cli_states_[std::string(call.session())];
             }
-            std::string obs = run_cli_command(*rq, ctx, state, cli_scratch_, emit);
+            std::string obs = run_cli_command(rq, ctx, state, cli_scratch_, emit);
             std::lock_guard<std::mutex> lk(mu_);
             cli_states_[std::string(call.session())] = std::move(state);
             call.reply(obs);
             return AH_OK;
         }
-        if (rq->is_static) {
+        if (rq.is_static) {
             const StaticContext ctx{&base_, wake_fd_};
-            call.reply(run_static_command(*rq, ctx, emit));
+            call.reply(run_static_command(rq, ctx, emit));
             return AH_OK;
         }
-        std::shared_ptr<BashSession> session = session_for(std::string(call.session()), &error);
+        auto session = session_for(std::string(call.session()));
         if (!session) {
-            call.reply(error_observation_json("ERROR: " + error));
+            call.reply(error_observation_json("ERROR: " + session.error().message));
             return AH_OK;
         }
-        call.reply(session->execute(*rq, emit, emit_stderr));
+        call.reply(session.value()->execute(rq, emit, emit_stderr));
         return AH_OK;
     }
 
@@ -164,27 +163,22 @@ class BashPlugin final : public sdk::Plugin {
     }
 
   private:
-    std::shared_ptr<BashSession> session_for(const std::string &name, std::string *error) {
+    common::Result<std::shared_ptr<BashSession>> session_for(const std::string &name) {
         std::shared_ptr<BashSession> s;
         {
             std::lock_guard<std::mutex> lk(mu_);
-            if (stopping_) {
-                *error = "the bash plugin is shutting down";
-                return nullptr;
-            }
+            if (stopping_) return common::fail("the bash plugin is shutting down");
             auto it = sessions_.find(name);
             if (it != sessions_.end()) return it->second;
-            if (sessions_.size() >= kMaxSessions) {
-                *error = "too many bash sessions (at most " + std::to_string(kMaxSessions) + ")";
-                return nullptr;
-            }
+            if (sessions_.size() >= kMaxSessions)
+                return common::fail("too many bash sessions (at most " + std::to_string(kMaxSessions) + ")");
             SessionConfig cfg = base_;
             cfg.name = name;
             s = std::make_shared<BashSession>(std::move(cfg));
         }
         // Started outside the lock: other sessions stay usable meanwhile. Two first uses of one new name
         // race harmlessly: the loser's shell is dropped.
-        if (!s->start(error)) return nullptr;
+        if (auto started = s->start(); !started) return started.as_failure();
         std::lock_guard<std::mutex> lk(mu_);
         auto [it, inserted] = sessions_.emplace(name, s);
         if (stopping_) s->shutdown();

@@ -119,44 +119,40 @@ pid_t BashSession::shell_pid() const {
 
 // ---- starting -------------------------------------------------------------------------------------------
 
-bool BashSession::ensure_private_dir(std::string *error) {
-    if (!private_dir_.empty()) return true;
+common::Status BashSession::ensure_private_dir() {
+    if (!private_dir_.empty()) return common::ok();
     const char *tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/actionhost-bash-XXXXXX";
-    if (mkdtemp(templ.data()) == nullptr) {
-        *error = std::string("cannot create a private directory: ") + std::strerror(errno);
-        return false;
-    }
+    if (mkdtemp(templ.data()) == nullptr)
+        return common::fail(std::string("cannot create a private directory: ") + std::strerror(errno), errno);
     private_dir_ = templ;
     if (config_.identity->switch_user && chown(private_dir_.c_str(), config_.identity->uid, config_.identity->gid) != 0)
         log(kLogWarning, "cannot hand " + private_dir_ + " to the shell's user: " + std::strerror(errno));
-    return true;
+    return common::ok();
 }
 
-bool BashSession::open_stderr_fifo(std::string *error) {
-    if (stderr_read_fd_ >= 0) return true;
+common::Status BashSession::open_stderr_fifo() {
+    if (stderr_read_fd_ >= 0) return common::ok();
     const std::string path = private_dir_ + "/stderr";
-    if (mkfifo(path.c_str(), 0600) != 0 && errno != EEXIST) {
-        *error = "cannot create the stderr FIFO " + path + ": " + std::strerror(errno);
-        return false;
-    }
+    if (mkfifo(path.c_str(), 0600) != 0 && errno != EEXIST)
+        return common::fail("cannot create the stderr FIFO " + path + ": " + std::strerror(errno), errno);
     if (config_.identity->switch_user && chown(path.c_str(), config_.identity->uid, config_.identity->gid) != 0)
         log(kLogWarning, "cannot hand " + path + " to the shell's user: " + std::strerror(errno));
     // The read end first (a non-blocking open of a FIFO's write end fails without a reader).
     const int rd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     const int hold = rd >= 0 ? open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
     if (hold < 0) {
-        *error = "cannot open the stderr FIFO " + path + ": " + std::strerror(errno);
+        const int err = errno;
         if (rd >= 0) close(rd);
-        return false;
+        return common::fail("cannot open the stderr FIFO " + path + ": " + std::strerror(err), err);
     }
     stderr_fifo_ = path;
     stderr_read_fd_ = rd;
     stderr_hold_fd_ = hold;
-    return true;
+    return common::ok();
 }
 
-std::string BashSession::write_rcfile(const std::string &start_dir, std::string *error) {
+common::Result<std::string> BashSession::write_rcfile(const std::string &start_dir) {
     std::string rc;
     if (config_.identity->login_profile) {
         // What `su -` reads: the system profile, then the user's first login file.
@@ -175,15 +171,12 @@ std::string BashSession::write_rcfile(const std::string &start_dir, std::string 
     std::ofstream out(path, std::ios::trunc);
     out << rc;
     out.close();
-    if (!out) {
-        *error = "cannot write " + path;
-        return "";
-    }
+    if (!out) return common::fail("cannot write " + path);
     chmod(path.c_str(), 0644);
     return path;
 }
 
-bool BashSession::start(std::string *error) {
+common::Status BashSession::start() {
     stop_reader();
     std::unique_ptr<common::ChildProcess> old;
     {
@@ -191,7 +184,8 @@ bool BashSession::start(std::string *error) {
         old = std::move(shell_);
     }
     old.reset();  // kills what is left of a previous shell's session
-    if (!ensure_private_dir(error) || !open_stderr_fifo(error)) return false;
+    if (auto dir = ensure_private_dir(); !dir) return dir;
+    if (auto fifo = open_stderr_fifo(); !fifo) return fifo;
 
     std::string start_dir = config_.working_dir;
     {
@@ -218,8 +212,9 @@ bool BashSession::start(std::string *error) {
         reader_polling_ = false;
         reader_stop_ = false;
     }
-    const std::string rcfile = write_rcfile(start_dir, error);
-    if (rcfile.empty()) return false;
+    const auto written = write_rcfile(start_dir);
+    if (!written) return written.as_failure();
+    const std::string &rcfile = written.value();
 
     common::SpawnSpec spec;
     spec.program = config_.bash_path;
@@ -229,9 +224,8 @@ bool BashSession::start(std::string *error) {
     spec.use_pty = true;
     auto started = common::ChildProcess::spawn(spec);
     if (!started) {
-        *error = started.error().message;
         unlink(rcfile.c_str());
-        return false;
+        return started.as_failure();
     }
     std::unique_ptr<common::ChildProcess> shell = std::move(started).value();
     const int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -242,20 +236,20 @@ bool BashSession::start(std::string *error) {
         reader_ = std::thread(&BashSession::reader_loop, this, shell_.get(), wake);
     }
     bool ready = false;
+    std::string why_not;
     {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait_until(lk, Clock::now() + kStartTimeout,
                        [&] { return first_prompt_seen_ || shell_exited_ || stopping_; });
         ready = first_prompt_seen_;
-        if (!ready) *error = shell_exited_ ? "bash exited during start-up" : "bash showed no prompt within 30 s";
+        if (!ready) why_not = shell_exited_ ? "bash exited during start-up" : "bash showed no prompt within 30 s";
     }
     unlink(rcfile.c_str());
-    if (!ready) {
-        stop_reader();
-        std::lock_guard<std::mutex> lk(mu_);
-        shell_.reset();
-    }
-    return ready;
+    if (ready) return common::ok();
+    stop_reader();
+    std::lock_guard<std::mutex> lk(mu_);
+    shell_.reset();
+    return common::fail(why_not);
 }
 
 void BashSession::stop_reader() {
@@ -524,8 +518,8 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
         restart = !shell_ || shell_exited_;
     }
     if (restart) {
-        std::string error;
-        if (!start(&error)) return error_observation_json("ERROR: Could not start bash: " + error);
+        if (auto started = start(); !started)
+            return error_observation_json("ERROR: Could not start bash: " + started.error().message);
         prev_status_ = Status::Completed;
         returned_partial_ = false;
         stray_input_possible_ = false;

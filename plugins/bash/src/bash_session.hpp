@@ -57,7 +57,7 @@ class BashSession {
     BashSession &operator=(const BashSession &) = delete;
 
     // Starts bash and waits for its first prompt. Safe to call again to replace a dead shell.
-    bool start(std::string *error);
+    common::Status start();
 
     // Runs one `run` action; returns the observation JSON. `emit` (may be empty) receives output as
     // it arrives, in UTF-8-complete chunks, while this call waits (from this thread or the reader thread);
@@ -92,7 +92,7 @@ class BashSession {
     void on_stderr_bytes(std::string_view raw);
     // Reads what the stderr FIFO holds now (a finished command's last writes); mu_ not held.
     void drain_stderr();
-    bool open_stderr_fifo(std::string *error);
+    common::Status open_stderr_fifo();
     // A special key sent while another execute of this session runs (an interrupt from a client whose
     // own action still waits): types the key and waits a moment for the running command to end.
     std::string send_key_beside(const RunRequest &rq);
@@ -100,8 +100,8 @@ class BashSession {
     void on_prompt(const PromptInfo &info);
     void on_shell_exit(common::ChildProcess *shell);
 
-    bool ensure_private_dir(std::string *error);
-    std::string write_rcfile(const std::string &start_dir, std::string *error);
+    common::Status ensure_private_dir();
+    common::Result<std::string> write_rcfile(const std::string &start_dir);  // its path
     std::string typed_command(const std::string &command);
     // Types a line that only sets __ah_sync (keeping $?), and waits for its prompt; called with `lk` held.
     void sync_with_shell(std::unique_lock<std::mutex> &lk);

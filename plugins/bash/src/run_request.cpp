@@ -7,70 +7,58 @@ namespace actionhost::bash {
 namespace {
 
 // OpenHands' tool mapping passes `is_input` as "true"/"false"; booleans are what the dataclass holds.
-bool read_flag(const nlohmann::json &args, const char *key, bool &out, std::string *error) {
+common::Status read_flag(const nlohmann::json &args, const char *key, bool &out) {
     auto it = args.find(key);
-    if (it == args.end() || it->is_null()) return true;
+    if (it == args.end() || it->is_null()) return common::ok();
     if (it->is_boolean()) {
         out = it->get<bool>();
-        return true;
+        return common::ok();
     }
     if (it->is_string()) {
         const std::string s = it->get<std::string>();
         if (s == "true" || s == "True") {
             out = true;
-            return true;
+            return common::ok();
         }
         if (s == "false" || s == "False") {
             out = false;
-            return true;
+            return common::ok();
         }
     }
     if (it->is_number_integer()) {
         out = it->get<long long>() != 0;
-        return true;
+        return common::ok();
     }
-    *error = std::string("Invalid value for `") + key + "`: expected a boolean";
-    return false;
+    return common::fail(std::string("Invalid value for `") + key + "`: expected a boolean");
 }
 
 }  // namespace
 
-std::optional<RunRequest> parse_run_request(std::string_view action_json, std::string *error) {
+common::Result<RunRequest> parse_run_request(std::string_view action_json) {
     auto parsed = common::parse_json(action_json);
-    if (!parsed || !parsed.value().is_object()) {
-        *error = "Invalid action JSON: " + (parsed ? std::string("not an object") : parsed.error().message);
-        return std::nullopt;
-    }
+    if (!parsed || !parsed.value().is_object())
+        return common::fail("Invalid action JSON: " + (parsed ? std::string("not an object") : parsed.error().message));
     const nlohmann::json &j = parsed.value();
     auto args_it = j.find("args");
-    if (args_it == j.end() || !args_it->is_object()) {
-        *error = "Invalid run action: `args` must be an object";
-        return std::nullopt;
-    }
+    if (args_it == j.end() || !args_it->is_object())
+        return common::fail("Invalid run action: `args` must be an object");
     const nlohmann::json &args = *args_it;
     RunRequest rq;
     auto cmd = args.find("command");
-    if (cmd == args.end() || !cmd->is_string()) {
-        *error = "Invalid run action: `command` must be a string";
-        return std::nullopt;
-    }
+    if (cmd == args.end() || !cmd->is_string())
+        return common::fail("Invalid run action: `command` must be a string");
     rq.command = cmd->get<std::string>();
-    if (rq.command.find('\0') != std::string::npos) {  // bash cannot receive it: it would run a truncated command
-        *error = "Invalid run action: `command` contains a NUL byte, which a shell command cannot hold";
-        return std::nullopt;
-    }
-    if (!read_flag(args, "is_input", rq.is_input, error) || !read_flag(args, "blocking", rq.blocking, error) ||
-        !read_flag(args, "is_static", rq.is_static, error) || !read_flag(args, "hidden", rq.hidden, error) ||
-        !read_flag(args, "separate_stderr", rq.separate_stderr, error))
-        return std::nullopt;
+    if (rq.command.find('\0') != std::string::npos)  // bash cannot receive it: it would run a truncated command
+        return common::fail("Invalid run action: `command` contains a NUL byte, which a shell command cannot hold");
+    for (auto [key, out] : {std::pair<const char *, bool *>{"is_input", &rq.is_input}, {"blocking", &rq.blocking},
+                            {"is_static", &rq.is_static}, {"hidden", &rq.hidden}, {"separate_stderr", &rq.separate_stderr}})
+        if (auto r = read_flag(args, key, *out); !r) return r.as_failure();
     auto cwd = args.find("cwd");
     if (cwd != args.end() && cwd->is_string() && !cwd->get<std::string>().empty()) rq.cwd = cwd->get<std::string>();
     auto timeout = j.find("timeout");
     if (timeout != j.end() && !timeout->is_null()) {
-        if (!timeout->is_number()) {
-            *error = "Invalid run action: `timeout` must be a number";
-            return std::nullopt;
-        }
+        if (!timeout->is_number())
+            return common::fail("Invalid run action: `timeout` must be a number");
         const double t = timeout->get<double>();
         if (t > 0) rq.timeout = t;
     }

@@ -2,6 +2,8 @@
 // the host's normalised action JSON.
 #pragma once
 
+#include <actionhost/common/result.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +23,8 @@ struct RunRequest {
     std::optional<double> timeout;  // hard timeout in seconds; absent (or <= 0) means none
 };
 
-// Parses {"action":"run","args":{...},"timeout":t}. Returns nullopt with `error` set when the JSON or
-// a field is malformed.
-std::optional<RunRequest> parse_run_request(std::string_view action_json, std::string *error);
+// Parses {"action":"run","args":{...},"timeout":t}. Fails, saying why, when the JSON or a field is
+// malformed.
+common::Result<RunRequest> parse_run_request(std::string_view action_json);
 
 }  // namespace actionhost::bash

@@ -249,22 +249,20 @@ TEST(Messages, SpecialKeys) {
 }
 
 TEST(RunRequestParsing, DefaultsFlagsAndErrors) {
-    std::string err;
-    auto rq = parse_run_request(R"({"action":"run","args":{"command":"ls","is_input":"true","blocking":true},"timeout":2.5})",
-                                &err);
-    ASSERT_TRUE(rq) << err;
-    EXPECT_EQ(rq->command, "ls");
-    EXPECT_TRUE(rq->is_input);
-    EXPECT_TRUE(rq->blocking);
-    EXPECT_FALSE(rq->hidden);
-    ASSERT_TRUE(rq->timeout);
-    EXPECT_DOUBLE_EQ(*rq->timeout, 2.5);
-    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{}})", &err));
-    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{"command":1}})", &err));
-    EXPECT_FALSE(parse_run_request("not json", &err));
-    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{"command":"x","is_input":[1]}})", &err));
-    auto no_timeout = parse_run_request(R"({"action":"run","args":{"command":"x","cwd":null}})", &err);
+    auto rq = parse_run_request(R"({"action":"run","args":{"command":"ls","is_input":"true","blocking":true},"timeout":2.5})");
+    ASSERT_TRUE(rq) << rq.error().message;
+    EXPECT_EQ(rq.value().command, "ls");
+    EXPECT_TRUE(rq.value().is_input);
+    EXPECT_TRUE(rq.value().blocking);
+    EXPECT_FALSE(rq.value().hidden);
+    ASSERT_TRUE(rq.value().timeout);
+    EXPECT_DOUBLE_EQ(*rq.value().timeout, 2.5);
+    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{}})"));
+    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{"command":1}})"));
+    EXPECT_FALSE(parse_run_request("not json"));
+    EXPECT_FALSE(parse_run_request(R"({"action":"run","args":{"command":"x","is_input":[1]}})"));
+    auto no_timeout = parse_run_request(R"({"action":"run","args":{"command":"x","cwd":null}})");
     ASSERT_TRUE(no_timeout);
-    EXPECT_FALSE(no_timeout->timeout);
-    EXPECT_FALSE(no_timeout->cwd);
+    EXPECT_FALSE(no_timeout.value().timeout);
+    EXPECT_FALSE(no_timeout.value().cwd);
 }
