@@ -21,12 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (sep == std::string_view::npos) break;
         start = sep + 1;
     }
-    DecodeResult r = decode_message(frames, signer);
-    if (r.message) {
-        (void)r.message->msg_type();
-        (void)r.message->msg_id();
-        (void)r.message->parent_msg_id();
-        (void)encode_message(*r.message, signer);
+    auto r = decode_message(frames, signer);
+    if (r) {
+        (void)r.value().msg_type();
+        (void)r.value().msg_id();
+        (void)r.value().parent_msg_id();
+        (void)encode_message(r.value(), signer);
     }
     return 0;
 }

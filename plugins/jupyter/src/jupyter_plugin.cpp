@@ -55,9 +55,9 @@ class JupyterPlugin final : public sdk::Plugin {
             std::shared_ptr<SessionSlot> slot = slot_for("");
             warmup_ = std::thread([this, slot] {
                 std::lock_guard<std::timed_mutex> lock(slot->mu);
-                std::string error;
-                if (!stopping_ && !slot->kernel->ensure_running(error))
-                    host().log(AH_LOG_WARNING, "jupyter: the IPython kernel did not start at init: " + error +
+                auto running = stopping_ ? common::Status(common::ok()) : slot->kernel->ensure_running();
+                if (!running)
+                    host().log(AH_LOG_WARNING, "jupyter: the IPython kernel did not start at init: " + running.error().message +
                                                    " (will retry on the first cell)");
                 else if (slot->kernel->has_kernel())
                     slot->interpreter = slot->kernel->interpreter();
@@ -107,17 +107,16 @@ class JupyterPlugin final : public sdk::Plugin {
         }
         std::lock_guard<std::timed_mutex> lock(slot->mu);
         KernelSession &kernel = *slot->kernel;
-        std::string error;
-        if (!kernel.ensure_running(error)) {
-            call.reply(dump(common::error_observation("Could not start the IPython kernel: " + error)));
+        if (auto running = kernel.ensure_running(); !running) {
+            call.reply(dump(common::error_observation("Could not start the IPython kernel: " + running.error().message)));
             return AH_OK;
         }
         std::string notice = kernel.take_restart_notice();
         const std::string cwd = call.cwd().empty() ? std::string(host().info().working_dir) : std::string(call.cwd());
         sync_cwd(kernel, cwd);
         if (!kernel.has_kernel()) {  // died while changing directory: start again
-            if (!kernel.ensure_running(error)) {
-                call.reply(dump(common::error_observation("Could not start the IPython kernel: " + error)));
+            if (auto running = kernel.ensure_running(); !running) {
+                call.reply(dump(common::error_observation("Could not start the IPython kernel: " + running.error().message)));
                 return AH_OK;
             }
             notice = kernel.take_restart_notice();

@@ -22,9 +22,8 @@ PluginConfig read_plugin_config(const ConfigLookup &get, std::vector<std::string
     // first python3 on PATH, as in images whose Python lives in /usr/local/bin).
     if (auto python = get("needs.python3"); python && !python->empty()) c.kernel_command.front() = *python;
     if (auto v = get("ACTIONHOST_KERNEL_CMD"); v && !v->empty()) {
-        std::string error;
-        if (auto cmd = parse_kernel_command(*v, error)) c.kernel_command = *cmd;
-        else problems.push_back("ACTIONHOST_KERNEL_CMD: " + error + "; using the default");
+        if (auto cmd = parse_kernel_command(*v)) c.kernel_command = std::move(cmd).value();
+        else problems.push_back("ACTIONHOST_KERNEL_CMD: " + cmd.error().message + "; using the default");
     }
     if (auto v = get("ACTIONHOST_KERNEL_INTERRUPT_MODE"); v && !v->empty()) {
         if (*v == "message") c.interrupt_by_message = true;

@@ -10,26 +10,24 @@ TEST(KernelCommand, DefaultIsDebiansIpykernel) {
 }
 
 TEST(KernelCommand, ParsesWordsAndJsonArrays) {
-    std::string err;
-    auto words = parse_kernel_command("  python3 -m ipykernel_launcher   -f {connection_file} ", err);
+    auto words = parse_kernel_command("  python3 -m ipykernel_launcher   -f {connection_file} ");
     ASSERT_TRUE(words);
-    EXPECT_EQ(words->size(), 5u);
-    auto arr = parse_kernel_command(R"(["/opt/py bin/python","-m","ipykernel_launcher"])", err);
+    EXPECT_EQ(words.value().size(), 5u);
+    auto arr = parse_kernel_command(R"(["/opt/py bin/python","-m","ipykernel_launcher"])");
     ASSERT_TRUE(arr);
-    EXPECT_EQ(arr->at(0), "/opt/py bin/python");
+    EXPECT_EQ(arr.value().at(0), "/opt/py bin/python");
     // No placeholder: -f <file> is appended.
-    EXPECT_EQ(expand_kernel_command(*arr, "/c").back(), "/c");
-    EXPECT_EQ(expand_kernel_command(*arr, "/c").size(), 5u);
+    EXPECT_EQ(expand_kernel_command(arr.value(), "/c").back(), "/c");
+    EXPECT_EQ(expand_kernel_command(arr.value(), "/c").size(), 5u);
     // Placeholder inside a word.
     EXPECT_EQ(expand_kernel_command({"k", "--f={connection_file}"}, "/c")[1], "--f=/c");
 }
 
 TEST(KernelCommand, RefusesEmptyAndMalformed) {
-    std::string err;
-    EXPECT_FALSE(parse_kernel_command("", err));
-    EXPECT_FALSE(parse_kernel_command("   ", err));
-    EXPECT_FALSE(parse_kernel_command("[1,2]", err));
-    EXPECT_FALSE(parse_kernel_command("[\"a\"", err));
-    EXPECT_FALSE(parse_kernel_command("[]", err));
-    EXPECT_FALSE(err.empty());
+    EXPECT_FALSE(parse_kernel_command(""));
+    EXPECT_FALSE(parse_kernel_command("   "));
+    EXPECT_FALSE(parse_kernel_command("[1,2]"));
+    EXPECT_FALSE(parse_kernel_command("[\"a\""));
+    EXPECT_FALSE(parse_kernel_command("[]"));
+    EXPECT_EQ(parse_kernel_command("[]").error().message, "kernel command is empty");
 }

@@ -24,10 +24,11 @@ std::string tail_once(KernelProcess &k, const std::string &want, std::chrono::se
 }
 
 TEST(KernelProcess, KeepsTheLastOutputOfBothStreamsAndStopsPromptly) {
-    std::string error, note;
+    std::string note;
     // 20 000 lines (~190 KB) then a last word on stderr: only the newest 8 KB are kept.
-    auto k = KernelProcess::spawn({{"/bin/sh", "-c", "seq 1 20000; echo last-words >&2; exec sleep 60"}, "/", "", {}}, error, note);
-    ASSERT_TRUE(k) << error;
+    auto spawned = KernelProcess::spawn({{"/bin/sh", "-c", "seq 1 20000; echo last-words >&2; exec sleep 60"}, "/", "", {}}, note);
+    ASSERT_TRUE(spawned) << spawned.error().message;
+    std::unique_ptr<KernelProcess> k = std::move(spawned).value();
     const std::string tail = tail_once(*k, "last-words", std::chrono::seconds(20));
     EXPECT_NE(tail.find("19999\n20000\nlast-words\n"), std::string::npos) << tail.substr(0, 200);
     EXPECT_LE(tail.size(), 8192u);

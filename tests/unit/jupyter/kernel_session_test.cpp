@@ -33,8 +33,8 @@ struct Fixture : ::testing::Test {
 
 TEST_F(Fixture, RunsCellsAndKeepsState) {
     KernelSession k(ctx, config());
-    std::string err;
-    ASSERT_TRUE(k.ensure_running(err)) << err << log_text;
+    auto running = k.ensure_running();
+    ASSERT_TRUE(running) << running.error().message << log_text;
     EXPECT_EQ(k.interpreter(), "/usr/bin/python3");
     EXPECT_EQ(k.take_restart_notice(), "");
     {
@@ -69,8 +69,8 @@ TEST_F(Fixture, RunsCellsAndKeepsState) {
 
 TEST_F(Fixture, TimeoutInterruptsAndTheKernelSurvives) {
     KernelSession k(ctx, config());
-    std::string err;
-    ASSERT_TRUE(k.ensure_running(err)) << err;
+    auto running = k.ensure_running();
+    ASSERT_TRUE(running) << running.error().message;
     CellOutput setup;
     k.execute("keep = 42", 60, setup);
     CellOutput out;
@@ -85,8 +85,8 @@ TEST_F(Fixture, TimeoutInterruptsAndTheKernelSurvives) {
 
 TEST_F(Fixture, DeathMidCellIsReportedAndTheNextStartSaysSo) {
     KernelSession k(ctx, config());
-    std::string err;
-    ASSERT_TRUE(k.ensure_running(err)) << err;
+    auto running = k.ensure_running();
+    ASSERT_TRUE(running) << running.error().message;
     const pid_t first = k.kernel_pid();
     CellOutput out;
     auto r = k.execute("print('before', flush=True)\nimport os, signal, time\ntime.sleep(0.3)\nos.kill(os.getpid(), signal.SIGKILL)", 60, out);
@@ -94,7 +94,8 @@ TEST_F(Fixture, DeathMidCellIsReportedAndTheNextStartSaysSo) {
     EXPECT_EQ(r.reason, "was killed by signal 9 (Killed)");
     EXPECT_EQ(out.text(), "before");
     EXPECT_FALSE(k.has_kernel());
-    ASSERT_TRUE(k.ensure_running(err)) << err;
+    running = k.ensure_running();
+    ASSERT_TRUE(running) << running.error().message;
     EXPECT_NE(k.kernel_pid(), first);
     EXPECT_EQ(k.take_restart_notice(),
               "[IPython kernel restarted: the previous kernel was killed by signal 9 (Killed). Variables, imports and "
@@ -109,7 +110,7 @@ TEST_F(Fixture, ABrokenKernelCommandFailsClearly) {
     c.command = {"/nonexistent/python3", "-f", "{connection_file}"};
     c.start_timeout_s = 10;
     KernelSession k(ctx, c);
-    std::string err;
-    EXPECT_FALSE(k.ensure_running(err));
-    EXPECT_NE(err.find("/nonexistent/python3"), std::string::npos) << err;
+    auto running = k.ensure_running();
+    ASSERT_FALSE(running);
+    EXPECT_NE(running.error().message.find("/nonexistent/python3"), std::string::npos) << running.error().message;
 }

@@ -51,25 +51,25 @@ TEST(Message, EncodeThenDecodeRoundTrips) {
     ASSERT_EQ(frames.size(), 1u + 1 + 1 + 4 + 1);
     EXPECT_EQ(frames[1], "<IDS|MSG>");
     EXPECT_EQ(frames[2].size(), 64u);
-    DecodeResult r = decode_message(views(frames), s);
-    ASSERT_TRUE(r.message) << r.error;
-    EXPECT_EQ(r.message->msg_type(), "execute_request");
-    EXPECT_EQ(r.message->msg_id(), m.msg_id());
-    EXPECT_EQ(r.message->header["version"], "5.3");
-    EXPECT_EQ(r.message->header["session"], "sess");
-    EXPECT_EQ(r.message->content["code"], "print(1)");
-    EXPECT_EQ(r.message->identities, std::vector<std::string>{"id1"});
-    EXPECT_EQ(r.message->buffers.at(0), std::string("\0bin", 4));
-    EXPECT_EQ(r.message->parent_msg_id(), "");
+    auto r = decode_message(views(frames), s);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value().msg_type(), "execute_request");
+    EXPECT_EQ(r.value().msg_id(), m.msg_id());
+    EXPECT_EQ(r.value().header["version"], "5.3");
+    EXPECT_EQ(r.value().header["session"], "sess");
+    EXPECT_EQ(r.value().content["code"], "print(1)");
+    EXPECT_EQ(r.value().identities, std::vector<std::string>{"id1"});
+    EXPECT_EQ(r.value().buffers.at(0), std::string("\0bin", 4));
+    EXPECT_EQ(r.value().parent_msg_id(), "");
 }
 
 TEST(Message, ParentMsgIdComesFromTheParentHeader) {
     HmacSigner s("k");
     Message reply = make_request({"s", "u"}, "execute_reply", {{"status", "ok"}});
     reply.parent_header = {{"msg_id", "abc"}, {"msg_type", "execute_request"}};
-    DecodeResult r = decode_message(views(encode_message(reply, s)), s);
-    ASSERT_TRUE(r.message);
-    EXPECT_EQ(r.message->parent_msg_id(), "abc");
+    auto r = decode_message(views(encode_message(reply, s)), s);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r.value().parent_msg_id(), "abc");
 }
 
 TEST(Message, RefusesForgedAndMalformedMessages) {
@@ -78,30 +78,30 @@ TEST(Message, RefusesForgedAndMalformedMessages) {
     Message m = make_request({"s", "u"}, "status", {{"execution_state", "idle"}});
     auto good = encode_message(m, s);
 
-    EXPECT_FALSE(decode_message(views(encode_message(m, other)), s).message) << "signed with another key";
+    EXPECT_FALSE(decode_message(views(encode_message(m, other)), s)) << "signed with another key";
     auto tampered = good;
     tampered[5] = R"({"execution_state":"busy"})";
-    EXPECT_EQ(decode_message(views(tampered), s).error, "bad signature");
-    EXPECT_FALSE(decode_message({}, s).message);
-    EXPECT_FALSE(decode_message({"<IDS|MSG>"}, s).message);
-    EXPECT_FALSE(decode_message({"no", "delimiter"}, s).message);
+    EXPECT_EQ(decode_message(views(tampered), s).error().message, "bad signature");
+    EXPECT_FALSE(decode_message({}, s));
+    EXPECT_FALSE(decode_message({"<IDS|MSG>"}, s));
+    EXPECT_FALSE(decode_message({"no", "delimiter"}, s));
     auto short_msg = good;
     short_msg.pop_back();
-    EXPECT_FALSE(decode_message(views(short_msg), s).message);
+    EXPECT_FALSE(decode_message(views(short_msg), s));
 
     // Well signed but not the protocol's shapes.
     auto signed_frames = [&](std::string header, std::string parent, std::string meta, std::string content) {
         std::vector<std::string> f = {"<IDS|MSG>", s.sign(header, parent, meta, content), header, parent, meta, content};
         return decode_message(views(f), s);
     };
-    EXPECT_FALSE(signed_frames("[]", "{}", "{}", "{}").message);
-    EXPECT_FALSE(signed_frames("{", "{}", "{}", "{}").message);
-    EXPECT_FALSE(signed_frames(R"({"msg_id":1,"msg_type":"x"})", "{}", "{}", "{}").message);
-    EXPECT_FALSE(signed_frames(R"({"msg_id":"a"})", "{}", "{}", "{}").message);
-    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "null", "{}", "{}").message);
-    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", std::string(100000, '[')).message);
-    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", "{\"t\":\"\xff\xfe\"}").message);
-    EXPECT_TRUE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", "{}").message);
+    EXPECT_FALSE(signed_frames("[]", "{}", "{}", "{}"));
+    EXPECT_FALSE(signed_frames("{", "{}", "{}", "{}"));
+    EXPECT_FALSE(signed_frames(R"({"msg_id":1,"msg_type":"x"})", "{}", "{}", "{}"));
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a"})", "{}", "{}", "{}"));
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "null", "{}", "{}"));
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", std::string(100000, '[')));
+    EXPECT_FALSE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", "{\"t\":\"\xff\xfe\"}"));
+    EXPECT_TRUE(signed_frames(R"({"msg_id":"a","msg_type":"x"})", "{}", "{}", "{}"));
 }
 
 // Large frames take the fast parser; the decoded value must be exactly what nlohmann makes of the frame,
@@ -117,19 +117,19 @@ TEST(Message, LargeFramesDecodeExactlyAsSmallOnes) {
         std::vector<std::string> f = {"<IDS|MSG>", s.sign(header, "{}", "{}", c), header, "{}", "{}", c};
         return decode_message(views(f), s);
     };
-    DecodeResult r = decode(content);
-    ASSERT_TRUE(r.message) << r.error;
-    EXPECT_EQ(r.message->content, nlohmann::json::parse(content));
-    EXPECT_EQ(r.message->content["n"][8]["k"], "w");
-    EXPECT_EQ(r.message->content["n"][4].get<uint64_t>(), 18446744073709551615ull);
+    auto r = decode(content);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value().content, nlohmann::json::parse(content));
+    EXPECT_EQ(r.value().content["n"][8]["k"], "w");
+    EXPECT_EQ(r.value().content["n"][4].get<uint64_t>(), 18446744073709551615ull);
 
     std::string big_int = R"({"x":123456789012345678901234567890,"pad":")" + std::string(20000, 'p') + "\"}";
-    DecodeResult b = decode(big_int);
-    ASSERT_TRUE(b.message) << b.error;
-    EXPECT_EQ(b.message->content, nlohmann::json::parse(big_int));
+    auto b = decode(big_int);
+    ASSERT_TRUE(b) << b.error().message;
+    EXPECT_EQ(b.value().content, nlohmann::json::parse(big_int));
 
-    EXPECT_FALSE(decode(R"({"pad":")" + std::string(20000, 'p') + R"(", "bad": "\xff"})").message);
-    EXPECT_FALSE(decode("[" + std::string(20000, ' ') + "]").message) << "not an object";
+    EXPECT_FALSE(decode(R"({"pad":")" + std::string(20000, 'p') + R"(", "bad": "\xff"})"));
+    EXPECT_FALSE(decode("[" + std::string(20000, ' ') + "]")) << "not an object";
 }
 
 TEST(Message, RandomFramesNeverCrashTheDecoder) {

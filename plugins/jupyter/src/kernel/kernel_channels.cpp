@@ -44,28 +44,21 @@ void KernelChannels::send(zmq::socket_t &socket, const Message &msg) {
     }
 }
 
-KernelChannels::Receive KernelChannels::receive(zmq::socket_t &socket, Message &out, std::string &error) {
+common::Result<std::optional<Message>> KernelChannels::receive(zmq::socket_t &socket) {
     std::vector<zmq::message_t> parts;
     const auto got = zmq::recv_multipart(socket, std::back_inserter(parts), zmq::recv_flags::dontwait);
-    if (!got || *got == 0) return Receive::Nothing;
+    if (!got || *got == 0) return std::optional<Message>();
     std::vector<std::string_view> frames;
     frames.reserve(parts.size());
     for (const auto &p : parts) frames.emplace_back(static_cast<const char *>(p.data()), p.size());
-    DecodeResult r = decode_message(frames, signer_);
-    if (!r.message) {
-        error = std::move(r.error);
-        return Receive::Refused;
-    }
+    auto decoded = decode_message(frames, signer_);
+    if (!decoded) return decoded.as_failure();
     for (size_t i = 0; i + 1 < frames.size(); ++i) {
         if (frames[i] != "<IDS|MSG>") continue;
-        if (!replays_.first_sight(frames[i + 1])) {
-            error = "replayed message (its signature was already seen)";
-            return Receive::Refused;
-        }
+        if (!replays_.first_sight(frames[i + 1])) return common::fail("replayed message (its signature was already seen)");
         break;
     }
-    out = std::move(*r.message);
-    return Receive::Message;
+    return std::optional<Message>(std::move(decoded).value());
 }
 
 bool KernelChannels::heartbeat(std::chrono::milliseconds timeout) {

@@ -4,6 +4,7 @@
 // Not thread-safe: one KernelSession uses it under its own lock.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -24,10 +25,10 @@ class KernelChannels {
 
     void send(zmq::socket_t &socket, const Message &msg);
 
-    enum class Receive { Nothing, Message, Refused };
-    // Takes one multipart message off `socket` without blocking. Refused = frames that failed
-    // decode_message (bad signature, malformed) or a signature already seen (a replay); `error` says why.
-    Receive receive(zmq::socket_t &socket, Message &out, std::string &error);
+    // Takes one multipart message off `socket` without blocking: nullopt when none is waiting. Fails,
+    // saying why, on frames that failed decode_message (bad signature, malformed) or a signature already
+    // seen (a replay).
+    common::Result<std::optional<Message>> receive(zmq::socket_t &socket);
 
     // One heartbeat round trip within `timeout`.
     bool heartbeat(std::chrono::milliseconds timeout);

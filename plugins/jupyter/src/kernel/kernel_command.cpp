@@ -8,20 +8,15 @@ std::vector<std::string> default_kernel_command() {
     return {"/usr/bin/python3", "-m", "ipykernel_launcher", "-f", std::string(kConnectionFileToken)};
 }
 
-std::optional<std::vector<std::string>> parse_kernel_command(std::string_view spec, std::string &error) {
+common::Result<std::vector<std::string>> parse_kernel_command(std::string_view spec) {
     std::vector<std::string> argv;
     size_t first = spec.find_first_not_of(" \t\r\n");
     if (first != std::string_view::npos && spec[first] == '[') {
         auto r = common::parse_json(spec);
-        if (!r || !r.value().is_array()) {
-            error = "kernel command: not a JSON array of strings" + (r ? std::string() : ": " + r.error().message);
-            return std::nullopt;
-        }
+        if (!r || !r.value().is_array())
+            return common::fail("kernel command: not a JSON array of strings" + (r ? std::string() : ": " + r.error().message));
         for (const auto &v : r.value()) {
-            if (!v.is_string()) {
-                error = "kernel command: every element of the JSON array must be a string";
-                return std::nullopt;
-            }
+            if (!v.is_string()) return common::fail("kernel command: every element of the JSON array must be a string");
             argv.push_back(v.get<std::string>());
         }
     } else {
@@ -34,10 +29,7 @@ std::optional<std::vector<std::string>> parse_kernel_command(std::string_view sp
             i = j;
         }
     }
-    if (argv.empty() || argv.front().empty()) {
-        error = "kernel command is empty";
-        return std::nullopt;
-    }
+    if (argv.empty() || argv.front().empty()) return common::fail("kernel command is empty");
     return argv;
 }
 

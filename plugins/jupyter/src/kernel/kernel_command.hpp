@@ -5,6 +5,7 @@
 // command has no such token (the kernelspec convention).
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,8 +17,8 @@ inline constexpr std::string_view kConnectionFileToken = "{connection_file}";
 
 std::vector<std::string> default_kernel_command();
 
-// Parses a configured command. Returns nullopt and sets `error` when it is empty or malformed.
-std::optional<std::vector<std::string>> parse_kernel_command(std::string_view spec, std::string &error);
+// Parses a configured command; fails, saying why, when it is empty or malformed.
+common::Result<std::vector<std::string>> parse_kernel_command(std::string_view spec);
 
 // The argv for one launch.
 std::vector<std::string> expand_kernel_command(const std::vector<std::string> &command, const std::string &connection_file);

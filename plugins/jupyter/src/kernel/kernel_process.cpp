@@ -31,22 +31,19 @@ struct TargetUser {
 
 // Resolves who the kernel runs as. Everything is looked up before fork: after fork in a threaded process
 // only async-signal-safe calls are allowed.
-bool resolve_user(const std::string &username, TargetUser &out, std::string &error, std::string &note) {
-    if (username.empty()) return true;
+common::Status resolve_user(const std::string &username, TargetUser &out, std::string &note) {
+    if (username.empty()) return common::ok();
     const uid_t self = geteuid();
     const auto user = common::user_by_name(username);
     if (!user) {
-        if (self == 0) {
-            error = "cannot start the IPython kernel as user '" + username + "': no such user";
-            return false;
-        }
+        if (self == 0) return common::fail("cannot start the IPython kernel as user '" + username + "': no such user");
         note = "user '" + username + "' does not exist; the kernel runs as the host's user";
-        return true;
+        return common::ok();
     }
-    if (user->uid == self) return true;
+    if (user->uid == self) return common::ok();
     if (self != 0) {
         note = "the host is not root, so the kernel runs as the host's user instead of '" + username + "'";
-        return true;
+        return common::ok();
     }
     out.switch_user = true;
     out.uid = user->uid;
@@ -55,7 +52,7 @@ bool resolve_user(const std::string &username, TargetUser &out, std::string &err
     out.home = user->home.empty() ? "/" : user->home;
     out.shell = user->shell.empty() ? "/bin/sh" : user->shell;
     out.groups = common::group_list(*user);
-    return true;
+    return common::ok();
 }
 
 }  // namespace
@@ -80,13 +77,10 @@ struct KernelProcess::OutputReader {
     std::array<char, 4096> buf;
 };
 
-std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::string &error, std::string &note) {
-    if (o.argv.empty()) {
-        error = "empty kernel command";
-        return nullptr;
-    }
+common::Result<std::unique_ptr<KernelProcess>> KernelProcess::spawn(const SpawnOptions &o, std::string &note) {
+    if (o.argv.empty()) return common::fail("empty kernel command");
     TargetUser user;
-    if (!resolve_user(o.username, user, error, note)) return nullptr;
+    if (auto resolved = resolve_user(o.username, user, note); !resolved) return resolved.as_failure();
 
     // Environment: the host's, then the extras, then the target user's identity.
     std::map<std::string, std::string> env;
@@ -110,10 +104,7 @@ std::unique_ptr<KernelProcess> KernelProcess::spawn(const SpawnOptions &o, std::
     spec.err = common::Stream::to_stdout();
     if (user.switch_user) spec.user = common::UserSwitch{user.uid, user.gid, user.groups};
     auto child = common::ChildProcess::spawn(spec);
-    if (!child) {
-        error = child.error().message;
-        return nullptr;
-    }
+    if (!child) return child.as_failure();
     std::unique_ptr<KernelProcess> p(new KernelProcess());
     p->child_ = std::move(child).value();
     p->output_ = std::make_unique<OutputReader>(*p);

@@ -3,6 +3,7 @@
 // environment. Its stdout/stderr go to a pipe of which the last few KB are kept for error messages.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <sys/types.h>
 
 #include <map>
@@ -28,9 +29,9 @@ struct SpawnOptions {
 
 class KernelProcess {
   public:
-    // Starts the process. Returns nullptr and sets `error` on failure. `note` receives a non-fatal remark
-    // (e.g. the user cannot be switched because the host is not root).
-    static std::unique_ptr<KernelProcess> spawn(const SpawnOptions &options, std::string &error, std::string &note);
+    // Starts the process, or says why not. `note` receives a non-fatal remark (e.g. the user cannot be
+    // switched because the host is not root).
+    static common::Result<std::unique_ptr<KernelProcess>> spawn(const SpawnOptions &options, std::string &note);
     ~KernelProcess();  // terminate(): no kernel outlives its object
     KernelProcess(const KernelProcess &) = delete;
     KernelProcess &operator=(const KernelProcess &) = delete;

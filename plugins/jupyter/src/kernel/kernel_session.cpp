@@ -93,8 +93,8 @@ void KernelSession::discard_kernel(const std::string &reason) {
 
 std::string KernelSession::take_restart_notice() { return std::exchange(restart_notice_, std::string()); }
 
-bool KernelSession::ensure_running(std::string &error) {
-    if (process_ && channels_ && process_->alive()) return true;
+common::Status KernelSession::ensure_running() {
+    if (process_ && channels_ && process_->alive()) return common::ok();
     if (process_) {  // it died since the last cell
         const std::string tail = trim_tail(process_->output_tail());
         const std::string why = process_->alive() ? "stopped answering" : process_->exit_reason();
@@ -103,29 +103,29 @@ bool KernelSession::ensure_running(std::string &error) {
     }
     std::string last_error;
     for (int attempt = 1; attempt <= kStartAttempts && !stop_; ++attempt) {
-        if (start(last_error)) {
+        auto started = start();
+        if (started) {
             if (!pending_death_.empty()) {
                 restart_notice_ = restart_notice_text(pending_death_);
                 pending_death_.clear();
             }
-            return true;
+            return common::ok();
         }
+        last_error = started.error().message;
         log(LogLevel::Warning, "IPython kernel start attempt " + std::to_string(attempt) + " failed: " + last_error);
     }
-    error = stop_ ? "the host is shutting down" : last_error;
-    return false;
+    return common::fail(stop_ ? "the host is shutting down" : last_error);
 }
 
-bool KernelSession::start(std::string &error) {
+common::Status KernelSession::start() {
     const auto t0 = Clock::now();
     channels_.reset();
     process_.reset();
     if (conn_dir_.empty()) {
         std::string tmpl = (std::filesystem::temp_directory_path() / "actionhost-kernel-XXXXXX").string();
-        if (mkdtemp(tmpl.data()) == nullptr) {
-            error = "cannot create a directory for the kernel connection file: " + std::string(std::strerror(errno));
-            return false;
-        }
+        if (mkdtemp(tmpl.data()) == nullptr)
+            return common::fail("cannot create a directory for the kernel connection file: " + std::string(std::strerror(errno)),
+                                errno);
         conn_dir_ = tmpl;
     }
     const std::string conn_file = conn_dir_ + "/kernel.json";
@@ -134,8 +134,7 @@ bool KernelSession::start(std::string &error) {
         info = make_connection_info();
         write_connection_file(info, conn_file);
     } catch (const std::exception &e) {
-        error = e.what();
-        return false;
+        return common::fail(e.what());
     }
     // A kernel running as another user must be able to read its connection file (and nobody else).
     if (geteuid() == 0 && !config_.username.empty()) {
@@ -153,37 +152,37 @@ bool KernelSession::start(std::string &error) {
     // ipykernel exits by itself when this process goes away (its parent poller watches this pid).
     so.extra_env["JPY_PARENT_PID"] = std::to_string(getpid());
     std::string note;
-    process_ = KernelProcess::spawn(so, error, note);
-    if (!process_) return false;
+    auto spawned = KernelProcess::spawn(so, note);
+    if (!spawned) return spawned.as_failure();
+    process_ = std::move(spawned).value();
     if (!note.empty()) log(LogLevel::Warning, note);
 
     ClientIdentity who{common::random_hex(16), config_.username};
     try {
         channels_ = std::make_unique<KernelChannels>(ctx_, info, who);
     } catch (const std::exception &e) {
-        error = std::string("cannot open the kernel's ZeroMQ channels: ") + e.what();
         discard_kernel("");
         pending_death_.clear();
-        return false;
+        return common::fail(std::string("cannot open the kernel's ZeroMQ channels: ") + e.what());
     }
-    if (!wait_ready(t0 + seconds_to_duration(config_.start_timeout_s), error)) {
+    if (auto ready = wait_ready(t0 + seconds_to_duration(config_.start_timeout_s)); !ready) {
+        std::string error = ready.error().message;
         const std::string tail = process_ ? trim_tail(process_->output_tail()) : "";
         if (!tail.empty()) error += "; kernel output:\n" + tail;
         const std::string keep = pending_death_;
         discard_kernel("");
         pending_death_ = keep;
-        return false;
+        return common::fail(error);
     }
 
     // Plain tracebacks, as OpenHands' first cell does, and the interpreter path for the trailer.
     CellOutput probe;
     CellResult r = execute(kFirstCell, config_.start_timeout_s, probe);
     if (r.status != CellStatus::Completed || r.raised) {
-        error = "the kernel did not run its first cell (" + probe.text() + ")";
         const std::string keep = pending_death_;
         discard_kernel("");
         pending_death_ = keep;
-        return false;
+        return common::fail("the kernel did not run its first cell (" + probe.text() + ")");
     }
     interpreter_ = common::rstrip(probe.text());
     synced_cwd = config_.working_dir;  // a new kernel starts there
@@ -195,24 +194,18 @@ bool KernelSession::start(std::string &error) {
         CellResult ir = execute(cell, config_.start_timeout_s, init_out);
         if (ir.status != CellStatus::Completed || ir.raised)
             log(LogLevel::Warning, "kernel start-up cell failed: " + cell + "\n" + init_out.text());
-        if (!process_) {  // it died running start-up code: report as a failed start
-            error = "the kernel died running start-up code";
-            return false;
-        }
+        if (!process_) return common::fail("the kernel died running start-up code");  // reported as a failed start
     }
-    return true;
+    return common::ok();
 }
 
-bool KernelSession::wait_ready(Clock::time_point deadline, std::string &error) {
+common::Status KernelSession::wait_ready(Clock::time_point deadline) {
     // The shell reply proves the kernel runs; an iopub message proves our subscription is live (a SUB socket
     // misses whatever is published before it has joined), so both are awaited, asking again every second.
     bool shell_ok = false, iopub_ok = false;
     auto next_ask = Clock::now();
     while (Clock::now() < deadline) {
-        if (stop_) {
-            error = "the host is shutting down";
-            return false;
-        }
+        if (stop_) return common::fail("the host is shutting down");
         if (Clock::now() >= next_ask) {
             channels_->send(channels_->shell, make_request(channels_->identity(), "kernel_info_request", nlohmann::json::object()));
             next_ask = Clock::now() + std::chrono::seconds(1);
@@ -220,19 +213,15 @@ bool KernelSession::wait_ready(Clock::time_point deadline, std::string &error) {
         zmq::pollitem_t items[] = {{static_cast<void *>(channels_->shell), 0, ZMQ_POLLIN, 0},
                                    {static_cast<void *>(channels_->iopub), 0, ZMQ_POLLIN, 0}};
         zmq::poll(items, 2, kSlice);
-        Message m;
-        std::string why;
-        while (channels_->receive(channels_->shell, m, why) != KernelChannels::Receive::Nothing)
-            if (why.empty() && m.msg_type() == "kernel_info_reply") shell_ok = true;
-        while (channels_->receive(channels_->iopub, m, why) != KernelChannels::Receive::Nothing) iopub_ok = true;
-        if (shell_ok && iopub_ok) return true;
-        if (!process_->alive()) {
-            error = "the kernel process " + process_->exit_reason() + " during start-up";
-            return false;
-        }
+        // Everything waiting on each socket; a refused message (failure) is skipped like the others.
+        const auto waiting = [](const common::Result<std::optional<Message>> &r) { return !r || r.value(); };
+        for (auto r = channels_->receive(channels_->shell); waiting(r); r = channels_->receive(channels_->shell))
+            if (r && r.value()->msg_type() == "kernel_info_reply") shell_ok = true;
+        for (auto r = channels_->receive(channels_->iopub); waiting(r); r = channels_->receive(channels_->iopub)) iopub_ok = true;
+        if (shell_ok && iopub_ok) return common::ok();
+        if (!process_->alive()) return common::fail("the kernel process " + process_->exit_reason() + " during start-up");
     }
-    error = "the kernel did not answer within " + std::to_string(static_cast<int>(config_.start_timeout_s)) + " s";
-    return false;
+    return common::fail("the kernel did not answer within " + std::to_string(static_cast<int>(config_.start_timeout_s)) + " s");
 }
 
 CellResult KernelSession::execute(std::string_view code, double timeout_s, CellOutput &out, bool silent,
@@ -343,19 +332,16 @@ CellResult KernelSession::execute(std::string_view code, double timeout_s, CellO
         zmq::poll(items, 2, std::chrono::duration_cast<milliseconds>(wait) + milliseconds(1));
 
         bool any = false;
-        Message m;
-        std::string why;
         auto drain = [&](zmq::socket_t &sock, auto &&handle) {
             for (size_t n = 0; n < kDrainBatch; ++n) {
-                why.clear();
-                const auto r = channels_->receive(sock, m, why);
-                if (r == KernelChannels::Receive::Nothing) return;
+                const auto r = channels_->receive(sock);
+                if (r && !r.value()) return;
                 any = true;
-                if (r == KernelChannels::Receive::Refused) {
-                    if (refused++ < 3) log(LogLevel::Warning, "refused a message from the kernel: " + why);
+                if (!r) {
+                    if (refused++ < 3) log(LogLevel::Warning, "refused a message from the kernel: " + r.error().message);
                     continue;
                 }
-                handle(m);
+                handle(*r.value());
             }
         };
         if (items[0].revents & ZMQ_POLLIN) drain(channels_->shell, [&](const Message &msg) {

@@ -4,6 +4,7 @@
 // request_stop() alone may be called from any thread.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -56,8 +57,8 @@ class KernelSession {
     KernelSession &operator=(const KernelSession &) = delete;
 
     // Makes sure a live, answering kernel exists: starts one, or replaces one that died (remembering why,
-    // for take_restart_notice). False with `error` when no kernel could be started.
-    bool ensure_running(std::string &error);
+    // for take_restart_notice). Fails, saying why, when no kernel could be started.
+    common::Status ensure_running();
 
     // The line the next cell's output starts with after a kernel was replaced; "" otherwise. Clears it.
     std::string take_restart_notice();
@@ -79,8 +80,8 @@ class KernelSession {
     void shutdown();
 
   private:
-    bool start(std::string &error);
-    bool wait_ready(std::chrono::steady_clock::time_point deadline, std::string &error);
+    common::Status start();
+    common::Status wait_ready(std::chrono::steady_clock::time_point deadline);
     void discard_kernel(const std::string &reason);
     void log(LogLevel level, const std::string &msg) const;
 

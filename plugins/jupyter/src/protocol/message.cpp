@@ -76,19 +76,13 @@ bool fast_parse(std::string_view frame, nlohmann::json &out) {
 }
 
 // One JSON object frame. Objects only: the protocol has no other shape for these four parts.
-bool parse_object(std::string_view frame, const char *what, nlohmann::json &out, std::string &error) {
-    if (frame.size() >= kFastParseBytes && fast_parse(frame, out) && out.is_object()) return true;
+common::Status parse_object(std::string_view frame, const char *what, nlohmann::json &out) {
+    if (frame.size() >= kFastParseBytes && fast_parse(frame, out) && out.is_object()) return common::ok();
     auto r = common::parse_json(frame);
-    if (!r) {
-        error = std::string(what) + " is not valid JSON: " + r.error().message;
-        return false;
-    }
-    if (!r.value().is_object()) {
-        error = std::string(what) + " is not a JSON object";
-        return false;
-    }
+    if (!r) return common::fail(std::string(what) + " is not valid JSON: " + r.error().message);
+    if (!r.value().is_object()) return common::fail(std::string(what) + " is not a JSON object");
     out = std::move(r.value());
-    return true;
+    return common::ok();
 }
 
 }  // namespace
@@ -125,48 +119,32 @@ std::vector<std::string> encode_message(const Message &msg, const HmacSigner &si
     return frames;
 }
 
-DecodeResult decode_message(const std::vector<std::string_view> &frames, const HmacSigner &signer) {
-    DecodeResult result;
+common::Result<Message> decode_message(const std::vector<std::string_view> &frames, const HmacSigner &signer) {
     try {
         size_t delim = 0;
         while (delim < frames.size() && frames[delim] != kDelimiter) ++delim;
-        if (delim == frames.size()) {
-            result.error = "no <IDS|MSG> delimiter frame";
-            return result;
-        }
-        if (frames.size() - delim < 6) {
-            result.error = "too few frames after the delimiter (" + std::to_string(frames.size() - delim - 1) +
-                           ", need 5)";
-            return result;
-        }
+        if (delim == frames.size()) return common::fail("no <IDS|MSG> delimiter frame");
+        if (frames.size() - delim < 6)
+            return common::fail("too few frames after the delimiter (" + std::to_string(frames.size() - delim - 1) + ", need 5)");
         const std::string_view sig = frames[delim + 1], header = frames[delim + 2], parent = frames[delim + 3],
                                metadata = frames[delim + 4], content = frames[delim + 5];
         // Verify before parsing: a forged message costs one HMAC, never a JSON parse.
-        if (!signer.verify(sig, header, parent, metadata, content)) {
-            result.error = "bad signature";
-            return result;
-        }
+        if (!signer.verify(sig, header, parent, metadata, content)) return common::fail("bad signature");
         Message m;
         for (size_t i = 0; i < delim; ++i) m.identities.emplace_back(frames[i]);
-        if (!parse_object(header, "header", m.header, result.error) ||
-            !parse_object(parent, "parent_header", m.parent_header, result.error) ||
-            !parse_object(metadata, "metadata", m.metadata, result.error) ||
-            !parse_object(content, "content", m.content, result.error))
-            return result;
+        if (auto r = parse_object(header, "header", m.header); !r) return r.as_failure();
+        if (auto r = parse_object(parent, "parent_header", m.parent_header); !r) return r.as_failure();
+        if (auto r = parse_object(metadata, "metadata", m.metadata); !r) return r.as_failure();
+        if (auto r = parse_object(content, "content", m.content); !r) return r.as_failure();
         for (const char *key : {"msg_id", "msg_type"}) {
             auto it = m.header.find(key);
-            if (it == m.header.end() || !it->is_string()) {
-                result.error = std::string("header has no string \"") + key + "\"";
-                return result;
-            }
+            if (it == m.header.end() || !it->is_string()) return common::fail(std::string("header has no string \"") + key + "\"");
         }
         for (size_t i = delim + 6; i < frames.size(); ++i) m.buffers.emplace_back(frames[i]);
-        result.message = std::move(m);
+        return m;
     } catch (const std::exception &e) {  // allocation failure on a huge frame, or a library surprise
-        result.message.reset();
-        result.error = std::string("cannot decode message: ") + e.what();
+        return common::fail(std::string("cannot decode message: ") + e.what());
     }
-    return result;
 }
 
 }  // namespace actionhost::jupyter

@@ -5,6 +5,7 @@
 // come back as a DecodeError), so it can be fuzzed directly.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -45,12 +46,7 @@ Message make_request(const ClientIdentity &who, std::string_view msg_type, nlohm
 // The wire frames of `msg`, signed with `signer`.
 std::vector<std::string> encode_message(const Message &msg, const HmacSigner &signer);
 
-struct DecodeResult {
-    std::optional<Message> message;  // set on success
-    std::string error;               // why the frames were refused
-};
-
-// Parses and verifies one multipart message. Never throws.
-DecodeResult decode_message(const std::vector<std::string_view> &frames, const HmacSigner &signer);
+// Parses and verifies one multipart message, or says why the frames were refused. Never throws.
+common::Result<Message> decode_message(const std::vector<std::string_view> &frames, const HmacSigner &signer);
 
 }  // namespace actionhost::jupyter
