@@ -136,8 +136,7 @@ std::string AgentSkillsService::read(const nlohmann::json &args) {
     const std::string path = args["path"].get<std::string>();
     // The server's binary check runs first, on the path as given; missing files count as text.
     if (is_absolute(path) && stat_path(path).kind == FileKind::regular) {
-        std::string err;
-        if (auto head = read_bytes(path, 1024, err); head && looks_binary(*head)) return error_obs("ERROR_BINARY_FILE");
+        if (auto head = read_bytes(path, 1024); head && looks_binary(head.value())) return error_obs("ERROR_BINARY_FILE");
     }
     EditorRequest req;
     req.command = "view";

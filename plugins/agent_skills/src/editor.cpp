@@ -219,27 +219,26 @@ void Editor::validate_file(const std::string &p) {
         throw validation_failed(p, reason);
     }
     if (is_supported_binary_suffix(lower_ascii(path_suffix(p)))) return;
-    std::string err;
-    auto head = read_bytes(p, 1024, err);
-    if (!head) throw ToolError("Ran into " + err + " while trying to read " + p);
-    if (looks_binary(*head))
+    auto head = read_bytes(p, 1024);
+    if (!head) throw ToolError("Ran into " + head.error().message + " while trying to read " + p);
+    if (looks_binary(head.value()))
         throw validation_failed(p, "File appears to be binary and this file type cannot be read or edited by this tool.");
 }
 
 Editor::Text Editor::read_text(const std::string &p) {
-    std::string err;
-    auto bytes = read_bytes(p, 0, err);
-    if (!bytes) throw ToolError("Ran into " + err + " while trying to read " + p);
-    auto decoded = decode_text(*bytes, err);
-    if (!decoded) throw ToolError("Ran into " + err + " while trying to read " + p);
-    return Text{std::move(decoded->text), std::move(decoded->encoding), decoded->crlf};
+    auto bytes = read_bytes(p, 0);
+    if (!bytes) throw ToolError("Ran into " + bytes.error().message + " while trying to read " + p);
+    auto decoded = decode_text(bytes.value());
+    if (!decoded) throw ToolError("Ran into " + decoded.error().message + " while trying to read " + p);
+    DecodedText &d = decoded.value();
+    return Text{std::move(d.text), std::move(d.encoding), d.crlf};
 }
 
 void Editor::write_text(const std::string &p, const std::string &text, const std::string &encoding, bool crlf) {
-    std::string err;
-    auto bytes = encode_text(text, encoding, crlf, err);
-    if (!bytes) throw ToolError("Ran into " + err + " while trying to write to " + p);
-    if (!write_atomic(p, *bytes, err, durable_)) throw ToolError("Ran into " + err + " while trying to write to " + p);
+    auto bytes = encode_text(text, encoding, crlf);
+    if (!bytes) throw ToolError("Ran into " + bytes.error().message + " while trying to write to " + p);
+    if (auto written = write_atomic(p, bytes.value(), durable_); !written)
+        throw ToolError("Ran into " + written.error().message + " while trying to write to " + p);
 }
 
 EditorResult Editor::view(const std::string &p, const nlohmann::json &view_range) {

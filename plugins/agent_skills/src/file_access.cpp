@@ -60,14 +60,11 @@ bool swap_in(const std::string &tmp, const std::string &path) {
     return true;
 }
 
-bool write_in_place(const std::string &path, const std::string &bytes, std::string &error, bool durable) {
+common::Status write_in_place(const std::string &path, const std::string &bytes, bool durable) {
     Fd f;
     f.fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-    if (f.fd < 0 || !write_all(f.fd, bytes) || (durable && ::fsync(f.fd) != 0)) {
-        error = os_error_text(errno, path);
-        return false;
-    }
-    return true;
+    if (f.fd < 0 || !write_all(f.fd, bytes) || (durable && ::fsync(f.fd) != 0)) return common::fail(os_error_text(errno, path), errno);
+    return common::ok();
 }
 
 }  // namespace
@@ -122,17 +119,14 @@ std::string os_error_text(int err, const std::string &path) {
     return "[Errno " + std::to_string(err) + "] " + std::strerror(err) + ": '" + path + "'";
 }
 
-std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes, std::string &error) {
+common::Result<std::string> read_bytes(const std::string &path, size_t max_bytes) {
     Fd f;
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (f.fd < 0) {
-        error = os_error_text(errno, path);
-        return std::nullopt;
-    }
+    if (f.fd < 0) return common::fail(os_error_text(errno, path), errno);
     struct stat st {};
     if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        error = os_error_text(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, path);
-        return std::nullopt;
+        const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return common::fail(os_error_text(err, path), err);
     }
     size_t want = static_cast<size_t>(st.st_size);
     if (max_bytes != 0 && want > max_bytes) want = max_bytes;
@@ -143,8 +137,7 @@ std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes,
         const ssize_t n = ::read(f.fd, out.data() + got, want - got);
         if (n < 0) {
             if (errno == EINTR) continue;
-            error = os_error_text(errno, path);
-            return std::nullopt;
+            return common::fail(os_error_text(errno, path), errno);
         }
         if (n == 0) break;
         got += static_cast<size_t>(n);
@@ -153,7 +146,7 @@ std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes,
     return out;
 }
 
-bool write_atomic(const std::string &path_in, const std::string &bytes, std::string &error, bool durable) {
+common::Status write_atomic(const std::string &path_in, const std::string &bytes, bool durable) {
     // Write through symlinks to their target, as open('w') would; renaming over the link would replace
     // the link itself.
     std::string path = path_in;
@@ -164,8 +157,8 @@ bool write_atomic(const std::string &path_in, const std::string &bytes, std::str
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
-        error = os_error_text(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, path_in);
-        return false;
+        const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return common::fail(os_error_text(err, path_in), err);
     }
     // A missing parent directory is an error, not created: the editor's `create` answers
     // `Ran into [Errno 2] No such file or directory: '<p>' ...` there, as openhands-aci's open('w') does.
@@ -175,14 +168,12 @@ bool write_atomic(const std::string &path_in, const std::string &bytes, std::str
     Fd tmp;
     tmp.fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (tmp.fd < 0) {
-        if (exists) return write_in_place(path, bytes, error, durable);
-        error = os_error_text(errno, path_in);
-        return false;
+        if (exists) return write_in_place(path, bytes, durable);
+        return common::fail(os_error_text(errno, path_in), errno);
     }
     auto fail = [&](int err) {
         ::unlink(tmpl.c_str());
-        error = os_error_text(err, path_in);
-        return false;
+        return common::fail(os_error_text(err, path_in), err);
     };
     mode_t mode;
     if (exists) {
@@ -196,15 +187,15 @@ bool write_atomic(const std::string &path_in, const std::string &bytes, std::str
         if (::fchown(tmp.fd, st.st_uid, st.st_gid) != 0) {
             // We may not give the file away; keep owner by rewriting in place instead.
             ::unlink(tmpl.c_str());
-            return write_in_place(path, bytes, error, durable);
+            return write_in_place(path, bytes, durable);
         }
     }
     if (::fchmod(tmp.fd, mode) != 0) return fail(errno);
     if (!write_all(tmp.fd, bytes)) return fail(errno);
     if (durable && ::fsync(tmp.fd) != 0) return fail(errno);
-    if (exists && !durable && swap_in(tmpl, path)) return true;
+    if (exists && !durable && swap_in(tmpl, path)) return common::ok();
     if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(errno);
-    return true;
+    return common::ok();
 }
 
 bool editor_fsync_enabled(const char *setting) {

@@ -3,6 +3,7 @@
 // writes (temp file in the same directory, optional fsync, rename) that keep the file's mode and owner.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,8 +37,8 @@ FileInfo stat_path(const std::string &path);  // follows symlinks, as Path.exist
 // "[Errno 13] Permission denied: '<path>'" — OSError's str().
 std::string os_error_text(int err, const std::string &path);
 
-// Reads up to `max_bytes` (all when 0). nullopt with `error` (os_error_text) on failure.
-std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes, std::string &error);
+// Reads up to `max_bytes` (all when 0). A failure's message is os_error_text, its sys_errno the errno.
+common::Result<std::string> read_bytes(const std::string &path, size_t max_bytes);
 
 // Replaces `path`'s content atomically. An existing file keeps its mode and owner (written through a
 // symlink to its target); a new file gets 0666 & ~umask and the parents it needs. Where the temp-file
@@ -46,7 +47,8 @@ std::optional<std::string> read_bytes(const std::string &path, size_t max_bytes,
 // Without it the write is still all-or-nothing for every reader and against a crash of any process:
 // a complete file is swapped in (an exchange of names where the file system has it, else a rename),
 // but an edit of the last seconds before a power loss may be lost or leave the file empty.
-bool write_atomic(const std::string &path, const std::string &bytes, std::string &error, bool durable = false);
+// Fails with os_error_text (and the errno).
+common::Status write_atomic(const std::string &path, const std::string &bytes, bool durable = false);
 
 // ACTIONHOST_EDITOR_FSYNC: "1", "true", "True" or "yes" turn the fsync on; unset or anything else
 // leaves it off (OpenHands' editor never fsyncs; an fsync costs a journal commit, milliseconds).

@@ -57,12 +57,11 @@ bool is_file(const std::string &p) { return stat_path(p).kind == FileKind::regul
 bool is_dir(const std::string &p) { return stat_path(p).kind == FileKind::directory; }
 
 std::string read_text_file(const std::string &p) {
-    std::string err;
-    auto bytes = read_bytes(p, 0, err);
-    if (!bytes) throw SkillError(err);
-    auto text = decode_text(*bytes, err);
-    if (!text) throw SkillError(err);
-    return std::move(text->text);
+    auto bytes = read_bytes(p, 0);
+    if (!bytes) throw SkillError(bytes.error().message);
+    auto text = decode_text(bytes.value());
+    if (!text) throw SkillError(text.error().message);
+    return std::move(text.value().text);
 }
 
 long long total_lines_of(const std::string &text) { return std::max<long long>(1, static_cast<long long>(count_lines(text))); }
@@ -225,12 +224,11 @@ std::string search_dir(const SkillContext &ctx, const Args &a) {
         const std::string shown_root = dir + root.substr(base.size());
         for (const auto &f : files) {
             if (f.front() == '.') continue;
-            std::string err;
-            auto bytes = read_bytes(path_join(root, f), 64 * 1024 * 1024, err);
+            auto bytes = read_bytes(path_join(root, f), 64 * 1024 * 1024);
             if (!bytes) continue;
             const std::string shown = path_join(shown_root, f);
             size_t n = 0;
-            for (auto line : lines_keepends(*bytes)) {
+            for (auto line : lines_keepends(bytes.value())) {
                 ++n;
                 if (line.find(term) == std::string_view::npos) continue;
                 hits.push_back({shown, n, common::sanitize_utf8(py_strip(line))});

@@ -177,7 +177,7 @@ bool looks_binary(std::string_view chunk) {
     return nul_or_ff;
 }
 
-std::optional<DecodedText> decode_text(std::string_view bytes, std::string &error) {
+common::Result<DecodedText> decode_text(std::string_view bytes) {
     DecodedText out;
     bool crlf = false;
     if (valid_utf8(bytes)) {
@@ -191,24 +191,17 @@ std::optional<DecodedText> decode_text(std::string_view bytes, std::string &erro
         return out;
     }
     const std::string charset = detect_charset(bytes);
-    if (charset.empty() || charset == "ASCII" || charset == "UTF-8") {
-        error = utf8_error(bytes);
-        return std::nullopt;
-    }
+    if (charset.empty() || charset == "ASCII" || charset == "UTF-8") return common::fail(utf8_error(bytes));
     size_t bad_at = 0;
     auto utf8 = convert(bytes, "UTF-8", charset.c_str(), bad_at);
-    if (!utf8) {
-        error = "'" + charset + "' codec can't decode the file (detected encoding " + charset + ")";
-        return std::nullopt;
-    }
+    if (!utf8) return common::fail("'" + charset + "' codec can't decode the file (detected encoding " + charset + ")");
     out.encoding = charset;
     out.text = normalise_newlines(*utf8, crlf);
     out.crlf = crlf;
     return out;
 }
 
-std::optional<std::string> encode_text(std::string_view text, const std::string &encoding, bool crlf,
-                                       std::string &error) {
+common::Result<std::string> encode_text(std::string_view text, const std::string &encoding, bool crlf) {
     std::string with_ends;
     if (crlf) {
         with_ends.reserve(text.size() + text.size() / 16);
@@ -221,11 +214,8 @@ std::optional<std::string> encode_text(std::string_view text, const std::string 
     if (encoding == "utf-8") return std::string(text);
     size_t bad_at = 0;
     auto out = convert(text, encoding.c_str(), "UTF-8", bad_at);
-    if (!out) {
-        error = "'" + encoding + "' codec can't encode the text: a character has no representation in " + encoding;
-        return std::nullopt;
-    }
-    return out;
+    if (!out) return common::fail("'" + encoding + "' codec can't encode the text: a character has no representation in " + encoding);
+    return std::move(*out);
 }
 
 }  // namespace actionhost::agent_skills

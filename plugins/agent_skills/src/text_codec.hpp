@@ -4,6 +4,7 @@
 // convention.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,13 +20,12 @@ struct DecodedText {
     bool crlf = false;     // the file used "\r\n" line ends throughout: written back that way
 };
 
-// Decodes file bytes; on failure returns nullopt and sets `error` to a Python-like reason
+// Decodes file bytes; a failure says why in Python's words
 // ("'utf-8' codec can't decode byte 0xff in position 3: invalid start byte").
-std::optional<DecodedText> decode_text(std::string_view bytes, std::string &error);
+common::Result<DecodedText> decode_text(std::string_view bytes);
 
-// Encodes UTF-8 `text` back to `encoding` (and CRLF when asked). Returns nullopt with `error` set when a
-// character has no representation there.
-std::optional<std::string> encode_text(std::string_view text, const std::string &encoding, bool crlf,
-                                       std::string &error);
+// Encodes UTF-8 `text` back to `encoding` (and CRLF when asked). Fails when a character has no
+// representation there.
+common::Result<std::string> encode_text(std::string_view text, const std::string &encoding, bool crlf);
 
 }  // namespace actionhost::agent_skills

@@ -115,13 +115,14 @@ TEST(FileSafety, AtomicWritesReplaceWholeKeepModeAndLeaveNoTempFiles) {
         const std::string path = dir / "f.txt";
         write_file(path, "old content\n");
         ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
-        std::string error;
-        ASSERT_TRUE(write_atomic(path, "new content\n", error, durable)) << error;
+        auto written = write_atomic(path, "new content\n", durable);
+        ASSERT_TRUE(written) << written.error().message;
         EXPECT_EQ(read_file(path), "new content\n");
         struct stat st {};
         ASSERT_EQ(::stat(path.c_str(), &st), 0);
         EXPECT_EQ(st.st_mode & 07777, 0640u);
-        ASSERT_TRUE(write_atomic(dir / "new.txt", "fresh\n", error, durable)) << error;
+        written = write_atomic(dir / "new.txt", "fresh\n", durable);
+        ASSERT_TRUE(written) << written.error().message;
         EXPECT_EQ(read_file(dir / "new.txt"), "fresh\n");
         size_t entries = 0;
         for (const auto &e : std::filesystem::directory_iterator(dir.path())) {

@@ -113,10 +113,9 @@ std::string latex_to_text(const std::string &src) {
 }
 
 std::string parse_latex(const std::string &path) {
-    std::string err;
-    auto bytes = read_bytes(path, 0, err);
-    if (!bytes) throw std::runtime_error(err);
-    return "[Reading LaTex file from " + path + "]\n" + std::string(py_strip(latex_to_text(*bytes))) + "\n";
+    auto bytes = read_bytes(path, 0);
+    if (!bytes) throw std::runtime_error(bytes.error().message);
+    return "[Reading LaTex file from " + path + "]\n" + std::string(py_strip(latex_to_text(bytes.value()))) + "\n";
 }
 
 }  // namespace actionhost::agent_skills
