@@ -77,9 +77,8 @@ int main(int argc, char **argv) {
         ab::ServiceOptions o;
         o.working_dir = wd.path();
         ab::BrowserService svc(o);
-        std::string err = svc.start_now();
-        if (!err.empty()) {
-            std::fprintf(stderr, "browser start failed: %s\n", err.c_str());
+        if (auto started = svc.start_now(); !started) {
+            std::fprintf(stderr, "browser start failed: %s\n", started.error().message.c_str());
             return 1;
         }
         starts.push_back(svc.last_start_seconds() * 1000);

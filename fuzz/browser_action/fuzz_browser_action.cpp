@@ -6,7 +6,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto r = actionhost::browser::parse_actions(std::string_view(reinterpret_cast<const char *>(data), size));
-    for (const auto &call : r.calls) {
+    if (!r) return 0;
+    for (const auto &call : r.value()) {
         for (const auto &a : call.args) (void)a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         for (const auto &kv : call.kwargs) (void)kv.second.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }

@@ -419,22 +419,17 @@ std::string strip_comments_naive(std::string_view code) {
 
 }  // namespace
 
-ParseResult parse_actions(std::string_view code) {
-    ParseResult result;
+common::Result<std::vector<ParsedCall>> parse_actions(std::string_view code) {
     try {
         Parser p(Tokenizer(code).run());
-        result.calls = p.program();
-        if (result.calls.empty()) result.error = "ValueError: Received an empty action.";
+        std::vector<ParsedCall> calls = p.program();
+        if (calls.empty()) return common::fail("ValueError: Received an empty action.");
+        return calls;
     } catch (const SyntaxError &e) {
-        result.calls.clear();
-        if (!looks_like_it_calls(strip_comments_naive(code))) {
-            result.error = "ValueError: Received an empty action.";
-        } else {
-            result.error = "SyntaxError: " + std::string(e.what()) + " (line " + std::to_string(e.line) +
-                           ", column " + std::to_string(e.column) + ")";
-        }
+        if (!looks_like_it_calls(strip_comments_naive(code))) return common::fail("ValueError: Received an empty action.");
+        return common::fail("SyntaxError: " + std::string(e.what()) + " (line " + std::to_string(e.line) + ", column " +
+                            std::to_string(e.column) + ")");
     }
-    return result;
 }
 
 }  // namespace actionhost::browser

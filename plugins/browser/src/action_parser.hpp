@@ -6,6 +6,7 @@
 // Python quote styles with escapes, numbers, True/False/None, lists, tuples, dicts).
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -24,14 +25,9 @@ struct ParsedCall {
     int column = 1;
 };
 
-struct ParseResult {
-    std::vector<ParsedCall> calls;
-    // Empty on success; otherwise a BrowserGym-style error, "<ExceptionClass>: <message>", e.g.
-    // "ValueError: Received an empty action." or "SyntaxError: ... (line 1, column 8)".
-    std::string error;
-};
-
-// Parses `code`. Never throws; every malformed input yields `error`.
-ParseResult parse_actions(std::string_view code);
+// Parses `code` into its calls (at least one). Never throws; every malformed input fails with a
+// BrowserGym-style error, "<ExceptionClass>: <message>", e.g. "ValueError: Received an empty action."
+// or "SyntaxError: ... (line 1, column 8)".
+common::Result<std::vector<ParsedCall>> parse_actions(std::string_view code);
 
 }  // namespace actionhost::browser

@@ -60,12 +60,9 @@ std::string quoted_list(const std::vector<std::string> &names) {
 
 bool is_known_action(const std::string &name) { return find(name) != nullptr; }
 
-std::optional<BoundCall> bind_call(const ParsedCall &call, std::string &error) {
+common::Result<BoundCall> bind_call(const ParsedCall &call) {
     const Signature *sig = find(call.name);
-    if (sig == nullptr) {
-        error = "NameError: Invalid action type '" + call.name + "'.";
-        return std::nullopt;
-    }
+    if (sig == nullptr) return common::fail("NameError: Invalid action type '" + call.name + "'.");
     const std::string fn = call.name + "()";
     const size_t max_pos = sig->params.size();
     if (call.args.size() > max_pos) {
@@ -75,9 +72,8 @@ std::optional<BoundCall> bind_call(const ParsedCall &call, std::string &error) {
         std::string takes = required == max_pos ? std::to_string(max_pos)
                                                 : "from " + std::to_string(required) + " to " + std::to_string(max_pos);
         const bool one = required == max_pos && max_pos == 1;
-        error = "TypeError: " + fn + " takes " + takes + " positional argument" + (one ? "" : "s") + " but " +
-                std::to_string(call.args.size()) + (call.args.size() == 1 ? " was" : " were") + " given";
-        return std::nullopt;
+        return common::fail("TypeError: " + fn + " takes " + takes + " positional argument" + (one ? "" : "s") + " but " +
+                            std::to_string(call.args.size()) + (call.args.size() == 1 ? " was" : " were") + " given");
     }
     BoundCall bound{call.name, {}};
     for (size_t i = 0; i < call.args.size(); ++i) bound.args[sig->params[i].name] = call.args[i];
@@ -85,14 +81,8 @@ std::optional<BoundCall> bind_call(const ParsedCall &call, std::string &error) {
         bool known = false;
         for (const auto &p : sig->params)
             if (key == p.name) known = true;
-        if (!known) {
-            error = "TypeError: " + fn + " got an unexpected keyword argument '" + key + "'";
-            return std::nullopt;
-        }
-        if (bound.args.count(key) != 0) {
-            error = "TypeError: " + fn + " got multiple values for argument '" + key + "'";
-            return std::nullopt;
-        }
+        if (!known) return common::fail("TypeError: " + fn + " got an unexpected keyword argument '" + key + "'");
+        if (bound.args.count(key) != 0) return common::fail("TypeError: " + fn + " got multiple values for argument '" + key + "'");
         bound.args[key] = value;
     }
     std::vector<std::string> missing;
@@ -103,11 +93,9 @@ std::optional<BoundCall> bind_call(const ParsedCall &call, std::string &error) {
         else
             missing.emplace_back(p.name);
     }
-    if (!missing.empty()) {
-        error = "TypeError: " + fn + " missing " + std::to_string(missing.size()) + " required positional argument" +
-                (missing.size() == 1 ? "" : "s") + ": " + quoted_list(missing);
-        return std::nullopt;
-    }
+    if (!missing.empty())
+        return common::fail("TypeError: " + fn + " missing " + std::to_string(missing.size()) + " required positional argument" +
+                            (missing.size() == 1 ? "" : "s") + ": " + quoted_list(missing));
     return bound;
 }
 

@@ -2,6 +2,7 @@
 // that a wrong call fails with the TypeError text Python would print.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,8 +21,8 @@ struct BoundCall {
 // infeas subsets and noop).
 bool is_known_action(const std::string &name);
 
-// Binds `call` as Python would. On failure returns nullopt and sets `error` to
+// Binds `call` as Python would. A failure says why as Python would:
 // "TypeError: fill() missing 1 required positional argument: 'value'" and the like.
-std::optional<BoundCall> bind_call(const ParsedCall &call, std::string &error);
+common::Result<BoundCall> bind_call(const ParsedCall &call);
 
 }  // namespace actionhost::browser

@@ -216,9 +216,9 @@ StepResult BrowserEnv::step(const StepRequest &request) {
         if (request.calls) {
             calls = *request.calls;
         } else {
-            ParseResult parsed = parse_actions(request.action_text);
-            if (!parsed.error.empty()) result.last_action_error = parsed.error;
-            calls = std::move(parsed.calls);
+            auto parsed = parse_actions(request.action_text);
+            if (parsed) calls = std::move(parsed).value();
+            else result.last_action_error = parsed.error().message;
         }
         // BrowserGym checks every name before running anything.
         for (const auto &c : calls) {
@@ -230,10 +230,9 @@ StepResult BrowserEnv::step(const StepRequest &request) {
         }
         bool interacted = false;
         for (const auto &c : calls) {
-            std::string bind_error;
-            auto bound = bind_call(c, bind_error);
+            auto bound = bind_call(c);
             if (!bound) {
-                result.last_action_error = bind_error;
+                result.last_action_error = bound.error().message;
                 break;
             }
             // Input can schedule a navigation a task later (links, submits, change handlers);
@@ -242,7 +241,7 @@ StepResult BrowserEnv::step(const StepRequest &request) {
                                                                 "clear", "drag_and_drop", "upload_file", "hover", "focus"};
             if (kInputActions.count(c.name) != 0) interacted = true;
             try {
-                run_action(*bound, request);
+                run_action(bound.value(), request);
             } catch (const ActionError &e) {
                 result.last_action_error = e.what();
                 break;

@@ -29,8 +29,8 @@ class BrowserPlugin : public sdk::Plugin {
     ah_status_t init() override {
         auto when = host().config("ACTIONHOST_BROWSER_START");
         if (when && (*when == "init" || *when == "eager")) {
-            std::string err = service_->start_now();
-            if (!err.empty()) host().log(AH_LOG_WARNING, "browser: could not start at init: " + err);
+            if (auto started = service_->start_now(); !started)
+                host().log(AH_LOG_WARNING, "browser: could not start at init: " + started.error().message);
         }
         return AH_OK;
     }

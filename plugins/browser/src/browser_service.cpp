@@ -60,7 +60,11 @@ BrowserService::BrowserService(ServiceOptions options) : options_(std::move(opti
     eo.chromium_path = options_.chromium_path;
     eo.downloads_dir = options_.working_dir + "/.downloads";
     env_ = std::make_unique<BrowserEnv>(eo);
-    if (!options_.eval_env.empty()) eval_task_ = make_eval_task(options_.eval_env, options_.miniwob_url, eval_error_);
+    if (!options_.eval_env.empty()) {
+        auto task = make_eval_task(options_.eval_env, options_.miniwob_url);
+        if (task) eval_task_ = std::move(task).value();
+        else eval_error_ = task.error().message;
+    }
 }
 
 BrowserService::~BrowserService() { shutdown(); }
@@ -80,14 +84,14 @@ double BrowserService::last_start_seconds() {
     return env_->last_start_seconds();
 }
 
-std::string BrowserService::start_now() {
-    if (!options_.browser_enabled) return "";
+common::Status BrowserService::start_now() {
+    if (!options_.browser_enabled) return common::ok();
     std::lock_guard<std::mutex> lock(mu_);
     try {
         env_->ensure_started(Clock::now() + std::chrono::seconds(60));
-        return "";
+        return common::ok();
     } catch (const std::exception &e) {
-        return e.what();
+        return common::fail(e.what());
     }
 }
 
@@ -121,15 +125,15 @@ std::string BrowserService::execute(const std::string &action_json, const std::s
     }
 }
 
-std::string BrowserService::ensure_episode(Clock::time_point deadline) {
-    if (options_.eval_env.empty()) return "";
-    if (!eval_task_) return eval_error_;
+common::Status BrowserService::ensure_episode(Clock::time_point deadline) {
+    if (options_.eval_env.empty()) return common::ok();
+    if (!eval_task_) return common::fail(eval_error_);
     env_->ensure_started(deadline);
-    if (episode_browser_start_ == env_->start_count()) return "";
+    if (episode_browser_start_ == env_->start_count()) return common::ok();
     // A new browser (first use or a restart) starts a new episode, as OpenHands resets its env.
     eval_goal_ = eval_task_->reset(*env_, deadline);
     episode_browser_start_ = env_->start_count();
-    return "";
+    return common::ok();
 }
 
 std::string BrowserService::eval_answer(const std::string &request) {
@@ -139,8 +143,8 @@ std::string BrowserService::eval_answer(const std::string &request) {
     BrowseObservation obs;
     obs.trigger_by_action = "browse_interactive";
     try {
-        std::string failure = ensure_episode(Clock::now() + std::chrono::seconds(kStartTimeoutSeconds));
-        if (!failure.empty()) throw std::runtime_error(failure);
+        if (auto episode = ensure_episode(Clock::now() + std::chrono::seconds(kStartTimeoutSeconds)); !episode)
+            throw std::runtime_error(episode.error().message);
         obs.raw_content = request == "GET_EVAL_GOAL" ? eval_goal_ : rewards_json(eval_rewards_);
     } catch (const std::exception &e) {
         obs.error = true;
@@ -182,8 +186,7 @@ std::string BrowserService::step_to_observation(const std::string &action, const
     try {
         const auto start_deadline = Clock::now() + std::chrono::seconds(kStartTimeoutSeconds);
         env_->ensure_started(start_deadline);
-        std::string failure = ensure_episode(start_deadline);
-        if (!failure.empty()) throw std::runtime_error(failure);
+        if (auto episode = ensure_episode(start_deadline); !episode) throw std::runtime_error(episode.error().message);
     } catch (const std::exception &e) {
         obs.error = true;
         obs.last_browser_action_error = e.what();

@@ -3,6 +3,7 @@
 // hands downloads over as `download` observations, and never throws.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,8 +32,8 @@ class BrowserService {
     // the observation JSON text. `cwd` is the session's shell directory.
     std::string execute(const std::string &action_json, const std::string &cwd);
 
-    // Starts the browser now (when configured to start at init). Returns "" or the failure text.
-    std::string start_now();
+    // Starts the browser now (when configured to start at init), or says why it could not.
+    common::Status start_now();
     void shutdown();
     std::vector<pid_t> browser_pids();
     double last_start_seconds();
@@ -42,8 +43,9 @@ class BrowserService {
                                     const std::string &cwd);
     std::string save_screenshot(const std::string &b64);
     std::string take_download(const DownloadResult &d);
-    // Eval mode: starts the task's episode if this browser has not got one; "" or the failure.
-    std::string ensure_episode(Clock::time_point deadline);
+    // Eval mode: starts the task's episode if this browser has not got one, or says why it cannot run
+    // (the task's reset throws as the browser does).
+    common::Status ensure_episode(Clock::time_point deadline);
     std::string eval_answer(const std::string &request);
 
     ServiceOptions options_;

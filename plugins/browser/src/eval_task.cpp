@@ -65,20 +65,17 @@ class MiniwobTask : public EvalTask {
 
 }  // namespace
 
-std::unique_ptr<EvalTask> make_eval_task(const std::string &env_id, const std::string &miniwob_url, std::string &error) {
+common::Result<std::unique_ptr<EvalTask>> make_eval_task(const std::string &env_id, const std::string &miniwob_url) {
     if (env_id.rfind(kMiniwobPrefix, 0) == 0 && env_id.size() > std::string(kMiniwobPrefix).size()) {
-        if (miniwob_url.empty()) {
-            error = "Please provide a Miniwob base URL (or setup one using the environment variable MINIWOB_URL).";
-            return nullptr;
-        }
-        return std::make_unique<MiniwobTask>(miniwob_url + env_id.substr(std::string(kMiniwobPrefix).size()) + ".html");
+        if (miniwob_url.empty())
+            return common::fail("Please provide a Miniwob base URL (or setup one using the environment variable MINIWOB_URL).");
+        return std::unique_ptr<EvalTask>(
+            std::make_unique<MiniwobTask>(miniwob_url + env_id.substr(std::string(kMiniwobPrefix).size()) + ".html"));
     }
     if (env_id.find("webarena") != std::string::npos)
-        error = "Unsupported browsergym eval env: " + env_id +
-                " (WebArena tasks need their Python evaluators; actionhost runs MiniWoB++ tasks only)";
-    else
-        error = "Unsupported browsergym eval env: " + env_id;
-    return nullptr;
+        return common::fail("Unsupported browsergym eval env: " + env_id +
+                            " (WebArena tasks need their Python evaluators; actionhost runs MiniWoB++ tasks only)");
+    return common::fail("Unsupported browsergym eval env: " + env_id);
 }
 
 std::string rewards_json(const std::vector<double> &rewards) {

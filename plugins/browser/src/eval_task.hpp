@@ -8,6 +8,7 @@
 // are refused with a clear message when the first browsing action arrives.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <memory>
 #include <string>
 
@@ -24,8 +25,8 @@ class EvalTask {
     virtual double reward(BrowserEnv &env, Clock::time_point deadline) = 0;
 };
 
-// The task for `env_id`, or nullptr with `error` set (unknown suite, missing MINIWOB_URL).
-std::unique_ptr<EvalTask> make_eval_task(const std::string &env_id, const std::string &miniwob_url, std::string &error);
+// The task for `env_id`, or why there is none (unknown suite, missing MINIWOB_URL).
+common::Result<std::unique_ptr<EvalTask>> make_eval_task(const std::string &env_id, const std::string &miniwob_url);
 
 // Python's json.dumps of a list of floats: "[0.0, 1.0]".
 std::string rewards_json(const std::vector<double> &rewards);

@@ -358,7 +358,8 @@ TEST(BrowserServiceLifecycle, ShutdownKillsTheProcessGroupAndRemovesTheProfile) 
     ab::ServiceOptions o;
     o.working_dir = wd.path();
     ab::BrowserService svc(o);
-    ASSERT_EQ(svc.start_now(), "");
+    auto started = svc.start_now();
+    ASSERT_TRUE(started) << started.error().message;
     if (old_tmp != nullptr) ::setenv("TMPDIR", saved.c_str(), 1); else ::unsetenv("TMPDIR");
     auto pids = svc.browser_pids();
     ASSERT_GE(pids.size(), 2u) << "chromium runs helper processes in its group";

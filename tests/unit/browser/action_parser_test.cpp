@@ -6,42 +6,47 @@
 namespace ab = actionhost::browser;
 using nlohmann::json;
 
+namespace {
+// The refusal's text; "" when the code parsed (an expectation on the text then fails).
+std::string why(const actionhost::common::Result<std::vector<ab::ParsedCall>> &r) { return r ? std::string() : r.error().message; }
+}  // namespace
+
 TEST(ActionParser, SingleCallWithPositionalAndKeywordArguments) {
     auto r = ab::parse_actions("click('12', button=\"right\", modifiers=['Shift', 'Control'])");
-    ASSERT_EQ(r.error, "");
-    ASSERT_EQ(r.calls.size(), 1u);
-    EXPECT_EQ(r.calls[0].name, "click");
-    EXPECT_EQ(r.calls[0].args, std::vector<json>{json("12")});
-    ASSERT_EQ(r.calls[0].kwargs.size(), 2u);
-    EXPECT_EQ(r.calls[0].kwargs[0].first, "button");
-    EXPECT_EQ(r.calls[0].kwargs[0].second, "right");
-    EXPECT_EQ(r.calls[0].kwargs[1].second, json({"Shift", "Control"}));
+    ASSERT_TRUE(r) << why(r);
+    ASSERT_EQ(r.value().size(), 1u);
+    EXPECT_EQ(r.value()[0].name, "click");
+    EXPECT_EQ(r.value()[0].args, std::vector<json>{json("12")});
+    ASSERT_EQ(r.value()[0].kwargs.size(), 2u);
+    EXPECT_EQ(r.value()[0].kwargs[0].first, "button");
+    EXPECT_EQ(r.value()[0].kwargs[0].second, "right");
+    EXPECT_EQ(r.value()[0].kwargs[1].second, json({"Shift", "Control"}));
 }
 
 TEST(ActionParser, SeveralCallsSeparatedByNewlinesSemicolonsAndComments) {
     auto r = ab::parse_actions("# fill the form\nfill('5', 'a') ; fill('6', 'b')  # trailing\n\n  click('7')\n");
-    ASSERT_EQ(r.error, "");
-    ASSERT_EQ(r.calls.size(), 3u);
-    EXPECT_EQ(r.calls[0].name, "fill");
-    EXPECT_EQ(r.calls[1].args[1], "b");
-    EXPECT_EQ(r.calls[2].name, "click");
-    EXPECT_EQ(r.calls[2].line, 4);
-    EXPECT_EQ(r.calls[2].column, 3);
+    ASSERT_TRUE(r) << why(r);
+    ASSERT_EQ(r.value().size(), 3u);
+    EXPECT_EQ(r.value()[0].name, "fill");
+    EXPECT_EQ(r.value()[1].args[1], "b");
+    EXPECT_EQ(r.value()[2].name, "click");
+    EXPECT_EQ(r.value()[2].line, 4);
+    EXPECT_EQ(r.value()[2].column, 3);
 }
 
 TEST(ActionParser, StringEscapesAndQuoteStyles) {
     auto r = ab::parse_actions(R"(fill('1', "it's \"x\"\n\t\\ \x41\u00e9\U0001F600 \q") ; fill('2', '''multi
 line''' "concat"))");
-    ASSERT_EQ(r.error, "");
-    ASSERT_EQ(r.calls.size(), 2u);
-    EXPECT_EQ(r.calls[0].args[1], "it's \"x\"\n\t\\ A\xC3\xA9\xF0\x9F\x98\x80 \\q");
-    EXPECT_EQ(r.calls[1].args[1], "multi\nlineconcat");
+    ASSERT_TRUE(r) << why(r);
+    ASSERT_EQ(r.value().size(), 2u);
+    EXPECT_EQ(r.value()[0].args[1], "it's \"x\"\n\t\\ A\xC3\xA9\xF0\x9F\x98\x80 \\q");
+    EXPECT_EQ(r.value()[1].args[1], "multi\nlineconcat");
 }
 
 TEST(ActionParser, NumbersBooleansNoneListsTuplesDicts) {
     auto r = ab::parse_actions("f(1, -2, 3.5, 1e3, -0.25, True, False, None, [1, [2]], (3,), (4), {'a': 1,}, [],)");
-    ASSERT_EQ(r.error, "");
-    const auto &a = r.calls[0].args;
+    ASSERT_TRUE(r) << why(r);
+    const auto &a = r.value()[0].args;
     ASSERT_EQ(a.size(), 13u);
     EXPECT_TRUE(a[0].is_number_integer());
     EXPECT_EQ(a[1], -2);
@@ -60,63 +65,61 @@ TEST(ActionParser, NumbersBooleansNoneListsTuplesDicts) {
 
 TEST(ActionParser, ArgumentsSpanLinesInsideBrackets) {
     auto r = ab::parse_actions("select_option(\n  '3',\n  ['a',\n   'b'],\n)");
-    ASSERT_EQ(r.error, "");
-    EXPECT_EQ(r.calls[0].args[1], json({"a", "b"}));
+    ASSERT_TRUE(r) << why(r);
+    EXPECT_EQ(r.value()[0].args[1], json({"a", "b"}));
 }
 
 TEST(ActionParser, EmptyActionsAsBrowserGymReportsThem) {
-    EXPECT_EQ(ab::parse_actions("").error, "ValueError: Received an empty action.");
-    EXPECT_EQ(ab::parse_actions("  \n# click('5')\n").error, "ValueError: Received an empty action.");
-    EXPECT_EQ(ab::parse_actions("hello").error, "ValueError: Received an empty action.");
+    EXPECT_EQ(why(ab::parse_actions("")), "ValueError: Received an empty action.");
+    EXPECT_EQ(why(ab::parse_actions("  \n# click('5')\n")), "ValueError: Received an empty action.");
+    EXPECT_EQ(why(ab::parse_actions("hello")), "ValueError: Received an empty action.");
 }
 
 TEST(ActionParser, SyntaxErrorsNameTheProblemAndPlace) {
     auto r = ab::parse_actions("click('1'");
-    EXPECT_EQ(r.error.rfind("SyntaxError: ", 0), 0u) << r.error;
-    EXPECT_TRUE(r.calls.empty());
+    EXPECT_EQ(why(r).rfind("SyntaxError: ", 0), 0u) << why(r);
+    EXPECT_FALSE(r);
     r = ab::parse_actions("click(bid)");
-    EXPECT_EQ(r.error, "SyntaxError: arguments must be literal values (strings, numbers, True/False/None, lists), got name 'bid' (line 1, column 7)");
+    EXPECT_EQ(why(r), "SyntaxError: arguments must be literal values (strings, numbers, True/False/None, lists), got name 'bid' (line 1, column 7)");
     r = ab::parse_actions("click(button='left', '1')");
-    EXPECT_NE(r.error.find("positional argument follows keyword argument"), std::string::npos) << r.error;
+    EXPECT_NE(why(r).find("positional argument follows keyword argument"), std::string::npos) << why(r);
     r = ab::parse_actions("click('1', button='l', button='r')");
-    EXPECT_NE(r.error.find("keyword argument repeated: button"), std::string::npos) << r.error;
+    EXPECT_NE(why(r).find("keyword argument repeated: button"), std::string::npos) << why(r);
     r = ab::parse_actions("fill('1', 'unterminated)");
-    EXPECT_NE(r.error.find("unterminated string literal"), std::string::npos) << r.error;
+    EXPECT_NE(why(r).find("unterminated string literal"), std::string::npos) << why(r);
     r = ab::parse_actions("click('1') click('2')");
-    EXPECT_NE(r.error.find("expected a newline or ';'"), std::string::npos) << r.error;
+    EXPECT_NE(why(r).find("expected a newline or ';'"), std::string::npos) << why(r);
     r = ab::parse_actions("page.click('1')");
-    EXPECT_NE(r.error.find("not actions"), std::string::npos) << r.error;
+    EXPECT_NE(why(r).find("not actions"), std::string::npos) << why(r);
     r = ab::parse_actions("fill('1', r'raw')");
-    EXPECT_NE(r.error.find("string prefix 'r'"), std::string::npos) << r.error;
+    EXPECT_NE(why(r).find("string prefix 'r'"), std::string::npos) << why(r);
 }
 
 TEST(ActionParser, DeepNestingIsRefusedNotRecursedForever) {
     std::string deep = "f(" + std::string(5000, '[') + std::string(5000, ']') + ")";
     auto r = ab::parse_actions(deep);
-    EXPECT_NE(r.error.find("nested too deeply"), std::string::npos) << r.error.substr(0, 200);
+    EXPECT_NE(why(r).find("nested too deeply"), std::string::npos) << why(r).substr(0, 200);
 }
 
 TEST(ActionSignatures, BindsLikePython) {
-    std::string err;
-    auto b = ab::bind_call(ab::parse_actions("click('4')").calls[0], err);
-    ASSERT_TRUE(b) << err;
-    EXPECT_EQ(b->args.at("bid"), "4");
-    EXPECT_EQ(b->args.at("button"), "left");
-    EXPECT_EQ(b->args.at("modifiers"), json::array());
-    b = ab::bind_call(ab::parse_actions("noop()").calls[0], err);
+    auto b = ab::bind_call(ab::parse_actions("click('4')").value()[0]);
+    ASSERT_TRUE(b) << b.error().message;
+    EXPECT_EQ(b.value().args.at("bid"), "4");
+    EXPECT_EQ(b.value().args.at("button"), "left");
+    EXPECT_EQ(b.value().args.at("modifiers"), json::array());
+    b = ab::bind_call(ab::parse_actions("noop()").value()[0]);
     ASSERT_TRUE(b);
-    EXPECT_EQ(b->args.at("wait_ms"), 1000);
-    b = ab::bind_call(ab::parse_actions("scroll(delta_y=3, delta_x=-1)").calls[0], err);
-    ASSERT_TRUE(b) << err;
-    EXPECT_EQ(b->args.at("delta_x"), -1);
+    EXPECT_EQ(b.value().args.at("wait_ms"), 1000);
+    b = ab::bind_call(ab::parse_actions("scroll(delta_y=3, delta_x=-1)").value()[0]);
+    ASSERT_TRUE(b) << b.error().message;
+    EXPECT_EQ(b.value().args.at("delta_x"), -1);
 }
 
 TEST(ActionSignatures, PythonTypeErrors) {
     auto fail = [](const std::string &code) {
-        std::string err;
-        auto b = ab::bind_call(ab::parse_actions(code).calls.at(0), err);
+        auto b = ab::bind_call(ab::parse_actions(code).value().at(0));
         EXPECT_FALSE(b) << code;
-        return err;
+        return b ? std::string() : b.error().message;
     };
     EXPECT_EQ(fail("fill('1')"), "TypeError: fill() missing 1 required positional argument: 'value'");
     EXPECT_EQ(fail("fill()"), "TypeError: fill() missing 2 required positional arguments: 'bid' and 'value'");
