@@ -52,7 +52,7 @@ std::vector<pid_t> descendants_of(pid_t root) {
     return out;
 }
 
-std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::string &error) {
+common::Result<std::unique_ptr<ServerProcess>> ServerProcess::spawn(const SpawnSpec &spec) {
     common::SpawnSpec child;
     child.argv = spec.argv;
     child.env = spec.env;
@@ -65,10 +65,7 @@ std::unique_ptr<ServerProcess> ServerProcess::spawn(const SpawnSpec &spec, std::
     child.new_session = true;
     if (spec.user.switch_user) child.user = common::UserSwitch{spec.user.uid, spec.user.gid, spec.user.groups};
     auto started = common::ChildProcess::spawn(child);
-    if (!started) {
-        error = started.error().message;
-        return nullptr;
-    }
+    if (!started) return started.as_failure();
     // The log (opened by the host for the child) belongs to the user the server runs as. Best effort:
     // the server writes through the descriptor it has either way.
     if (spec.user.switch_user && ::chown(spec.log_path.c_str(), spec.user.uid, spec.user.gid) != 0) {

@@ -2,6 +2,7 @@
 // chosen user, in the workspace; stopped with every descendant.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <sys/types.h>
 
 #include <chrono>
@@ -27,8 +28,8 @@ struct SpawnSpec {
 
 class ServerProcess {
   public:
-    // Starts the server (common::ChildProcess); returns nullptr with `error` set when it could not.
-    static std::unique_ptr<ServerProcess> spawn(const SpawnSpec &spec, std::string &error);
+    // Starts the server (common::ChildProcess), or says why it could not.
+    static common::Result<std::unique_ptr<ServerProcess>> spawn(const SpawnSpec &spec);
     ~ServerProcess();  // stops the tree
     ServerProcess(const ServerProcess &) = delete;
     ServerProcess &operator=(const ServerProcess &) = delete;

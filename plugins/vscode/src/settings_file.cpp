@@ -15,22 +15,22 @@ const std::string &default_settings_json() {
     return text;
 }
 
-std::string write_workspace_settings(const std::string &workspace) {
+common::Status write_workspace_settings(const std::string &workspace) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path dir = fs::path(workspace) / ".vscode";
     fs::create_directories(dir, ec);
-    if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+    if (ec) return common::fail("cannot create " + dir.string() + ": " + ec.message());
     fs::path file = dir / "settings.json";
     {
         std::ofstream out(file, std::ios::binary | std::ios::trunc);
-        if (!out) return "cannot write " + file.string();
+        if (!out) return common::fail("cannot write " + file.string());
         out << default_settings_json();
-        if (!out.flush()) return "cannot write " + file.string();
+        if (!out.flush()) return common::fail("cannot write " + file.string());
     }
     // chmod, not the umask-filtered create mode: OpenHands makes it writable for every user.
-    if (::chmod(file.c_str(), 0666) != 0) return "cannot chmod " + file.string();
-    return "";
+    if (::chmod(file.c_str(), 0666) != 0) return common::fail("cannot chmod " + file.string(), errno);
+    return common::ok();
 }
 
 }  // namespace actionhost::vscode

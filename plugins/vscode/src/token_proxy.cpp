@@ -301,7 +301,7 @@ TokenProxy::TokenProxy(std::string token, std::string upstream_socket, Logger lo
 
 TokenProxy::~TokenProxy() { stop(); }
 
-bool TokenProxy::start(const std::string &bind_host, int port, std::string &error) {
+common::Status TokenProxy::start(const std::string &bind_host, int port) {
     try {
         common::http::ServerSettings settings;
         settings.name = "vscode-proxy";
@@ -314,12 +314,11 @@ bool TokenProxy::start(const std::string &bind_host, int port, std::string &erro
             bind_host, static_cast<uint16_t>(port),
             [state](common::http::Request &req, common::http::Response &resp) { state->handle(req, resp); }, settings);
         state_->server->start();
-        return true;
+        return common::ok();
     } catch (const std::exception &e) {
-        error = e.what();
+        state_->server.reset();
+        return common::fail(e.what());
     }
-    state_->server.reset();
-    return false;
 }
 
 void TokenProxy::stop() {

@@ -8,6 +8,7 @@
 //     and Origin headers pass through, so code-server's own origin check still holds).
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -39,8 +40,8 @@ class TokenProxy {
     TokenProxy(const TokenProxy &) = delete;
     TokenProxy &operator=(const TokenProxy &) = delete;
 
-    // Listens on bind_host:port. False (with `error`) when the port cannot be bound.
-    bool start(const std::string &bind_host, int port, std::string &error);
+    // Listens on bind_host:port. Fails, saying why, when the port cannot be bound.
+    common::Status start(const std::string &bind_host, int port);
     // Stops listening and cuts every relayed connection. Idempotent.
     void stop();
 

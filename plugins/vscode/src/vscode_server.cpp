@@ -58,9 +58,8 @@ void VscodeServer::start() {
     if (auto mount = config("WORKSPACE_MOUNT_PATH_IN_SANDBOX"); mount && !mount->empty()) workspace_ = *mount;
 
     // OpenHands writes settings.json before any of its checks.
-    if (std::string err = write_workspace_settings(settings_root); !err.empty()) {
-        settings_.log(AH_LOG_WARNING, "vscode: " + err);
-    }
+    if (auto written = write_workspace_settings(settings_root); !written)
+        settings_.log(AH_LOG_WARNING, "vscode: " + written.error().message);
 
     RunAsDecision who = decide_run_as(settings_.username, config("RUNTIME_USERNAME"));
     if (!who.user) return disable(who.refusal);
@@ -135,10 +134,9 @@ bool VscodeServer::launch_locked() {
         std::filesystem::remove(paths.session_socket, ignored);
         if (!proxy_) {
             proxy_ = std::make_unique<TokenProxy>(token_, paths.socket, settings_.log);
-            std::string err;
-            if (!proxy_->start("0.0.0.0", public_port_, err)) {
+            if (auto listening = proxy_->start("0.0.0.0", public_port_); !listening) {
                 proxy_.reset();
-                disable("port " + std::to_string(public_port_) + " is not available: " + err);
+                disable("port " + std::to_string(public_port_) + " is not available: " + listening.error().message);
                 return false;
             }
         }
@@ -155,16 +153,17 @@ bool VscodeServer::launch_locked() {
     spec.cwd = workspace_;
     spec.user = *user_;
     spec.log_path = log_path_;
-    std::string err;
     ready_ = false;
     launched_at_ = std::chrono::steady_clock::now();
-    process_ = ServerProcess::spawn(spec, err);
-    if (!process_) {
-        disable(err);
+    auto spawned = ServerProcess::spawn(spec);
+    if (!spawned) {
+        process_.reset();
+        disable(spawned.error().message);
         if (proxy_) proxy_->stop();
         proxy_.reset();
         return false;
     }
+    process_ = std::move(spawned).value();
     settings_.log(AH_LOG_INFO, std::string("vscode: started ") + (code_server ? "code-server" : "openvscode-server") +
                                    " (pid " + std::to_string(process_->pid()) + ") as " + user_->name + " in " +
                                    workspace_ + ", port " + std::to_string(public_port_) +

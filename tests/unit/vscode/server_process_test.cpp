@@ -20,10 +20,9 @@ std::unique_ptr<ServerProcess> start_fixture(int lifetime_ms) {
     spec.argv = {AH_MAIN_THREAD_EXITS_FIRST, std::to_string(lifetime_ms)};
     spec.cwd = "/";
     spec.log_path = "/dev/null";
-    std::string error;
-    auto p = ServerProcess::spawn(spec, error);
-    EXPECT_TRUE(p) << error;
-    return p;
+    auto p = ServerProcess::spawn(spec);
+    EXPECT_TRUE(p) << p.error().message;
+    return p ? std::move(p).value() : nullptr;
 }
 
 // Bounded wait until the fixture's main thread has exited (a zombie to /proc) while the process lives on.
