@@ -58,14 +58,14 @@ std::string Gateway::update(std::vector<StdioServerConfig> configs) {
     }
     for (const auto &s : old->servers) s->stop();
 
-    std::vector<std::future<std::string>> starts;
+    std::vector<std::future<common::Status>> starts;
     for (const auto &s : fresh->servers)
         starts.push_back(std::async(std::launch::async, [s, t = settings_.start_timeout] { return s->ensure_started(t); }));
     std::string errors;
     for (size_t i = 0; i < starts.size(); ++i) {
-        const std::string why = starts[i].get();
-        if (why.empty()) continue;
-        const std::string line = "MCP server '" + fresh->servers[i]->name() + "' failed to start: " + why;
+        const common::Status started = starts[i].get();
+        if (started) continue;
+        const std::string line = "MCP server '" + fresh->servers[i]->name() + "' failed to start: " + started.error().message;
         settings_.log(AH_LOG_ERROR, line);
         errors += (errors.empty() ? "" : "\n") + line;
     }
@@ -92,7 +92,7 @@ RpcOutcome Gateway::list_tools() {
     std::vector<std::future<std::pair<json, std::string>>> lists;
     for (const auto &server : set->servers) {
         lists.push_back(std::async(std::launch::async, [this, server]() -> std::pair<json, std::string> {
-            if (std::string why = server->ensure_started(settings_.start_timeout); !why.empty()) return {json::array(), why};
+            if (auto started = server->ensure_started(settings_.start_timeout); !started) return {json::array(), started.error().message};
             json tools = json::array();
             json cursor;
             for (int page = 0; page < kMaxToolPages; ++page) {
@@ -152,8 +152,8 @@ RpcOutcome Gateway::call_tool(const json &params) {
         route = find();
     }
     if (!route) return RpcOutcome::failure(-32602, "Unknown tool: " + name);
-    if (std::string why = route->server->ensure_started(settings_.start_timeout); !why.empty())
-        return RpcOutcome::failure(-32603, "MCP server '" + route->server->name() + "' cannot be started: " + why);
+    if (auto started = route->server->ensure_started(settings_.start_timeout); !started)
+        return RpcOutcome::failure(-32603, "MCP server '" + route->server->name() + "' cannot be started: " + started.error().message);
     json forwarded = {{"name", route->tool}, {"arguments", params.value("arguments", json::object())}};
     if (params.contains("_meta")) forwarded["_meta"] = params["_meta"];
     return route->server->request("tools/call", forwarded, settings_.call_timeout);

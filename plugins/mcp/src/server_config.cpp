@@ -3,6 +3,7 @@
 #include <boost/program_options/parsers.hpp>
 
 #include <actionhost/common/json_io.hpp>
+#include <actionhost/common/result.hpp>
 #include <algorithm>
 #include <regex>
 
@@ -34,33 +35,33 @@ bool balanced_quotes(const std::string &s) {
     return quote == 0;
 }
 
-// One item; "" or the reason it is refused.
-std::string parse_item(const nlohmann::json &item, StdioServerConfig &out) {
-    if (!item.is_object()) return "must be an object with \"name\" and \"command\"";
-    if (!item.contains("name") || !item["name"].is_string()) return "\"name\" must be a string";
+// One item, or the reason it is refused.
+common::Status parse_item(const nlohmann::json &item, StdioServerConfig &out) {
+    if (!item.is_object()) return common::fail("must be an object with \"name\" and \"command\"");
+    if (!item.contains("name") || !item["name"].is_string()) return common::fail("\"name\" must be a string");
     out.name = strip(item["name"].get<std::string>());
-    if (out.name.empty()) return "Server name cannot be empty";
+    if (out.name.empty()) return common::fail("Server name cannot be empty");
     static const std::regex name_re("^[a-zA-Z0-9_-]+$");
     if (!std::regex_match(out.name, name_re))
-        return "Server name can only contain letters, numbers, hyphens, and underscores";
-    if (!item.contains("command") || !item["command"].is_string()) return "\"command\" must be a string";
+        return common::fail("Server name can only contain letters, numbers, hyphens, and underscores");
+    if (!item.contains("command") || !item["command"].is_string()) return common::fail("\"command\" must be a string");
     out.command = strip(item["command"].get<std::string>());
-    if (out.command.empty()) return "Command cannot be empty";
+    if (out.command.empty()) return common::fail("Command cannot be empty");
     if (out.command.find(' ') != std::string::npos)
-        return "Command should be a single executable without spaces (use arguments field for parameters)";
+        return common::fail("Command should be a single executable without spaces (use arguments field for parameters)");
 
     const nlohmann::json args = item.value("args", nlohmann::json::array());
     if (args.is_string()) {
         const std::string text = strip(args.get<std::string>());
-        if (!balanced_quotes(text)) return "Invalid argument format: No closing quotation";
+        if (!balanced_quotes(text)) return common::fail("Invalid argument format: No closing quotation");
         if (!text.empty()) out.args = boost::program_options::split_unix(text);
     } else if (args.is_array()) {
         for (const auto &a : args) {
-            if (!a.is_string()) return "\"args\" must be a list of strings or one string";
+            if (!a.is_string()) return common::fail("\"args\" must be a list of strings or one string");
             out.args.push_back(a.get<std::string>());
         }
     } else if (!args.is_null()) {
-        return "\"args\" must be a list of strings or one string";
+        return common::fail("\"args\" must be a list of strings or one string");
     }
 
     const nlohmann::json env = item.value("env", nlohmann::json::object());
@@ -81,28 +82,28 @@ std::string parse_item(const nlohmann::json &item, StdioServerConfig &out) {
             start = comma + 1;
             if (pair.empty()) continue;
             const auto eq = pair.find('=');
-            if (eq == std::string::npos) return "Environment variable '" + pair + "' must be in KEY=VALUE format";
+            if (eq == std::string::npos) return common::fail("Environment variable '" + pair + "' must be in KEY=VALUE format");
             const std::string key = strip(pair.substr(0, eq));
-            if (key.empty()) return "Environment variable key cannot be empty";
+            if (key.empty()) return common::fail("Environment variable key cannot be empty");
             if (!std::regex_match(key, key_re))
-                return "Invalid environment variable name '" + key +
-                       "'. Must start with letter or underscore, contain only alphanumeric characters and underscores";
+                return common::fail("Invalid environment variable name '" + key +
+                                    "'. Must start with letter or underscore, contain only alphanumeric characters and underscores");
             add_env(key, pair.substr(eq + 1));
         }
     } else if (env.is_object()) {
         for (const auto &[k, v] : env.items()) {
-            if (!v.is_string()) return "\"env\" values must be strings";
+            if (!v.is_string()) return common::fail("\"env\" values must be strings");
             if (k.empty() || k.find('=') != std::string::npos || k.find('\0') != std::string::npos)
-                return "\"env\" has an invalid variable name '" + k + "'";
+                return common::fail("\"env\" has an invalid variable name '" + k + "'");
             add_env(k, v.get<std::string>());
         }
     } else if (!env.is_null()) {
-        return "\"env\" must be an object of strings or one \"K=V,...\" string";
+        return common::fail("\"env\" must be an object of strings or one \"K=V,...\" string");
     }
     for (const auto &a : out.args)
-        if (a.find('\0') != std::string::npos) return "\"args\" must not contain NUL characters";
-    if (out.command.find('\0') != std::string::npos) return "\"command\" must not contain NUL characters";
-    return "";
+        if (a.find('\0') != std::string::npos) return common::fail("\"args\" must not contain NUL characters");
+    if (out.command.find('\0') != std::string::npos) return common::fail("\"command\" must not contain NUL characters");
+    return common::ok();
 }
 
 }  // namespace
@@ -125,10 +126,10 @@ ConfigParse parse_update_body(std::string_view body) {
     size_t index = 0;
     for (const auto &item : parsed.value()) {
         StdioServerConfig cfg;
-        if (std::string why = parse_item(item, cfg); !why.empty()) {
+        if (auto valid = parse_item(item, cfg); !valid) {
             r.status = 422;
             r.detail = "Invalid request parameters";
-            r.errors = "item " + std::to_string(index) + ": " + why;
+            r.errors = "item " + std::to_string(index) + ": " + valid.error().message;
             return r;
         }
         auto same = std::find_if(servers.begin(), servers.end(), [&](const auto &s) { return s.name == cfg.name; });

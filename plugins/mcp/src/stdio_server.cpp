@@ -331,9 +331,9 @@ std::shared_ptr<StdioServer::Instance> StdioServer::running() {
     return current_ && current_->alive && current_->initialized ? current_ : nullptr;
 }
 
-std::string StdioServer::ensure_started(std::chrono::milliseconds timeout) {
+common::Status StdioServer::ensure_started(std::chrono::milliseconds timeout) {
     std::lock_guard start_lock(start_mu_);
-    if (running()) return "";
+    if (running()) return common::ok();
     std::shared_ptr<Instance> old;
     {
         std::lock_guard lock(mu_);
@@ -352,7 +352,7 @@ std::string StdioServer::ensure_started(std::chrono::milliseconds timeout) {
     inst->name = config_.name;
     inst->settings = &settings_;
     auto child = spawn_server(argv, env, settings_.cwd);
-    if (!child) return child.error().message;
+    if (!child) return child.as_failure();
     inst->child = std::move(child).value();
     inst->loop = std::make_unique<Instance::Loop>(*inst->child);
     inst->reader = std::thread([raw = inst.get()] { raw->run_loop(); });
@@ -362,14 +362,14 @@ std::string StdioServer::ensure_started(std::chrono::milliseconds timeout) {
                                      {"capabilities", nlohmann::json::object()},
                                      {"clientInfo", {{"name", "actionhost"}, {"version", settings_.client_version}}}},
                                     timeout);
-    if (!init.result) return "initialize failed: " + init.error.value("message", init.error.dump());
+    if (!init.result) return common::fail("initialize failed: " + init.error.value("message", init.error.dump()));
     inst->notify("notifications/initialized");
     inst->initialized = true;
     settings_.log(AH_LOG_INFO, "MCP server '" + config_.name + "' started (pid " + std::to_string(inst->child->pid()) +
                                    ", " + init.result->value("serverInfo", nlohmann::json::object()).value("name", "?") + ")");
     std::lock_guard lock(mu_);
     current_ = std::move(inst);
-    return "";
+    return common::ok();
 }
 
 RpcOutcome StdioServer::request(const std::string &method, const nlohmann::json &params, std::chrono::milliseconds timeout) {

@@ -3,6 +3,7 @@
 // crash, answers the child's own pings, and fails every pending request when the child dies.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -42,8 +43,8 @@ class StdioServer {
     const std::string &name() const { return config_.name; }
     const StdioServerConfig &config() const { return config_; }
 
-    // Starts the child (again, after an exit) and completes initialize within `timeout`. Returns "" or why not.
-    std::string ensure_started(std::chrono::milliseconds timeout);
+    // Starts the child (again, after an exit) and completes initialize within `timeout`, or says why not.
+    common::Status ensure_started(std::chrono::milliseconds timeout);
     // Sends `method` and waits for the answer at most `timeout` (a cancellation notice goes to the child then).
     RpcOutcome request(const std::string &method, const nlohmann::json &params, std::chrono::milliseconds timeout);
     // Stops the child; pending requests fail. The server can be started again afterwards.
