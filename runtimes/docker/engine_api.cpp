@@ -46,9 +46,10 @@ Engine::Engine(const ah_runtime_host_t *host, const std::string &where) : host_(
     }
 }
 
-int Engine::stream(const std::string &method, const std::string &path, const std::string &body, const std::string &content_type,
-                   const std::vector<std::string> &headers, const std::function<void(const nlohmann::json &)> &on_message,
-                   std::string &error_body, double idle_timeout_s, double total_timeout_s) {
+EngineReply Engine::stream(const std::string &method, const std::string &path, const std::string &body,
+                           const std::string &content_type, const std::vector<std::string> &headers,
+                           const std::function<void(const nlohmann::json &)> &on_message, double idle_timeout_s,
+                           double total_timeout_s) {
     const std::string where = unix_socket_.empty() ? tcp_host_ + ":" + std::to_string(tcp_port_) : unix_socket_;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total_timeout_s);
     try {
@@ -85,8 +86,7 @@ int Engine::stream(const std::string &method, const std::string &path, const std
         if (status != 200) {
             std::ostringstream rest;
             rest << in.rdbuf();
-            error_body = rest.str();
-            return status;
+            return {status, rest.str()};
         }
         std::string line;
         for (long i = 0; i < 100000000 && std::getline(in, line); ++i) {
@@ -97,7 +97,7 @@ int Engine::stream(const std::string &method, const std::string &path, const std
             json m = json::parse(line, nullptr, false);
             if (!m.is_discarded() && on_message) on_message(m);
         }
-        return status;
+        return {status, ""};
     } catch (const Poco::TimeoutException &) {
         throw std::runtime_error("Docker Engine: " + method + " " + path + " sent nothing for " +
                                  std::to_string(static_cast<long>(idle_timeout_s)) + " s");

@@ -37,11 +37,12 @@ class Engine {
     // A call whose answer is a stream of JSON messages, one per line (POST /images/create, POST /build):
     // `on_message` gets each as it arrives, so progress shows while the engine works. `headers` are
     // "Name: value" lines. `idle_timeout_s` bounds the wait for the next bytes, `total_timeout_s` the
-    // whole call. Returns the HTTP status (the body of a non-200 answer goes to `error_body`). Throws
-    // std::runtime_error when the engine cannot be reached or a time runs out.
-    int stream(const std::string &method, const std::string &path, const std::string &body, const std::string &content_type,
-               const std::vector<std::string> &headers, const std::function<void(const nlohmann::json &)> &on_message,
-               std::string &error_body, double idle_timeout_s = 300, double total_timeout_s = 3600);
+    // whole call. Returns the HTTP status, with the body of a non-200 answer (a 200's body went to
+    // `on_message`). Throws std::runtime_error when the engine cannot be reached or a time runs out.
+    EngineReply stream(const std::string &method, const std::string &path, const std::string &body,
+                       const std::string &content_type, const std::vector<std::string> &headers,
+                       const std::function<void(const nlohmann::json &)> &on_message, double idle_timeout_s = 300,
+                       double total_timeout_s = 3600);
 
   private:
     const ah_runtime_host_t *host_;

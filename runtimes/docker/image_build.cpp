@@ -44,8 +44,8 @@ void build(Engine &engine, const std::string &dockerfile, const ImagePlan &plan,
     add_bundle(tar, plan.bundle_dir);
     std::string query = "/build?dockerfile=Dockerfile&rm=1&forcerm=1" + plan.build_query;
     for (const auto &t : tags) query += "&t=" + url_encode(t);
-    std::string log, error, error_body;
-    const int status = engine.stream("POST", query, tar.finish(), "application/x-tar", {}, [&](const json &m) {
+    std::string log, error;
+    const EngineReply reply = engine.stream("POST", query, tar.finish(), "application/x-tar", {}, [&](const json &m) {
         if (m.contains("error")) {
             error = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
             return;
@@ -56,8 +56,8 @@ void build(Engine &engine, const std::string &dockerfile, const ImagePlan &plan,
             while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
             if (!s.empty() && progress) progress(s);
         }
-    }, error_body, 1800, 3600);
-    if (status != 200) throw std::runtime_error("Docker Engine: build → " + std::to_string(status) + ": " + error_body);
+    }, 1800, 3600);
+    if (reply.status != 200) throw std::runtime_error("Docker Engine: build → " + std::to_string(reply.status) + ": " + reply.body);
     if (!error.empty()) throw std::runtime_error("Docker Engine: image build failed: " + error + "\n" + log);
 }
 

@@ -94,8 +94,7 @@ void pull_image(Engine &engine, const std::string &image, const PullSettings &se
         progress(line);
     };
     if (progress) progress("pulling " + image);
-    std::string error_body;
-    const int status = engine.stream("POST", query, "", "application/json", headers, [&](const json &m) {
+    const EngineReply reply = engine.stream("POST", query, "", "application/json", headers, [&](const json &m) {
         if (m.contains("error")) {
             error = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
             return;
@@ -113,8 +112,8 @@ void pull_image(Engine &engine, const std::string &image, const PullSettings &se
             l.done = true;
             if (!was) report(true);
         }
-    }, error_body, 300, 3600);
-    if (status != 200) error = engine_message(error_body);
+    }, 300, 3600);
+    if (reply.status != 200) error = engine_message(reply.body);
     if (!error.empty()) throw std::runtime_error("pulling " + image + " failed: " + error);
 }
 
