@@ -34,11 +34,12 @@ class ObservationScan {
         return true;
     }
     bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) {
-        facts.error = e.what();
+        error = e.what();
         return false;
     }
 
     ObservationFacts facts;
+    std::string error;  // the parser's message
     bool root_is_object = false;
     bool observation_is_string = false, content_is_string = false;
     bool too_deep = false;
@@ -87,22 +88,20 @@ class ObservationScan {
 
 }  // namespace
 
-ObservationFacts inspect_observation(std::string_view text) {
+Result<ObservationFacts> inspect_observation(std::string_view text) {
     ObservationScan scan;
     bool parsed = false;
     try {
         parsed = nlohmann::json::sax_parse(text.begin(), text.end(), &scan);
     } catch (const nlohmann::json::exception &e) {
-        scan.facts.error = e.what();
+        scan.error = e.what();
     }
-    ObservationFacts facts = std::move(scan.facts);
-    if (scan.too_deep) facts.error = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-    else if (parsed && !scan.root_is_object) facts.error = "not a JSON object";
-    else if (parsed && !scan.observation_is_string) facts.error = "no string \"observation\"";
-    else if (parsed && !scan.content_is_string) facts.error = "no string \"content\"";
-    facts.valid = parsed && facts.error.empty();
-    if (!facts.valid) facts.working_dir.clear();
-    return facts;
+    if (scan.too_deep) return fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (parsed && !scan.root_is_object) return fail("not a JSON object");
+    if (parsed && !scan.observation_is_string) return fail("no string \"observation\"");
+    if (parsed && !scan.content_is_string) return fail("no string \"content\"");
+    if (!parsed || !scan.error.empty()) return fail(scan.error);
+    return std::move(scan.facts);
 }
 
 nlohmann::json error_observation(const std::string &content, const std::string &error_id) {

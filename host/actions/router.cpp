@@ -292,14 +292,14 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     } else if (!call.observation) {
         env_.log(AH_LOG_PLUGIN_MISBEHAVING, name, "execute returned AH_OK without an observation");
         obs = common::error_observation("The " + name + " plugin returned no observation");
-    } else if (common::ObservationFacts facts = common::inspect_observation(*call.observation); !facts.valid) {
+    } else if (auto facts = common::inspect_observation(*call.observation); !facts) {
         env_.log(AH_LOG_PLUGIN_MISBEHAVING, name,
                  "returned an observation that is not a JSON object with string \"observation\" and \"content\": " +
-                     facts.error);
+                     facts.error().message);
         obs = common::error_observation("The " + name + " plugin returned an invalid observation");
     } else {
         // Checked in one pass without building the document: the text goes out as it came.
-        working_dir = std::move(facts.working_dir);
+        working_dir = std::move(facts).value().working_dir;
         verbatim = std::move(*call.observation);
     }
     // The session's directory follows what any observation reports in extras.metadata.working_dir (the

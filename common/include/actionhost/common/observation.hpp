@@ -2,6 +2,7 @@
 // "extras",("success")}. Responses carry no id/cause/timestamp.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -16,13 +17,12 @@ std::string run_message(const std::string &command, int exit_code);
 
 // What the host needs from a plugin's observation text, read in one pass without building the
 // document: whether it is a JSON object (valid UTF-8, at most kMaxJsonDepth deep) with string
-// "observation" and "content", and extras.metadata.working_dir when that is a string. The text itself is
-// then sent as it came, so an action's answer is parsed once and serialised once.
+// "observation" and "content" (if not, the failure says why: the parser's message, or the missing
+// field), and extras.metadata.working_dir when that is a string. The text itself is then sent as it
+// came, so an action's answer is parsed once and serialised once.
 struct ObservationFacts {
-    bool valid = false;
-    std::string error;        // why not valid: the parser's message, or the missing field
     std::string working_dir;  // "" when absent or not a string
 };
-ObservationFacts inspect_observation(std::string_view text);
+Result<ObservationFacts> inspect_observation(std::string_view text);
 
 }  // namespace actionhost::common
