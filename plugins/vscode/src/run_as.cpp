@@ -27,35 +27,23 @@ std::optional<RunAs> current_user() {
 
 }  // namespace
 
-RunAsDecision decide_run_as(const std::string &username, const std::optional<std::string> &runtime_username) {
-    RunAsDecision d;
+common::Result<RunAs> decide_run_as(const std::string &username, const std::optional<std::string> &runtime_username) {
     auto self = current_user();
     std::string wanted = username.empty() && self ? self->name : username;
     bool is_self = self && self->name == wanted;
     bool allowed = is_self || wanted == "root" || wanted == "openhands" ||
                    (runtime_username && !runtime_username->empty() && *runtime_username == wanted);
-    if (!allowed) {
-        d.refusal = "user '" + wanted + "' is not allowed to run VS Code (allowed: root, openhands, $RUNTIME_USERNAME" +
-                    (runtime_username ? "='" + *runtime_username + "'" : std::string(" (unset)")) +
-                    ", or the host's own user)";
-        return d;
-    }
-    if (is_self) {
-        d.user = self;
-        return d;
-    }
-    if (geteuid() != 0) {
-        d.refusal = "user '" + wanted + "' differs from the host's user and the host is not root, so it cannot switch to it";
-        return d;
-    }
+    if (!allowed)
+        return common::fail("user '" + wanted + "' is not allowed to run VS Code (allowed: root, openhands, $RUNTIME_USERNAME" +
+                            (runtime_username ? "='" + *runtime_username + "'" : std::string(" (unset)")) +
+                            ", or the host's own user)");
+    if (is_self) return *self;
+    if (geteuid() != 0)
+        return common::fail("user '" + wanted + "' differs from the host's user and the host is not root, so it cannot switch to it");
     auto other = lookup(wanted);
-    if (!other) {
-        d.refusal = "user '" + wanted + "' does not exist";
-        return d;
-    }
+    if (!other) return common::fail("user '" + wanted + "' does not exist");
     other->switch_user = other->uid != geteuid();
-    d.user = other;
-    return d;
+    return *other;
 }
 
 }  // namespace actionhost::vscode

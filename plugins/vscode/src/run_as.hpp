@@ -1,6 +1,7 @@
 // Who the VS Code server runs as: the host's --username, resolved once before any fork.
 #pragma once
 
+#include <actionhost/common/result.hpp>
 #include <sys/types.h>
 
 #include <optional>
@@ -18,14 +19,9 @@ struct RunAs {
     bool switch_user = false;   // true when the child must setuid to another user
 };
 
-struct RunAsDecision {
-    std::optional<RunAs> user;  // set when the server may run
-    std::string refusal;        // why not, for the log line
-};
-
 // OpenHands runs the server only for $RUNTIME_USERNAME, root or openhands; we also allow the user the
 // host itself runs as (nothing to switch). A root host switches to the user; another host can only run
-// the server as itself.
-RunAsDecision decide_run_as(const std::string &username, const std::optional<std::string> &runtime_username);
+// the server as itself. A refusal says why, for the log line.
+common::Result<RunAs> decide_run_as(const std::string &username, const std::optional<std::string> &runtime_username);
 
 }  // namespace actionhost::vscode

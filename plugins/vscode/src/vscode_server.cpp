@@ -61,9 +61,9 @@ void VscodeServer::start() {
     if (auto written = write_workspace_settings(settings_root); !written)
         settings_.log(AH_LOG_WARNING, "vscode: " + written.error().message);
 
-    RunAsDecision who = decide_run_as(settings_.username, config("RUNTIME_USERNAME"));
-    if (!who.user) return disable(who.refusal);
-    user_ = who.user;
+    auto who = decide_run_as(settings_.username, config("RUNTIME_USERNAME"));
+    if (!who) return disable(who.error().message);
+    user_ = std::move(who).value();
 
     if (auto raw = config("VSCODE_PORT")) {
         auto port = parse_port(*raw);
