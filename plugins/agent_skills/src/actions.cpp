@@ -16,15 +16,12 @@ std::string dump(const ojson &j) { return j.dump(-1, ' ', false, nlohmann::json:
 
 std::string error_obs(const std::string &text) { return common::dump_json(common::error_observation(text)); }
 
-// An optional string argument: absent/null → nullopt; a non-string → `bad` names the argument.
-std::optional<std::string> opt_string(const nlohmann::json &args, const char *key, std::string &bad) {
+// An optional string argument: absent/null → nullopt; a non-string fails, naming the argument.
+common::Result<std::optional<std::string>> opt_string(const nlohmann::json &args, const char *key) {
     auto it = args.find(key);
-    if (it == args.end() || it->is_null()) return std::nullopt;
-    if (!it->is_string()) {
-        if (bad.empty()) bad = "Invalid `" + std::string(key) + "` parameter: " + py_str(*it) + ". It should be a string.";
-        return std::nullopt;
-    }
-    return it->get<std::string>();
+    if (it == args.end() || it->is_null()) return std::optional<std::string>();
+    if (!it->is_string()) return common::fail("Invalid `" + std::string(key) + "` parameter: " + py_str(*it) + ". It should be a string.");
+    return std::optional<std::string>(it->get<std::string>());
 }
 
 ojson json_or_null(const std::optional<std::string> &s) { return s ? ojson(*s) : ojson(nullptr); }
@@ -79,11 +76,17 @@ std::string AgentSkillsService::execute(std::string_view action_json, const std:
 }
 
 std::string AgentSkillsService::edit(const nlohmann::json &args) {
-    std::string bad;
+    std::string bad;  // the first malformed argument's refusal
+    auto string_arg = [&](const char *key) -> std::optional<std::string> {
+        auto r = opt_string(args, key);
+        if (r) return std::move(r).value();
+        if (bad.empty()) bad = r.error().message;
+        return std::nullopt;
+    };
     const std::string path = args.contains("path") && args["path"].is_string() ? args["path"].get<std::string>() : "";
-    const std::optional<std::string> old_str = opt_string(args, "old_str", bad);
-    const std::optional<std::string> new_str = opt_string(args, "new_str", bad);
-    const std::optional<std::string> file_text = opt_string(args, "file_text", bad);
+    const std::optional<std::string> old_str = string_arg("old_str");
+    const std::optional<std::string> new_str = string_arg("new_str");
+    const std::optional<std::string> file_text = string_arg("file_text");
     auto respond = [&](const std::string &content, bool prev_exist, const std::string &diff) {
         ojson obs;
         obs["message"] = "I edited the file " + path + ".";
