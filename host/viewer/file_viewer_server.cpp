@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <Poco/URI.h>
+#include <actionhost/common/result.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -53,18 +54,18 @@ std::unique_ptr<common::http::Server> bind_viewer(int main_port, common::http::H
 
 // Writes `text` to `path` whole, through a new private file renamed over it: a reader never sees half a
 // URL, and a link planted at a guessable temporary name in a shared /tmp is never followed.
-std::string write_private(const std::string &path, const std::string &text, uid_t uid, gid_t gid) {
+common::Status write_private(const std::string &path, const std::string &text, uid_t uid, gid_t gid) {
     std::string tmpl = path + ".XXXXXX";
     const int fd = ::mkstemp(tmpl.data());  // O_CREAT|O_EXCL, mode 0600
-    if (fd < 0) return "cannot create a file beside " + path;
+    if (fd < 0) return common::fail("cannot create a file beside " + path, errno);
     bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     if (ok && (uid != static_cast<uid_t>(-1) || gid != static_cast<gid_t>(-1))) ok = ::fchown(fd, uid, gid) == 0;
     ::close(fd);
     if (!ok || ::rename(tmpl.c_str(), path.c_str()) != 0) {
         ::unlink(tmpl.c_str());
-        return "cannot write " + path + " (another user's file there cannot be replaced in a sticky directory)";
+        return common::fail("cannot write " + path + " (another user's file there cannot be replaced in a sticky directory)");
     }
-    return "";
+    return common::ok();
 }
 
 }  // namespace
@@ -80,8 +81,8 @@ FileViewerServer::FileViewerServer(const FileViewerSettings &settings)
     url_ = "http://localhost:" + std::to_string(port_) + "/" + capability_;
     server_->start();
     if (!settings.url_file.empty()) {
-        std::string why = write_private(settings.url_file, url_, settings.url_file_uid, settings.url_file_gid);
-        if (!why.empty() && settings.log) settings.log(why);
+        auto written = write_private(settings.url_file, url_, settings.url_file_uid, settings.url_file_gid);
+        if (!written && settings.log) settings.log(written.error().message);
     }
     if (settings.log) settings.log("file viewer server started at http://localhost:" + std::to_string(port_));
 }
