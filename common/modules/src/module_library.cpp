@@ -26,30 +26,32 @@ const char *entry_symbol(ModuleKind kind) {
 }
 
 // The negotiation of one entry struct. Both kinds' entries share their leading fields (abi_version,
-// struct_size, name, version, create), so one template checks either. "" when it may be used.
+// struct_size, name, version, create), so one template checks either, saying why not.
 template <class Entry>
-std::string negotiate(const Entry *entry, const Manifest &manifest) {
+common::Status negotiate(const Entry *entry, const Manifest &manifest) {
     const ah_version_t ours = AH_ABI_VERSION_INIT;
-    if (entry == nullptr) return "its entry function returned NULL";
+    if (entry == nullptr) return common::fail("its entry function returned NULL");
     const ah_version_t abi = entry->abi_version;
     if (abi.major != ours.major)
-        return "it was built for ABI " + to_string(abi) + ", this " + (manifest.kind == ModuleKind::Plugin ? "host" : "client") +
-               " implements " + to_string(ours) + " (major differs)";
+        return common::fail("it was built for ABI " + to_string(abi) + ", this " +
+                            (manifest.kind == ModuleKind::Plugin ? "host" : "client") + " implements " + to_string(ours) +
+                            " (major differs)");
     if (abi.minor > ours.minor)
-        return "it was built for ABI " + to_string(abi) + ", newer than this " +
-               (manifest.kind == ModuleKind::Plugin ? "host" : "client") + "'s " + to_string(ours) + " (minor is newer)";
+        return common::fail("it was built for ABI " + to_string(abi) + ", newer than this " +
+                            (manifest.kind == ModuleKind::Plugin ? "host" : "client") + "'s " + to_string(ours) + " (minor is newer)");
     if (entry->struct_size < offsetof(Entry, create) + sizeof(entry->create))
-        return "its entry struct is too small (" + std::to_string(entry->struct_size) + " bytes)";
+        return common::fail("its entry struct is too small (" + std::to_string(entry->struct_size) + " bytes)");
     if (entry->name == nullptr || entry->version == nullptr || entry->create == nullptr)
-        return "its entry struct has a NULL name, version or create";
+        return common::fail("its entry struct has a NULL name, version or create");
     if (manifest.name != entry->name)
-        return "its manifest says name \"" + manifest.name + "\" but the module says \"" + entry->name + "\"";
+        return common::fail("its manifest says name \"" + manifest.name + "\" but the module says \"" + entry->name + "\"");
     if (manifest.version != entry->version)
-        return "its manifest says version " + manifest.version + " but the module says " + entry->version;
+        return common::fail("its manifest says version " + manifest.version + " but the module says " + entry->version);
     if (manifest.abi_version.major != abi.major || manifest.abi_version.minor != abi.minor ||
         manifest.abi_version.patch != abi.patch)
-        return "its manifest says ABI " + to_string(manifest.abi_version) + " but the module was built for " + to_string(abi);
-    return "";
+        return common::fail("its manifest says ABI " + to_string(manifest.abi_version) + " but the module was built for " +
+                            to_string(abi));
+    return common::ok();
 }
 
 // The first slot of `slots` that is NULL, by name, or nullptr.
@@ -82,17 +84,17 @@ common::Result<std::unique_ptr<ModuleLibrary>> ModuleLibrary::open(const Manifes
     }
     const char *symbol = entry_symbol(manifest.kind);
     if (!m->lib_->has(symbol)) return refuse(std::string("it lacks the entry symbol ") + symbol);
-    std::string why;
+    common::Status negotiated = common::ok();
     if (manifest.kind == ModuleKind::Plugin) {
         const ah_plugin_entry_t *entry = m->lib_->get<const ah_plugin_entry_t *()>(symbol)();
-        why = negotiate(entry, manifest);
+        negotiated = negotiate(entry, manifest);
         m->entry_ = entry;
     } else {
         const ah_runtime_entry_t *entry = m->lib_->get<const ah_runtime_entry_t *()>(symbol)();
-        why = negotiate(entry, manifest);
+        negotiated = negotiate(entry, manifest);
         m->entry_ = entry;
     }
-    if (!why.empty()) return refuse(why);
+    if (!negotiated) return refuse(negotiated.error().message);
     return m;
 }
 
