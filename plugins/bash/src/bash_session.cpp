@@ -354,12 +354,11 @@ void BashSession::on_bytes(std::string_view raw) {
 }
 
 void BashSession::drain_stderr() {
-    thread_local std::vector<char> buf(1 << 16);
     // Bounded: a background job writing without pause cannot keep this thread here.
     for (int i = 0; i < 64 && stderr_read_fd_ >= 0; ++i) {
-        const ssize_t n = read(stderr_read_fd_, buf.data(), buf.size());
+        const ssize_t n = read(stderr_read_fd_, read_buffer_.data(), read_buffer_.size());
         if (n <= 0) return;  // EAGAIN: empty (our own write end keeps it from ever reading EOF)
-        on_stderr_bytes(std::string_view(buf.data(), static_cast<size_t>(n)));
+        on_stderr_bytes(std::string_view(read_buffer_.data(), static_cast<size_t>(n)));
     }
 }
 
@@ -456,11 +455,10 @@ bool BashSession::worker_read_once(common::ChildProcess *shell, int timeout_ms) 
     }
     if (nfds == 3 && (fds[2].revents & POLLIN)) return false;
     if (fds[0].revents & POLLIN) {
-        thread_local std::vector<char> buf(1 << 16);
         std::lock_guard<std::mutex> reading(read_mu_);
-        const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
+        const ssize_t n = read(fds[0].fd, read_buffer_.data(), read_buffer_.size());
         if (n > 0) {
-            on_bytes(std::string_view(buf.data(), static_cast<size_t>(n)));
+            on_bytes(std::string_view(read_buffer_.data(), static_cast<size_t>(n)));
             return true;
         }
         return n < 0 && (errno == EAGAIN || errno == EINTR);

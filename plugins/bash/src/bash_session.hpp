@@ -135,6 +135,10 @@ class BashSession {
 
     mutable std::mutex mu_;  // guards everything below
     std::mutex read_mu_;  // one reader of the terminal at a time, so chunks are handled in order
+    // What an action's thread reads the terminal and the stderr FIFO into; read_mu_ held. A member, not
+    // thread_local: the host's handler threads end when idle, and a thread_local of a dlopen'ed library
+    // is freed by glibc's thread-stack cache in a way ThreadSanitizer reports as a race.
+    std::vector<char> read_buffer_ = std::vector<char>(1 << 16);
     std::condition_variable reader_cv_;  // the parked reader thread waits here (see reader_resume_at_)
     bool worker_reads_ = false;
     // While worker_reads_ is clear, the parked reader resumes at this time: an action hands the terminal
