@@ -415,9 +415,11 @@ TEST(HostSurface, TheFileViewerKeepsNoFileInMemory) {
     std::vector<std::thread> views;
     std::vector<std::string> heads(4);
     std::vector<size_t> sizes(4, 0);
+    // Once, here: std::regex compiled on several threads at once races in libstdc++'s ctype cache (TSan).
+    const int port = port_of(url);
     for (size_t i = 0; i < heads.size(); ++i)
         views.emplace_back([&, i] {
-            const int fd = connect_to(port_of(url));
+            const int fd = connect_to(port);
             if (fd < 0) return;
             (void)!::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
             char buf[65536];
