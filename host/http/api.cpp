@@ -62,7 +62,10 @@ class ApiHandler {
             return true;
         };
         try {
-            if (route("/alive", "GET")) return resp.send(alive_answer().status, alive_answer().content_type, alive_answer().body);
+            if (route("/alive", "GET")) {
+                const auto &alive = alive_answer();
+                return resp.send(alive.status, alive.content_type, alive.body);
+            }
             if (route("/server_info", "GET")) return server_info(resp);
             if (route("/execute_action", "POST")) return execute_action(req, resp);
             if (route("/list_files", "POST")) return list_files(req, resp);

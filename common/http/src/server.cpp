@@ -420,13 +420,12 @@ struct Server::Impl {
     void serve(const ConnectionPtr &c) {
         for (;;) {  // each round ends the turn or serves a request the client sent
             if (!serve_one(*c)) return back_to_loop(c, [self = this, c] { self->linger(c); });
-            if (workers.jobs_waiting() || !next_request_arrived(*c)) {
+            if (workers.jobs_waiting() || !next_header_arrived(*c)) {
                 return back_to_loop(c, [self = this, c] {
                     self->waiting.erase(c->waiting_at);  // listed again as it waits
                     self->wait_for_request(c);
                 });
             }
-            begin_header(*c);
             HeaderStep step = feed_header(*c);
             if (step.state == HeaderStep::refused)
                 return back_to_loop(c, [self = this, c, why = std::move(step.refusal)]() mutable { self->refuse(c, std::move(why)); });
@@ -480,13 +479,14 @@ struct Server::Impl {
     // connection still holds no thread.
     static constexpr std::chrono::microseconds kNextRequestWait{1000};
 
-    bool next_request_arrived(Connection &c) {
-        const auto header_end = [&c] {
-            const std::string_view have(static_cast<const char *>(c.buffer.data().data()), c.buffer.size());
-            return have.find("\r\n\r\n") != std::string_view::npos;
-        };
+    // Waits up to kNextRequestWait for the client's next header, read into the connection's buffer and
+    // counted as the loop counts what arrives (begin_header, count_header_lines): true once it is whole,
+    // or has more lines than allowed (feed_header refuses it then).
+    bool next_header_arrived(Connection &c) {
         if (!accepting_requests) return false;
-        if (c.buffer.size() > 0) return header_end();  // pipelined: it is all here, or the loop waits for the rest
+        begin_header(c);  // counts what is buffered already (pipelined)
+        const auto whole = [this, &c] { return c.header_ended || c.header_lines > max_header_lines(); };
+        if (c.buffer.size() > 0) return whole();  // pipelined: it is all here, or the loop waits for the rest
         const int fd = c.socket.native_handle();
         const auto until = std::chrono::steady_clock::now() + kNextRequestWait;
         for (int round = 0; round < 64; ++round) {  // a header arriving in pieces; EINTR
@@ -501,8 +501,10 @@ struct Server::Impl {
             auto space = c.buffer.prepare(settings.max_header_bytes - c.buffer.size());
             const ssize_t got = ::recv(fd, space.data(), space.size(), MSG_DONTWAIT);
             if (got <= 0) return false;  // the client left, or an error: the loop sees it too and closes
-            c.buffer.commit(static_cast<size_t>(got));
-            if (header_end()) return accepting_requests;
+            const size_t arrived = static_cast<size_t>(got);
+            c.buffer.commit(arrived);
+            count_header_lines(c, static_cast<const char *>(c.buffer.data().data()) + c.buffer.size() - arrived, arrived, max_header_lines());
+            if (whole()) return accepting_requests;
         }
         return false;
     }
