@@ -5,31 +5,30 @@
 
 namespace actionhost::testing {
 
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kAddressSanitizer = true;
+// gcc says which sanitizer it builds with by __SANITIZE_*__, clang by __has_feature.
+#if defined(__has_feature)
+#define AH_TESTING_HAS_FEATURE(x) __has_feature(x)
 #else
-inline constexpr bool kAddressSanitizer = false;
+#define AH_TESTING_HAS_FEATURE(x) 0
 #endif
+
+inline constexpr bool kAddressSanitizer =
+#if defined(__SANITIZE_ADDRESS__) || AH_TESTING_HAS_FEATURE(address_sanitizer)
+    true;
 #else
-inline constexpr bool kAddressSanitizer = false;
+    false;
 #endif
 
 // Whether it runs under ThreadSanitizer (the tsan preset): every memory access is checked against a
 // shadow of the others' accesses, so CPU-bound work runs 5-15x slower and memory use grows 5-10x.
-#if defined(__SANITIZE_THREAD__)
-inline constexpr bool kThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr bool kThreadSanitizer = true;
+inline constexpr bool kThreadSanitizer =
+#if defined(__SANITIZE_THREAD__) || AH_TESTING_HAS_FEATURE(thread_sanitizer)
+    true;
 #else
-inline constexpr bool kThreadSanitizer = false;
+    false;
 #endif
-#else
-inline constexpr bool kThreadSanitizer = false;
-#endif
+
+#undef AH_TESTING_HAS_FEATURE
 
 // How much longer CPU-bound work takes under the sanitizer build (ASan measures 2-3x on parsing loops;
 // CI runs two tests at once on two cores). Latency bounds that guard against seconds-long stalls scale
