@@ -1,8 +1,10 @@
 #include "actionhost/common/observation.hpp"
 
+#include <optional>
 #include <vector>
 
 #include "actionhost/common/json_io.hpp"
+#include "simdjson_document.hpp"
 
 namespace actionhost::common {
 
@@ -86,9 +88,48 @@ class ObservationScan {
     std::vector<Frame> frames_;
 };
 
+// The same verdict from simdjson's document: nullopt when simdjson does not read the text (then the scan
+// above decides, and words the refusal).
+std::optional<Result<ObservationFacts>> inspect_with_simdjson(std::string_view text) {
+    std::optional<Result<ObservationFacts>> verdict;
+    detail::with_simdjson_document(text, [&](simdjson::dom::element root) {
+        simdjson::dom::object top;
+        if (root.get_object().get(top) != simdjson::SUCCESS) {
+            verdict = fail("not a JSON object");
+            return;
+        }
+        // Field by field in document order, so a later duplicate wins, as in the scan.
+        bool observation_is_string = false, content_is_string = false;
+        ObservationFacts facts;
+        for (simdjson::dom::key_value_pair field : top) {
+            if (field.key == "observation") observation_is_string = field.value.is_string();
+            else if (field.key == "content") content_is_string = field.value.is_string();
+            else if (field.key == "extras" && field.value.is_object()) {
+                for (simdjson::dom::key_value_pair extra : simdjson::dom::object(field.value)) {
+                    if (extra.key != "metadata" || !extra.value.is_object()) continue;
+                    for (simdjson::dom::key_value_pair meta : simdjson::dom::object(extra.value))
+                        if (meta.key == "working_dir")
+                            facts.working_dir = meta.value.is_string() ? std::string(meta.value.get_string().value_unsafe()) : "";
+                }
+            }
+        }
+        if (!observation_is_string) verdict = fail("no string \"observation\"");
+        else if (!content_is_string) verdict = fail("no string \"content\"");
+        else verdict = std::move(facts);
+    });
+    return verdict;
+}
+
 }  // namespace
 
 Result<ObservationFacts> inspect_observation(std::string_view text) {
+    if (auto verdict = inspect_with_simdjson(text)) return std::move(*verdict);
+    return detail::inspect_observation_with_nlohmann_only(text);
+}
+
+namespace detail {
+
+Result<ObservationFacts> inspect_observation_with_nlohmann_only(std::string_view text) {
     ObservationScan scan;
     bool parsed = false;
     try {
@@ -103,6 +144,8 @@ Result<ObservationFacts> inspect_observation(std::string_view text) {
     if (!parsed || !scan.error.empty()) return fail(scan.error);
     return std::move(scan.facts);
 }
+
+}  // namespace detail
 
 nlohmann::json error_observation(const std::string &content, const std::string &error_id) {
     return {{"message", content},

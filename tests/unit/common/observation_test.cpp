@@ -8,6 +8,8 @@
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/common/observation.hpp>
 
+#include "json_text_generator.hpp"
+
 using actionhost::common::inspect_observation;
 
 namespace {
@@ -74,4 +76,40 @@ TEST(InspectObservation, TheWorkingDirectoryIsTakenOnlyFromExtrasMetadata) {
               "/yes");
     // An invalid answer reports no directory, even one read before the fault: it is a failure, which has none.
     EXPECT_EQ(error_of(R"({"extras":{"metadata":{"working_dir":"/a"}},"content":"x"})"), "no string \"observation\"");
+}
+
+namespace {
+// "" when inspect_observation agrees with nlohmann's SAX scan alone on `text`, else what differs.
+std::string disagreement(const std::string &text) {
+    const auto fast = inspect_observation(text);
+    const auto exact = actionhost::common::detail::inspect_observation_with_nlohmann_only(text);
+    if (bool(fast) != bool(exact))
+        return std::string("accepted by ") + (fast ? "inspect_observation only" : "the scan only") +
+               (exact ? "" : ": " + exact.error().message);
+    if (!fast) return fast.error().message == exact.error().message ? "" : fast.error().message + " vs " + exact.error().message;
+    return fast.value().working_dir == exact.value().working_dir ? "" : fast.value().working_dir + " vs " + exact.value().working_dir;
+}
+}  // namespace
+
+// simdjson reads the observation, nlohmann's scan what simdjson refuses: the verdicts must be the scan's.
+TEST(InspectObservation, AgreesWithTheScanOnGeneratedAndBrokenObservations) {
+    actionhost::testing::JsonTextGenerator gen(27112026);
+    int valid = 0;
+    for (int i = 0; i < 20000; ++i) {
+        // Mostly observation-shaped: the fields the check reads, around generated values.
+        const std::string observation = i % 7 == 1 ? gen.value(1) : "\"run\"";
+        const std::string content = i % 7 == 2 ? gen.value(1) : gen.string();
+        std::string text = i % 4 == 0 ? gen.next(false)
+                                       : "{\"observation\":" + observation + ",\"content\":" + content +
+                                             ",\"extras\":{\"metadata\":{\"working_dir\":" + gen.value(2) + "}," +
+                                             "\"x\":" + gen.value(1) + "}" + (i % 5 == 0 ? ",\"content\":\"c\"" : "") +
+                                             (i % 6 == 0 ? ",\"observation\":" + gen.value(1) : "") +
+                                             (i % 8 == 0 ? ",\"extras\":{\"metadata\":{\"working_dir\":" + gen.value(1) + "}}" : "") + "}";
+        if (i % 3 == 0 && !text.empty()) text.erase(static_cast<size_t>(i) % text.size(), 1);
+        const std::string why = disagreement(text);
+        ASSERT_EQ(why, "") << "text #" << i << ": " << text;
+        valid += inspect_observation(text) ? 1 : 0;
+    }
+    EXPECT_GT(valid, 500);
+    EXPECT_LT(valid, 19000);
 }

@@ -16,7 +16,14 @@ inline constexpr int kMaxJsonDepth = 256;
 
 // Parses `text` as JSON, refusing invalid UTF-8 and nesting deeper than kMaxJsonDepth. Never throws; the
 // error says why (nlohmann's text, or the depth), for a 4xx body or an error observation.
+// simdjson reads the text (common/src/simdjson_document.hpp says why); what it refuses, nlohmann parses
+// again, so the value, what is accepted and every error are exactly nlohmann's parser's. Any thread.
 Result<nlohmann::json> parse_json(std::string_view text);
+
+namespace detail {
+// parse_json without simdjson: what parse_json must always agree with (its tests and fuzzer compare them).
+Result<nlohmann::json> parse_json_with_nlohmann_only(std::string_view text);
+}  // namespace detail
 
 // The JSON object stored in the file at `path` (a record, a state file): nullopt when the file is
 // missing or unreadable, or holds anything but one JSON object (a half-written file, say). Never throws.

@@ -23,6 +23,13 @@ std::string run_message(const std::string &command, int exit_code);
 struct ObservationFacts {
     std::string working_dir;  // "" when absent or not a string
 };
+// simdjson reads the text (common/src/simdjson_document.hpp); what it does not read, nlohmann's SAX parser
+// scans instead, so the verdict and every refusal's text are the scan's. Any thread.
 Result<ObservationFacts> inspect_observation(std::string_view text);
+
+namespace detail {
+// inspect_observation by nlohmann's SAX scan alone: what it must always agree with (tests and fuzzer).
+Result<ObservationFacts> inspect_observation_with_nlohmann_only(std::string_view text);
+}  // namespace detail
 
 }  // namespace actionhost::common

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <ctime>
 
-#include <simdjson.h>
-
 #include "actionhost/common/json_io.hpp"
 #include "actionhost/common/random.hpp"
 
@@ -32,53 +30,9 @@ std::string iso8601_now() {
     return buf;
 }
 
-// Frames from this size on are parsed with simdjson: nlohmann's lexer copies a string character by
-// character (twice), which made a cell's 1 MB of output cost ~20 ms to decode.
-constexpr size_t kFastParseBytes = 16 * 1024;
-
-nlohmann::json to_nlohmann(simdjson::dom::element e) {
-    using simdjson::dom::element_type;
-    switch (e.type()) {
-        case element_type::OBJECT: {
-            nlohmann::json obj = nlohmann::json::object();
-            // Later duplicates win, as with nlohmann's own parser.
-            for (simdjson::dom::key_value_pair kv : simdjson::dom::object(e)) obj[std::string(kv.key)] = to_nlohmann(kv.value);
-            return obj;
-        }
-        case element_type::ARRAY: {
-            nlohmann::json arr = nlohmann::json::array();
-            for (simdjson::dom::element v : simdjson::dom::array(e)) arr.push_back(to_nlohmann(v));
-            return arr;
-        }
-        case element_type::STRING: return std::string(std::string_view(e));
-        case element_type::INT64: return int64_t(e);
-        case element_type::UINT64: return uint64_t(e);
-        case element_type::DOUBLE: return double(e);
-        case element_type::BOOL: return bool(e);
-        case element_type::NULL_VALUE: break;
-    }
-    return nullptr;
-}
-
-// A large frame through simdjson into the same nlohmann value; false when simdjson refuses it (the caller
-// then parses with nlohmann, which accepts what simdjson does not, e.g. integers beyond 64 bits, and words
-// the errors as before).
-bool fast_parse(std::string_view frame, nlohmann::json &out) {
-    thread_local simdjson::dom::parser parser;  // keeps its buffers between messages
-    simdjson::dom::element root;
-    if (parser.parse(frame.data(), frame.size(), true).get(root) != simdjson::SUCCESS) return false;
-    try {
-        out = to_nlohmann(root);
-    } catch (const simdjson::simdjson_error &) {
-        return false;
-    }
-    return true;
-}
-
 // One JSON object frame. Objects only: the protocol has no other shape for these four parts.
 common::Status parse_object(std::string_view frame, const char *what, nlohmann::json &out) {
-    if (frame.size() >= kFastParseBytes && fast_parse(frame, out) && out.is_object()) return common::ok();
-    auto r = common::parse_json(frame);
+    auto r = common::parse_json(frame);  // simdjson's speed on a cell's megabytes of output
     if (!r) return common::fail(std::string(what) + " is not valid JSON: " + r.error().message);
     if (!r.value().is_object()) return common::fail(std::string(what) + " is not a JSON object");
     out = std::move(r.value());

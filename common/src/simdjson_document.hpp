@@ -1,0 +1,49 @@
+// simdjson as the lexer of common::parse_json and common::inspect_observation (internal to ah_common).
+//
+// Why: nlohmann's lexer reads a document one character at a time through an input adapter, about 100
+// instructions per byte; on an action's path that was most of the host's and the bash plugin's work
+// (the request, the plugin's arguments, the observation check: 100k of the host's 220k instructions per
+// `echo hi`). simdjson validates UTF-8 and structure with SIMD and reads the same documents for a few
+// instructions per byte. nlohmann stays the project's JSON model (the documents code builds and reads) and
+// the judge of what simdjson refuses: anything simdjson will not read is parsed again by nlohmann, so what
+// is accepted and every error text stay nlohmann's (see parse_json).
+#pragma once
+
+#include <simdjson.h>
+
+#include <string_view>
+
+namespace actionhost::common::detail {
+
+// Documents nested deeper than this go to nlohmann (which applies kMaxJsonDepth and words the refusal):
+// far above anything an action or an observation holds, far below kMaxJsonDepth, so the depth rule is
+// only ever nlohmann's.
+inline constexpr size_t kSimdjsonMaxDepth = 64;
+
+// Documents up to this size are read by a parser each thread keeps (its buffers, about 14 bytes per byte of
+// the largest document it read, are reused); a larger one gets a parser of its own, freed with it, so no
+// thread keeps megabytes after one large cell output.
+inline constexpr size_t kReusedParserBytes = 16 * 1024;
+
+// Calls `visit(simdjson::dom::element root)` with `text` parsed by simdjson and returns true; returns false
+// without calling it when simdjson refuses the text (invalid JSON, invalid UTF-8, a number beyond 64 bits,
+// nesting deeper than kSimdjsonMaxDepth). The element lives only during the call.
+template <typename Visit>
+bool with_simdjson_document(std::string_view text, Visit &&visit) {
+    auto read = [&](simdjson::dom::parser &parser) {
+        simdjson::dom::element root;
+        if (parser.parse(text.data(), text.size(), true).get(root) != simdjson::SUCCESS) return false;
+        visit(root);
+        return true;
+    };
+    if (text.size() <= kReusedParserBytes) {
+        thread_local simdjson::dom::parser reused(kReusedParserBytes);
+        thread_local const bool depth_set = reused.allocate(0, kSimdjsonMaxDepth) == simdjson::SUCCESS;
+        if (depth_set) return read(reused);
+    }
+    simdjson::dom::parser own(text.size());
+    if (own.allocate(text.size(), kSimdjsonMaxDepth) != simdjson::SUCCESS) return false;
+    return read(own);
+}
+
+}  // namespace actionhost::common::detail
