@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -39,7 +40,36 @@ std::vector<std::string> flatten(const std::map<std::string, std::string> &env) 
 
 }  // namespace
 
-std::string find_on_path(const std::string &name, const std::string &path_list) {
+namespace {
+
+// Whether `who` holds the permission `bits` (one of 1 = x, 2 = w, 4 = r) on a file of status `st`, by its
+// mode bits as the kernel checks them: owner's, else group's (its gid or a supplementary group), else
+// other's. Root may search any directory and execute any file with an execute bit.
+bool permitted(const struct stat &st, const ShellIdentity &who, mode_t bits) {
+    if (who.uid == 0) return S_ISDIR(st.st_mode) || bits != 1 || (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0;
+    if (st.st_uid == who.uid) return (st.st_mode & (bits << 6)) != 0;
+    const bool in_group = st.st_gid == who.gid ||
+                          std::find(who.groups.begin(), who.groups.end(), st.st_gid) != who.groups.end();
+    if (in_group) return (st.st_mode & (bits << 3)) != 0;
+    return (st.st_mode & bits) != 0;
+}
+
+// Whether `who` may execute the regular file at `path`: the file's execute bit for it and the search bit
+// of every directory on the way there.
+bool runnable_by(const std::string &path, const ShellIdentity &who) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !permitted(st, who, 1)) return false;
+    for (size_t slash = path.find('/', path[0] == '/' ? 1 : 0); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+        struct stat dir {};
+        if (stat(path.substr(0, slash).c_str(), &dir) != 0 || !permitted(dir, who, 1)) return false;
+    }
+    return path[0] == '/' || (stat(".", &st) == 0 && permitted(st, who, 1));
+}
+
+}  // namespace
+
+std::string find_on_path(const std::string &name, const std::string &path_list, const PathSearch &how) {
+    const bool as_other_user = how.as != nullptr && how.as->switch_user;
     size_t start = 0;
     while (start <= path_list.size()) {
         size_t end = path_list.find(':', start);
@@ -47,8 +77,10 @@ std::string find_on_path(const std::string &name, const std::string &path_list) 
         std::string dir = path_list.substr(start, end - start);
         if (dir.empty()) dir = ".";
         const std::string candidate = dir + "/" + name;
+        const std::string checked = dir[0] != '/' && !how.relative_to.empty() ? how.relative_to + "/" + candidate : candidate;
         struct stat st {};
-        if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
+        if (as_other_user ? runnable_by(checked, *how.as)
+                          : stat(checked.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(checked.c_str(), X_OK) == 0)
             return candidate;  // a directory of that name is not a program
         start = end + 1;
     }

@@ -116,7 +116,7 @@ std::string run_cli_command(const RunRequest &rq, const StaticContext &ctx, CliS
     m.username = cfg.identity->username;
     m.hostname = short_hostname();
     m.working_dir = done.kill_suffix.empty() ? state.cwd : dir.string();
-    m.py_interpreter_path = common::find_on_path("python", env_value(state.env, "PATH"));
+    m.py_interpreter_path = common::find_on_path("python", env_value(state.env, "PATH"), {m.working_dir.value_or(""), &identity});
     m.suffix = done.kill_suffix.empty() ? completed_suffix(done.exit_code) : done.kill_suffix;
     return run_observation_json(rq.command, done.content, m, rq.hidden);
 }

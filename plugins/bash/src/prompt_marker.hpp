@@ -1,11 +1,14 @@
 // The prompt marker: how the plugin learns that bash finished a command, and with what result.
 //
 // Like OpenHands' PS1 JSON block (###PS1JSON### … ###PS1END###) it carries exit code, last background pid,
-// user, host, python interpreter and working directory, re-installed by PROMPT_COMMAND before every prompt.
-// Unlike it, the begin and end markers contain a random per-session nonce, and the shell variables hold
-// them only in escaped form (`\043` for `#`), so neither command output nor `env`/`set` listings can forge
-// or fake a prompt. Fields are separated by US (0x1f); the working directory comes last so that any byte
-// may appear in it.
+// user, host and working directory, re-installed by PROMPT_COMMAND before every prompt. Where OpenHands
+// prints `which python` (a subshell per prompt), it carries the shell's PATH, and the plugin finds the
+// interpreter on it (find_on_path, as the shell's user from its directory): a lookup in the shell cost
+// more than the rest of the prompt, and could not notice a python that appears without PATH changing.
+// Unlike OpenHands' block, the begin and end markers contain a random per-session nonce, and the shell
+// variables hold them only in escaped form (`\043` for `#`), so neither command output nor `env`/`set`
+// listings can forge or fake a prompt. Fields are separated by US (0x1f); PATH is printed without any
+// US byte it may hold, and the working directory comes last so that any byte may appear in it.
 #pragma once
 
 #include <string>
@@ -18,8 +21,8 @@ struct PromptInfo {
     int pid = -1;  // $! (last background job); -1 when none, as OpenHands
     std::string username;
     std::string hostname;
-    std::string py_interpreter_path;
     std::string sync;  // $__ah_sync: lets the plugin tell its own sync line's prompt from stray ones
+    std::string path;  // the shell's PATH (without 0x1f bytes)
     std::string working_dir;
 };
 
@@ -30,8 +33,8 @@ class PromptMarker {
 
     const std::string &begin() const { return begin_; }
     const std::string &end() const { return end_; }
-    // Lines of bash for the rc file: a PROMPT_COMMAND function that refreshes the python lookup and
-    // re-installs PS1 before each prompt (a command may change PS1, e.g. a virtualenv activation).
+    // Lines of bash for the rc file: PS1, kept in an exported variable, and a PROMPT_COMMAND that
+    // re-installs it before each prompt (a command may change PS1, e.g. a virtualenv activation).
     std::string prompt_setup() const;
     // The PS1 value (bash prompt escapes), without quoting.
     std::string ps1() const;

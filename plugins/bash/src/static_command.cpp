@@ -186,7 +186,7 @@ std::string run_static_command(const RunRequest &rq, const StaticContext &ctx, c
     m.username = cfg.identity->username;
     m.hostname = short_hostname();
     m.working_dir = dir.string();
-    m.py_interpreter_path = common::find_on_path("python", env_value(cfg.identity->env, "PATH"));
+    m.py_interpreter_path = common::find_on_path("python", env_value(cfg.identity->env, "PATH"), {m.working_dir.value_or(""), cfg.identity.get()});
     m.suffix = done.kill_suffix.empty() ? completed_suffix(done.exit_code) : done.kill_suffix;
     return run_observation_json(command, done.content, m, rq.hidden);
 }

@@ -230,8 +230,9 @@ TEST(BashCommands, FileOwnerIsTheShellUser) {
     EXPECT_EQ(content(h.run("echo $HOME")), h.home());
 }
 
-// The prompt's python lookup is kept between prompts (see PromptMarker::prompt_setup): it must still
-// follow a PATH change, a deleted interpreter, `set -u`, and a nested interactive bash.
+// The prompt carries the shell's PATH and the plugin finds python on it (see prompt_marker.hpp): it must
+// follow a PATH change, a deleted interpreter, one that appears while PATH stays, a relative PATH entry,
+// `set -u`, and a nested interactive bash, as `which python` in that shell would.
 TEST(BashCommands, ThePythonOfThePromptFollowsPathChangesAndDeletions) {
     BashHost h;
     const auto python_of = [&](const std::string &command) {
@@ -243,9 +244,16 @@ TEST(BashCommands, ThePythonOfThePromptFollowsPathChangesAndDeletions) {
     EXPECT_EQ(python_of("export PATH=\"$PWD/v2/bin:$PATH\""), h.wd() + "/v2/bin/python");
     EXPECT_EQ(python_of("true"), h.wd() + "/v2/bin/python");
     EXPECT_EQ(python_of("rm v2/bin/python"), h.wd() + "/v1/bin/python");
+    EXPECT_EQ(python_of("cp v1/bin/python v2/bin/python"), h.wd() + "/v2/bin/python");  // PATH unchanged
+    EXPECT_EQ(python_of("chmod -x v2/bin/python"), h.wd() + "/v1/bin/python");
+    // A relative entry is found from the shell's directory, spelt as the entry is (as `which` prints it).
+    EXPECT_EQ(python_of("export PATH=\"bin:$PATH\"; cd v2"), h.wd() + "/v1/bin/python");
+    EXPECT_EQ(python_of("chmod +x bin/python"), "bin/python");
+    EXPECT_EQ(content(h.run("command -v python")), "bin/python");
+    EXPECT_EQ(python_of("cd .. && export PATH=\"${PATH#bin:}\""), h.wd() + "/v2/bin/python");
     const json strict = h.run("set -u; false");
     EXPECT_EQ(exit_code(strict), 1);
-    EXPECT_EQ(strict["extras"]["metadata"]["py_interpreter_path"], h.wd() + "/v1/bin/python");
+    EXPECT_EQ(strict["extras"]["metadata"]["py_interpreter_path"], h.wd() + "/v2/bin/python");
     EXPECT_EQ(exit_code(h.run("set +u")), 0);
     // A nested interactive bash shows the same prompt, so its commands end as the outer shell's do.
     const int outer = std::stoi(content(h.run("echo $SHLVL")));
@@ -253,4 +261,21 @@ TEST(BashCommands, ThePythonOfThePromptFollowsPathChangesAndDeletions) {
     EXPECT_EQ(content(h.run("echo inner $SHLVL")), "inner " + std::to_string(outer + 1));
     EXPECT_EQ(exit_code(h.run("exit 4")), 4);
     EXPECT_EQ(content(h.run("echo outer $SHLVL")), "outer " + std::to_string(outer));
+}
+
+// PATH is the agent's to set: no value of it may confuse the prompt's other fields, the directory above all.
+TEST(BashCommands, NoPathConfusesThePromptsFields) {
+    BashHost h;
+    h.run("mkdir -p 'sub dir'");
+    json r = h.run("cd 'sub dir' && export PATH=$'/usr/bin:/x\\x1fy:/bin\\x1f'");
+    EXPECT_EQ(exit_code(r), 0);
+    EXPECT_EQ(r["extras"]["metadata"]["working_dir"], h.wd() + "/sub dir");
+    r = h.run("set -u; unset PATH; false");
+    EXPECT_EQ(exit_code(r), 1);
+    EXPECT_EQ(r["extras"]["metadata"]["working_dir"], h.wd() + "/sub dir");
+    EXPECT_EQ(r["extras"]["metadata"]["py_interpreter_path"], "");
+    EXPECT_EQ(content(r), "");  // no "unbound variable" from the prompt
+    r = h.run("PATH=/usr/bin:/bin; set +u; cd .. && echo back");
+    EXPECT_EQ(content(r), "back");
+    EXPECT_EQ(r["extras"]["metadata"]["working_dir"], h.wd());
 }

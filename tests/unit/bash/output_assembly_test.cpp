@@ -135,8 +135,8 @@ TEST(ObservationText, HiddenKeepsMoreAndMergesInOrder) {
 
 TEST(PromptMarker, ScannerSplitsOutputFromMarkersAtAnyChunking) {
     PromptMarker m("0123456789abcdef");
-    const std::string stream = "out1\n" + m.begin() + "0\x1f\x1froot\x1fhost\x1f/usr/bin/python\x1f\x1f/tmp/a b" + m.end() +
-                               "bg\n" + m.begin() + "127\x1f" "42\x1fu\x1fh\x1f\x1f" "7\x1f/" + m.end();
+    const std::string stream = "out1\n" + m.begin() + "0\x1f\x1froot\x1fhost\x1f\x1f/usr/bin:/bin\x1f/tmp/a\x1f b" + m.end() +
+                               "bg\n" + m.begin() + "127\x1f" "42\x1fu\x1fh\x1f" "7\x1f\x1f/" + m.end();
     for (size_t step : {size_t(1), size_t(2), size_t(7), stream.size()}) {
         MarkerScanner sc(m);
         std::string out;
@@ -154,11 +154,11 @@ TEST(PromptMarker, ScannerSplitsOutputFromMarkersAtAnyChunking) {
         EXPECT_EQ(prompts[0].pid, -1);
         EXPECT_EQ(prompts[0].username, "root");
         EXPECT_EQ(prompts[0].hostname, "host");
-        EXPECT_EQ(prompts[0].py_interpreter_path, "/usr/bin/python");
-        EXPECT_EQ(prompts[0].working_dir, "/tmp/a b");
+        EXPECT_EQ(prompts[0].path, "/usr/bin:/bin");
+        EXPECT_EQ(prompts[0].working_dir, "/tmp/a\x1f b");  // the last field: any byte
         EXPECT_EQ(prompts[1].exit_code, 127);
         EXPECT_EQ(prompts[1].pid, 42);
-        EXPECT_EQ(prompts[1].py_interpreter_path, "");
+        EXPECT_EQ(prompts[1].path, "");
         EXPECT_EQ(prompts[1].sync, "7");
         EXPECT_EQ(prompts[1].working_dir, "/");
     }

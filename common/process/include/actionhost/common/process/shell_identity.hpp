@@ -30,7 +30,19 @@ struct ShellIdentity {
 // `username`: --username (may be empty). Reads passwd/group databases and the current environment.
 ShellIdentity resolve_shell_identity(const std::string &username);
 
-// The first executable called `name` on `path_list` (":"-separated), or "".
-std::string find_on_path(const std::string &name, const std::string &path_list);
+// Whose search find_on_path makes: a shell's, from its working directory and as its user.
+struct PathSearch {
+    // Where relative entries of the list ("", ".", "bin") are, as the searching shell's working directory;
+    // "" for this process's. A found program keeps the entry's spelling ("./python"), as a shell reports it.
+    std::string relative_to;
+    // Judge as this user: execute bits for its uid, gid and groups, and every directory above the program
+    // searchable by it, so that a host running as root reports nothing the shell's user could not run or
+    // even see. nullptr, or an identity that does not switch users: as this process (access(2)).
+    const ShellIdentity *as = nullptr;
+};
+
+// The first regular file called `name` on `path_list` (":"-separated; an empty entry is ".") that `how`'s
+// user may execute, or "". Stats only; any thread.
+std::string find_on_path(const std::string &name, const std::string &path_list, const PathSearch &how = {});
 
 }  // namespace actionhost::common
