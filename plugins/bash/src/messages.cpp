@@ -93,11 +93,19 @@ nlohmann::ordered_json optional_string(const std::optional<std::string> &s) {
 std::string dump(const nlohmann::ordered_json &j) {
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
+// An ordered object with room for `fields`: ordered_json keeps an object's fields in a vector of
+// pair<const string, json>, which cannot be moved, so each growth of the vector deep-copied every field
+// already in (the metadata object again for each field added after it): half of building an observation.
+nlohmann::ordered_json object_for(size_t fields) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    j.get_ref<nlohmann::ordered_json::object_t &>().reserve(fields);
+    return j;
+}
 }  // namespace
 
 std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &m,
                                  bool hidden) {
-    nlohmann::ordered_json metadata;
+    nlohmann::ordered_json metadata = object_for(8);
     metadata["exit_code"] = m.exit_code;
     metadata["pid"] = m.pid;
     metadata["username"] = optional_string(m.username);
@@ -106,12 +114,12 @@ std::string run_observation_json(const std::string &command, const std::string &
     metadata["py_interpreter_path"] = optional_string(m.py_interpreter_path);
     metadata["prefix"] = m.prefix;
     metadata["suffix"] = m.suffix;
-    nlohmann::ordered_json extras;
+    nlohmann::ordered_json extras = object_for(4);
     extras["command"] = command;
     extras["metadata"] = std::move(metadata);
     extras["hidden"] = hidden;
     if (m.stderr_text) extras["stderr"] = *m.stderr_text;
-    nlohmann::ordered_json obs;
+    nlohmann::ordered_json obs = object_for(5);
     obs["message"] = common::run_message(command, m.exit_code);
     obs["observation"] = "run";
     obs["content"] = content;
