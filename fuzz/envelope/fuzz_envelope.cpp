@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         nlohmann::json args = r.value().args;
         if (spec.validate(args, host::shared_action_args())) (void)common::dump_json(args);
     }
-    (void)common::dump_json(r.value().normalised());
+    (void)common::dump_json(std::move(r).value().normalised());
     (void)host::is_client_only_action(r.value().action);
     return 0;
 }

@@ -27,13 +27,15 @@ bool is_client_only_action(const std::string &a) {
     return false;
 }
 
-nlohmann::json Envelope::normalised() const {
-    nlohmann::json j = {{"action", action}, {"args", args}};
+nlohmann::json Envelope::normalised() && {
+    nlohmann::json j = nlohmann::json::object();
+    j["action"] = action;
+    j["args"] = std::move(args);
     if (timeout) j["timeout"] = *timeout;
     return j;
 }
 
-common::Result<Envelope> parse_envelope(const nlohmann::json &in) {
+common::Result<Envelope> parse_envelope(nlohmann::json in) {
     if (!in.is_object()) {
         return common::fail("the action must be a JSON object");
     }
@@ -50,7 +52,7 @@ common::Result<Envelope> parse_envelope(const nlohmann::json &in) {
         if (!in.at("args").is_object()) {
             return common::fail("'args' must be a JSON object");
         }
-        args = in.at("args");
+        args = std::move(in.at("args"));
     }
     // Normalisation rules of openhands/events/serialization/action.py (deprecated arguments of one action
     // type are declared by its provider: "deprecated" in the manifest).

@@ -16,13 +16,15 @@ struct Envelope {
     std::string action;             // "run", "edit", ...
     nlohmann::json args;            // normalised; defaults filled once validated
     std::optional<double> timeout;  // hard timeout in seconds, when set
-    nlohmann::json normalised() const;  // {"action","args"[,"timeout"]} as handed to plugins
+    // {"action","args"[,"timeout"]} as handed to plugins; takes the arguments (no copy of the document).
+    nlohmann::json normalised() &&;
 };
 
 // Parses `action` (the value of the request's "action" key) and applies OpenHands' normalisation rules
 // (openhands/events/serialization/action.py): dropped fields, renamed ones, an invalid security_risk.
 // The error says why the action is malformed (the text of a 422 body).
-common::Result<Envelope> parse_envelope(const nlohmann::json &action);
+// Takes `action` by value: a caller done with it moves it in, and its arguments are moved on, not copied.
+common::Result<Envelope> parse_envelope(nlohmann::json action);
 
 // The arguments every action of OpenHands' event model carries (the Action base class): `thought` and
 // `security_risk` with their defaults, `image_urls` and `impl_source` accepted on any action.

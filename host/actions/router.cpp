@@ -187,7 +187,7 @@ PluginModule *Router::route_module(const std::string &path) {
     return m->answers(path) ? m : nullptr;
 }
 
-RouteResult Router::execute(const nlohmann::json &action, const std::string &session_name, const std::string &request_id) {
+RouteResult Router::execute(nlohmann::json action, const std::string &session_name, const std::string &request_id) {
     if (!valid_session_name(session_name))
         return http_error(422, "\"session\" must be 0-64 characters of [A-Za-z0-9_.-]");
     {
@@ -204,7 +204,7 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
         }
     } guard{this};
 
-    auto parsed = parse_envelope(action);
+    auto parsed = parse_envelope(std::move(action));
     if (!parsed) return http_error(500, "Internal server error: " + parsed.error().message);
     Envelope &e = parsed.value();
     // Who takes the action: a plugin whose declaration's "when" these arguments match, else the host's own
@@ -246,7 +246,7 @@ RouteResult Router::execute(const nlohmann::json &action, const std::string &ses
     if (disabled(provider)) return unavailable(provider, "the plugin " + provider.name + " is disabled by its options");
     auto m = loaded(provider.name);
     if (!m) return unavailable(provider, m.error().message);
-    return run_plugin(*m.value(), e.action, e.normalised(), session_name, *s, request_id, beside);
+    return run_plugin(*m.value(), e.action, std::move(e).normalised(), session_name, *s, request_id, beside);  // moves args only
 }
 
 RouteResult Router::run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,

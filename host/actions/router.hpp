@@ -67,7 +67,7 @@ class Router {
     nlohmann::json unmet_needs();
 
     // Executes the value of the request's "action" key in `session` ("" = default).
-    RouteResult execute(const nlohmann::json &action, const std::string &session, const std::string &request_id);
+    RouteResult execute(nlohmann::json action, const std::string &session, const std::string &request_id);
 
     // The plugin answering HTTP `path` (declared in its manifest's provides.http_routes and answered by
     // its route extension), loading it first when its manifest says "load_on_route"; empty when none

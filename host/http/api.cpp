@@ -106,7 +106,7 @@ class ApiHandler {
         const std::string *body = &*read.text;
         auto parsed = common::parse_json(*body);
         if (!parsed) return invalid_request(resp, "body is not valid JSON: " + parsed.error().message);
-        const nlohmann::json &j = parsed.value();
+        nlohmann::json &j = parsed.value();
         if (!j.is_object() || !j.contains("action")) return invalid_request(resp, "body must be an object with an \"action\" field");
         if (!j["action"].is_object()) return invalid_request(resp, "\"action\" must be an object");
         std::string session;
@@ -119,7 +119,7 @@ class ApiHandler {
         if (request_id.size() > IdempotencyCache::kMaxIdLength)
             return invalid_request(resp, "X-Request-ID is longer than 256 characters");
         auto run = ctx_.idempotency.run(request_id, std::hash<std::string>{}(*body), [&] {
-            RouteResult r = ctx_.router.execute(j["action"], session, request_id);
+            RouteResult r = ctx_.router.execute(std::move(j["action"]), session, request_id);
             return StoredReply{r.http_status, r.serialised()};
         });
         if (run.outcome == IdempotencyCache::Outcome::Conflict)
