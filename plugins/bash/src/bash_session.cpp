@@ -59,17 +59,16 @@ std::string shell_quote(std::string_view s) {
     return out + "'";
 }
 
-// The observation's metadata of the prompt a command ended at (OpenHands' CmdOutputMetadata). The python
-// interpreter is what `which python` would print in that shell: the first on its PATH it may run, from its
-// directory, as its user.
-RunMetadata metadata_of(const PromptInfo &p, const common::ShellIdentity &who) {
+// The observation's metadata of the prompt a command ended at (OpenHands' CmdOutputMetadata), with the
+// python interpreter of that prompt (python_lookup.hpp).
+RunMetadata metadata_of(const PromptInfo &p, std::string python) {
     RunMetadata m;
     m.exit_code = p.exit_code;
     m.pid = p.pid;
     m.username = p.username;
     m.hostname = p.hostname;
     m.working_dir = p.working_dir;
-    m.py_interpreter_path = common::find_on_path("python", p.path, {p.working_dir, &who});
+    m.py_interpreter_path = std::move(python);
     return m;
 }
 
@@ -642,7 +641,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
 
 std::string BashSession::finish_completed(const std::string &command, const RunRequest &rq, bool special_key) {
     const PromptInfo p = *completed_;
-    RunMetadata m = metadata_of(p, *config_.identity);
+    RunMetadata m = metadata_of(p, python_lookup_.find(p.path, p.working_dir, *config_.identity));
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
@@ -663,7 +662,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
 std::string BashSession::finish_exited(const std::string &command, const RunRequest &rq) {
     // `exit`, C-d at the prompt, or a killed shell: report how it ended; the next action starts a new
     // shell in the last known directory.
-    RunMetadata m = metadata_of(last_prompt_, *config_.identity);
+    RunMetadata m = metadata_of(last_prompt_, python_lookup_.find(last_prompt_.path, last_prompt_.working_dir, *config_.identity));
     m.exit_code = shell_exit_code_;
     m.pid = -1;  // no $! once the shell itself has ended
     m.suffix = completed_suffix(shell_exit_code_);
@@ -756,7 +755,7 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
         m.suffix = "\n[" + key + " was sent to the running command, which has not ended yet.]";
         return run_observation_json(key, "", m, false);
     }
-    m = metadata_of(last_prompt_, *config_.identity);
+    m = metadata_of(last_prompt_, python_lookup_.find(last_prompt_.path, last_prompt_.working_dir, *config_.identity));
     m.suffix = completed_with_key_suffix(m.exit_code, key);
     return run_observation_json(key, "", m, false);
 }

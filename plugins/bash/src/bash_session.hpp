@@ -31,6 +31,7 @@
 #include <actionhost/common/process/child_process.hpp>
 #include "observation_text.hpp"
 #include "prompt_marker.hpp"
+#include "python_lookup.hpp"
 #include "run_request.hpp"
 #include <actionhost/common/process/shell_identity.hpp>
 #include "stream_filters.hpp"
@@ -162,6 +163,7 @@ class BashSession {
     bool awaiting_prompt_ = false;  // something was sent and its prompt has not been seen
     bool first_prompt_seen_ = false;
     PromptInfo last_prompt_;
+    PythonLookup python_lookup_;  // under mu_
     std::chrono::steady_clock::time_point last_output_{};
     bool shell_exited_ = false;
     int shell_exit_code_ = -1;
