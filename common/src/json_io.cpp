@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "simdjson_document.hpp"
+#include "actionhost/common/simdjson_document.hpp"
 
 namespace actionhost::common {
 
@@ -76,7 +76,7 @@ Result<nlohmann::json> parse_with_nlohmann(std::string_view text) {
 Result<nlohmann::json> parse_json(std::string_view text) {
     nlohmann::json value;
     bool converted = false;
-    const bool read = detail::with_simdjson_document(text, [&](simdjson::dom::element root) {
+    const bool read = with_simdjson_document(text, [&](simdjson::dom::element root) {
         converted = SimdjsonToNlohmann(text).convert(root, value);
     });
     if (read && converted) return value;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "actionhost/common/json_io.hpp"
-#include "simdjson_document.hpp"
+#include "actionhost/common/simdjson_document.hpp"
 
 namespace actionhost::common {
 
@@ -92,7 +92,7 @@ class ObservationScan {
 // above decides, and words the refusal).
 std::optional<Result<ObservationFacts>> inspect_with_simdjson(std::string_view text) {
     std::optional<Result<ObservationFacts>> verdict;
-    detail::with_simdjson_document(text, [&](simdjson::dom::element root) {
+    with_simdjson_document(text, [&](simdjson::dom::element root) {
         simdjson::dom::object top;
         if (root.get_object().get(top) != simdjson::SUCCESS) {
             verdict = fail("not a JSON object");

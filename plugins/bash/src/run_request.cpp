@@ -1,21 +1,36 @@
 #include "run_request.hpp"
 
-#include "actionhost/common/json_io.hpp"
+#include <actionhost/common/json_io.hpp>
+#include <actionhost/common/simdjson_document.hpp>
+
+#include <optional>
 
 namespace actionhost::bash {
 
 namespace {
 
+using simdjson::dom::element;
+
+// The last value of `key` in `obj`, as nlohmann's parser keeps the last of duplicate keys (simdjson's
+// at_key finds the first).
+std::optional<element> last_of(simdjson::dom::object obj, std::string_view key) {
+    std::optional<element> found;
+    for (simdjson::dom::key_value_pair field : obj)
+        if (field.key == key) found = field.value;
+    return found;
+}
+
 // OpenHands' tool mapping passes `is_input` as "true"/"false"; booleans are what the dataclass holds.
-common::Status read_flag(const nlohmann::json &args, const char *key, bool &out) {
-    auto it = args.find(key);
-    if (it == args.end() || it->is_null()) return common::ok();
-    if (it->is_boolean()) {
-        out = it->get<bool>();
+common::Status read_flag(simdjson::dom::object args, const char *key, bool &out) {
+    const std::optional<element> found = last_of(args, key);
+    if (!found || found->is_null()) return common::ok();
+    const element v = *found;
+    if (v.is_bool()) {
+        out = v.get_bool().value_unsafe();
         return common::ok();
     }
-    if (it->is_string()) {
-        const std::string s = it->get<std::string>();
+    if (v.is_string()) {
+        const std::string_view s = v.get_string().value_unsafe();
         if (s == "true" || s == "True") {
             out = true;
             return common::ok();
@@ -25,44 +40,56 @@ common::Status read_flag(const nlohmann::json &args, const char *key, bool &out)
             return common::ok();
         }
     }
-    if (it->is_number_integer()) {
-        out = it->get<long long>() != 0;
+    if (v.is_int64() || v.is_uint64()) {
+        out = v.is_int64() ? v.get_int64().value_unsafe() != 0 : v.get_uint64().value_unsafe() != 0;
         return common::ok();
     }
     return common::fail(std::string("Invalid value for `") + key + "`: expected a boolean");
 }
 
-}  // namespace
 
-common::Result<RunRequest> parse_run_request(std::string_view action_json) {
-    auto parsed = common::parse_json(action_json);
-    if (!parsed || !parsed.value().is_object())
-        return common::fail("Invalid action JSON: " + (parsed ? std::string("not an object") : parsed.error().message));
-    const nlohmann::json &j = parsed.value();
-    auto args_it = j.find("args");
-    if (args_it == j.end() || !args_it->is_object())
+common::Result<RunRequest> read_run_request(element root) {
+    simdjson::dom::object top;
+    if (root.get_object().get(top) != simdjson::SUCCESS) return common::fail("Invalid action JSON: not an object");
+    const std::optional<element> args_value = last_of(top, "args");
+    simdjson::dom::object args;
+    if (!args_value || args_value->get_object().get(args) != simdjson::SUCCESS)
         return common::fail("Invalid run action: `args` must be an object");
-    const nlohmann::json &args = *args_it;
     RunRequest rq;
-    auto cmd = args.find("command");
-    if (cmd == args.end() || !cmd->is_string())
-        return common::fail("Invalid run action: `command` must be a string");
-    rq.command = cmd->get<std::string>();
+    const std::optional<element> cmd = last_of(args, "command");
+    if (!cmd || !cmd->is_string()) return common::fail("Invalid run action: `command` must be a string");
+    rq.command = std::string(cmd->get_string().value_unsafe());
     if (rq.command.find('\0') != std::string::npos)  // bash cannot receive it: it would run a truncated command
         return common::fail("Invalid run action: `command` contains a NUL byte, which a shell command cannot hold");
     for (auto [key, out] : {std::pair<const char *, bool *>{"is_input", &rq.is_input}, {"blocking", &rq.blocking},
                             {"is_static", &rq.is_static}, {"hidden", &rq.hidden}, {"separate_stderr", &rq.separate_stderr}})
         if (auto r = read_flag(args, key, *out); !r) return r.as_failure();
-    auto cwd = args.find("cwd");
-    if (cwd != args.end() && cwd->is_string() && !cwd->get<std::string>().empty()) rq.cwd = cwd->get<std::string>();
-    auto timeout = j.find("timeout");
-    if (timeout != j.end() && !timeout->is_null()) {
-        if (!timeout->is_number())
-            return common::fail("Invalid run action: `timeout` must be a number");
-        const double t = timeout->get<double>();
+    const std::optional<element> cwd = last_of(args, "cwd");
+    if (cwd && cwd->is_string() && !cwd->get_string().value_unsafe().empty()) rq.cwd = std::string(cwd->get_string().value_unsafe());
+    const std::optional<element> timeout = last_of(top, "timeout");
+    if (timeout && !timeout->is_null()) {
+        if (!timeout->is_number()) return common::fail("Invalid run action: `timeout` must be a number");
+        const double t = timeout->is_double() ? timeout->get_double().value_unsafe()
+                         : timeout->is_int64() ? static_cast<double>(timeout->get_int64().value_unsafe())
+                                               : static_cast<double>(timeout->get_uint64().value_unsafe());
         if (t > 0) rq.timeout = t;
     }
     return rq;
+}
+
+}  // namespace
+
+common::Result<RunRequest> parse_run_request(std::string_view action_json) {
+    // Fields straight from simdjson's document: a nlohmann document of the whole action, built and thrown
+    // away, cost the plugin about 20k instructions per command. Deep enough for anything the host's
+    // depth limit lets through, so for the host's own JSON simdjson always reads it.
+    std::optional<common::Result<RunRequest>> read;
+    if (common::with_simdjson_document<common::kMaxJsonDepth + 8>(action_json, [&](element root) { read = read_run_request(root); }))
+        return std::move(*read);
+    // Not JSON simdjson reads: nlohmann words why (integers beyond 64 bits, the one thing simdjson refuses
+    // and nlohmann accepts, never come from the host, which writes those as doubles).
+    auto parsed = common::parse_json(action_json);
+    return common::fail("Invalid action JSON: " + (parsed ? std::string("a number beyond 64 bits") : parsed.error().message));
 }
 
 }  // namespace actionhost::bash

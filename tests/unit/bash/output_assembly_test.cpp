@@ -266,3 +266,35 @@ TEST(RunRequestParsing, DefaultsFlagsAndErrors) {
     EXPECT_FALSE(no_timeout.value().timeout);
     EXPECT_FALSE(no_timeout.value().cwd);
 }
+
+// Read from simdjson's document: the rules a full parse gave, down to duplicate keys and number forms.
+TEST(RunRequestParsing, EveryFormTheHostMayWrite) {
+    auto rq = parse_run_request(R"({"action":"run","args":{"command":"a","command":"b","is_input":1,"hidden":"True",)"
+                                R"("blocking":0,"is_static":"False","separate_stderr":false,"cwd":"/w","thought":[[[[]]]]},"timeout":7})");
+    ASSERT_TRUE(rq) << rq.error().message;
+    EXPECT_EQ(rq.value().command, "b");  // the last of duplicate keys
+    EXPECT_TRUE(rq.value().is_input);
+    EXPECT_TRUE(rq.value().hidden);
+    EXPECT_FALSE(rq.value().blocking);
+    EXPECT_FALSE(rq.value().is_static);
+    EXPECT_EQ(rq.value().cwd, "/w");
+    EXPECT_DOUBLE_EQ(rq.value().timeout.value_or(0), 7.0);
+    for (const char *t : {"-1", "0", "0.0", "null"})
+        EXPECT_FALSE(parse_run_request(std::string(R"({"args":{"command":"x"},"timeout":)") + t + "}").value().timeout) << t;
+    EXPECT_DOUBLE_EQ(parse_run_request(R"({"args":{"command":"x"},"timeout":18446744073709551615})").value().timeout.value_or(0),
+                     18446744073709551615.0);
+    EXPECT_EQ(parse_run_request(R"({"args":{"command":"x"},"timeout":"5"})").error().message,
+              "Invalid run action: `timeout` must be a number");
+    EXPECT_EQ(parse_run_request(R"({"args":{"command":"x","blocking":"yes"}})").error().message,
+              "Invalid value for `blocking`: expected a boolean");
+    EXPECT_EQ(parse_run_request("{\"args\":{\"command\":\"x\\u0000y\"}}").error().message,
+              "Invalid run action: `command` contains a NUL byte, which a shell command cannot hold");
+    EXPECT_EQ(parse_run_request(R"({"args":{"command":"x"},"args":[]})").error().message,
+              "Invalid run action: `args` must be an object");
+    EXPECT_EQ(parse_run_request("[]").error().message, "Invalid action JSON: not an object");
+    // Nesting as deep as the host lets through is read; the texts of broken JSON are nlohmann's.
+    const std::string deep = std::string(250, '[') + std::string(250, ']');
+    EXPECT_TRUE(parse_run_request(R"({"args":{"command":"x","thought":)" + deep + "}}"));
+    EXPECT_NE(parse_run_request("not json").error().message.find("Invalid action JSON: [json.exception.parse_error.101]"),
+              std::string::npos);
+}

@@ -16,7 +16,7 @@ inline constexpr int kMaxJsonDepth = 256;
 
 // Parses `text` as JSON, refusing invalid UTF-8 and nesting deeper than kMaxJsonDepth. Never throws; the
 // error says why (nlohmann's text, or the depth), for a 4xx body or an error observation.
-// simdjson reads the text (common/src/simdjson_document.hpp says why); what it refuses, nlohmann parses
+// simdjson reads the text (simdjson_document.hpp says why); what it refuses, nlohmann parses
 // again, so the value, what is accepted and every error are exactly nlohmann's parser's. Any thread.
 Result<nlohmann::json> parse_json(std::string_view text);
 

@@ -23,7 +23,7 @@ std::string run_message(const std::string &command, int exit_code);
 struct ObservationFacts {
     std::string working_dir;  // "" when absent or not a string
 };
-// simdjson reads the text (common/src/simdjson_document.hpp); what it does not read, nlohmann's SAX parser
+// simdjson reads the text (simdjson_document.hpp); what it does not read, nlohmann's SAX parser
 // scans instead, so the verdict and every refusal's text are the scan's. Any thread.
 Result<ObservationFacts> inspect_observation(std::string_view text);
 

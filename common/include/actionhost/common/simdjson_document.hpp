@@ -1,4 +1,5 @@
-// simdjson as the lexer of common::parse_json and common::inspect_observation (internal to ah_common).
+// simdjson as the reader of common::parse_json and common::inspect_observation, and of the few hot-path
+// readers that take fields straight from its document (the bash plugin's action arguments).
 //
 // Why: nlohmann's lexer reads a document one character at a time through an input adapter, about 100
 // instructions per byte; on an action's path that was most of the host's and the bash plugin's work
@@ -13,7 +14,7 @@
 
 #include <string_view>
 
-namespace actionhost::common::detail {
+namespace actionhost::common {
 
 // Documents nested deeper than this go to nlohmann (which applies kMaxJsonDepth and words the refusal):
 // far above anything an action or an observation holds, far below kMaxJsonDepth, so the depth rule is
@@ -27,8 +28,9 @@ inline constexpr size_t kReusedParserBytes = 16 * 1024;
 
 // Calls `visit(simdjson::dom::element root)` with `text` parsed by simdjson and returns true; returns false
 // without calling it when simdjson refuses the text (invalid JSON, invalid UTF-8, a number beyond 64 bits,
-// nesting deeper than kSimdjsonMaxDepth). The element lives only during the call.
-template <typename Visit>
+// nesting deeper than MaxDepth). The element lives only during the call. Any thread (each keeps its own
+// parser per MaxDepth).
+template <size_t MaxDepth = kSimdjsonMaxDepth, typename Visit>
 bool with_simdjson_document(std::string_view text, Visit &&visit) {
     auto read = [&](simdjson::dom::parser &parser) {
         simdjson::dom::element root;
@@ -38,12 +40,12 @@ bool with_simdjson_document(std::string_view text, Visit &&visit) {
     };
     if (text.size() <= kReusedParserBytes) {
         thread_local simdjson::dom::parser reused(kReusedParserBytes);
-        thread_local const bool depth_set = reused.allocate(0, kSimdjsonMaxDepth) == simdjson::SUCCESS;
+        thread_local const bool depth_set = reused.allocate(0, MaxDepth) == simdjson::SUCCESS;
         if (depth_set) return read(reused);
     }
     simdjson::dom::parser own(text.size());
-    if (own.allocate(text.size(), kSimdjsonMaxDepth) != simdjson::SUCCESS) return false;
+    if (own.allocate(text.size(), MaxDepth) != simdjson::SUCCESS) return false;
     return read(own);
 }
 
-}  // namespace actionhost::common::detail
+}  // namespace actionhost::common
