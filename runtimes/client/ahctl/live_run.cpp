@@ -30,10 +30,13 @@ constexpr double kUnbounded = 30.0 * 24 * 3600;
 
 // Writes output chunks to a stream as they come. The session's shell is a terminal, which ends lines
 // with CR LF: into a file or a pipe they become LF (a lone CR, a progress bar's, is kept).
+// Thread-safe: the action's thread writes while the main thread, on Ctrl-C, finishes the stream
+// before it says "interrupted" and the action's thread may still be writing.
 class ChunkWriter {
   public:
     explicit ChunkWriter(FILE *out) : out_(out), terminal_(isatty(fileno(out)) != 0) {}
     void write(const std::string &chunk) {
+        std::lock_guard lock(mu_);
         std::string text;
         if (terminal_) {
             text = chunk;
@@ -51,13 +54,18 @@ class ChunkWriter {
         wrote_ = wrote_ || !text.empty();
     }
     void finish() {
+        std::lock_guard lock(mu_);
         if (pending_cr_) std::fputc('\r', out_);
         pending_cr_ = false;
         std::fflush(out_);
     }
-    bool wrote() const { return wrote_; }
+    bool wrote() const {
+        std::lock_guard lock(mu_);
+        return wrote_;
+    }
 
   private:
+    mutable std::mutex mu_;
     FILE *out_;
     bool terminal_;
     bool pending_cr_ = false, ends_with_newline_ = true, wrote_ = false;
