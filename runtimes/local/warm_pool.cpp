@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 
+#include <actionhost/runtime_support/process.hpp>
 #include <chrono>
 #include <fstream>
 
@@ -36,6 +37,9 @@ void pin_this_module() {
 WarmPool &WarmPool::instance() {
     static WarmPool *pool = [] {
         pin_this_module();
+        // The pool's hosts are forked by the lasting spawner; it must outlive the reaper below, whose
+        // delete waits for a start in progress: the static made first is destroyed last.
+        runtime_support::start_lasting_spawner();
         return new WarmPool();
     }();
     // Destroyed at exit (the module is pinned, so its static destructors run then): stops the hosts.

@@ -329,6 +329,8 @@ Result<pid_t> spawn_by_fork(const SpawnSpec &spec, const Plan &p, const Descript
 
 }  // namespace
 
+void ChildProcess::start_lasting_spawner() { start_lasting_thread(); }
+
 Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnSpec &spec) {
     Plan plan;
     if (auto planned = make_plan(spec, plan); !planned) return planned.as_failure();

@@ -52,11 +52,15 @@ class LastingThread {
     std::thread thread_;
 };
 
+LastingThread &lasting_thread() {
+    static LastingThread thread;  // started on first use, joined when the library is unloaded (or at exit)
+    return thread;
+}
+
 }  // namespace
 
-void run_on_lasting_thread(const std::function<void()> &work) {
-    static LastingThread thread;  // started on first use, joined when the library is unloaded
-    thread.run(work);
-}
+void start_lasting_thread() { (void)lasting_thread(); }
+
+void run_on_lasting_thread(const std::function<void()> &work) { lasting_thread().run(work); }
 
 }  // namespace actionhost::common

@@ -12,4 +12,8 @@ namespace actionhost::common {
 // calls are served one at a time, in order. Not from `work` itself.
 void run_on_lasting_thread(const std::function<void()> &work);
 
+// Starts the lasting thread now if it is not running yet (ChildProcess::start_lasting_spawner says
+// who needs this and why).
+void start_lasting_thread();
+
 }  // namespace actionhost::common

@@ -47,6 +47,8 @@ pid_t spawn_process(const SpawnOptions &o) {
     return child.value()->release();  // the caller reaps it (try_reap, stop_process_group) or keeps it alive
 }
 
+void start_lasting_spawner() { common::ChildProcess::start_lasting_spawner(); }
+
 std::optional<int> try_reap(pid_t pid) {
     int status = 0;
     pid_t r = waitpid(pid, &status, WNOHANG);

@@ -110,6 +110,12 @@ class ChildProcess {
     // when a system call failed). Nothing is left behind on failure: every descriptor made for the
     // child is closed, a child that failed before its exec is reaped.
     static Result<std::unique_ptr<ChildProcess>> spawn(const SpawnSpec &spec);
+    // Starts the thread that forks die_with_parent children now, if it is not running yet. An object of
+    // static storage whose own threads spawn such children (the local backend's warm pool) calls it
+    // before that object is constructed: statics are destroyed in the reverse order of their
+    // construction, so the forking thread is still there while that object's destructor stops its
+    // threads, instead of being destroyed under a spawn in progress.
+    static void start_lasting_spawner();
     // Unless released: kill_session(), reap the child, close our descriptors.
     ~ChildProcess();
     ChildProcess(const ChildProcess &) = delete;

@@ -23,6 +23,10 @@ struct SpawnOptions {
 // Starts a child in a process group of its own (common::ChildProcess) and hands its pid to the caller,
 // who reaps or stops it. Throws std::runtime_error with the reason.
 pid_t spawn_process(const SpawnOptions &options);
+// Call before constructing an object of static storage whose threads call spawn_process with
+// die_with_parent (the local backend's warm pool), so the thread that forks those children is
+// destroyed after that object at exit (common::ChildProcess::start_lasting_spawner says why).
+void start_lasting_spawner();
 
 // Reaps `pid` if it exited (our child). Returns its wait status, or nullopt when still running.
 std::optional<int> try_reap(pid_t pid);
