@@ -5,6 +5,7 @@
 #include <boost/dll/shared_library.hpp>
 #include <cstddef>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
 
 namespace actionhost::modules {
@@ -19,6 +20,19 @@ bool on_path(const std::string &exe) {
     while (std::getline(ss, dir, ':'))
         if (!dir.empty() && access((dir + "/" + exe).c_str(), X_OK) == 0) return true;
     return false;
+}
+
+// glibc loads and unloads one library at a time, under a lock of the dynamic loader that
+// ThreadSanitizer cannot see (ld.so takes it with no intercepted call). A module unloaded on one thread
+// (its static destructors run) and loaded again on another at the same address, as the client's
+// runtimes of one backend do when they start and close concurrently, then looks like a race between
+// the old copy's destructors and the new copy's initializers, and ld.so's bookkeeping like one between
+// its own free and calloc. Loads and unloads take this lock too: the same order, told in a way TSan
+// sees, at no cost (glibc serializes them anyway). Recursive as glibc's: a library's static
+// initializers may load another. Never destroyed: a module may be closed during exit.
+std::recursive_mutex &loader_lock() {
+    static auto *lock = new std::recursive_mutex;
+    return *lock;
 }
 
 const char *entry_symbol(ModuleKind kind) {
@@ -77,6 +91,7 @@ common::Result<std::unique_ptr<ModuleLibrary>> ModuleLibrary::open(const Manifes
                       (manifest.kind == ModuleKind::Plugin ? "host" : "client") + " implements " + to_string(ours) +
                       " (major differs)");
     try {
+        std::lock_guard lock(loader_lock());
         m->lib_ = std::make_unique<boost::dll::shared_library>(
             manifest.library_path(), boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
     } catch (const std::exception &e) {
@@ -98,7 +113,10 @@ common::Result<std::unique_ptr<ModuleLibrary>> ModuleLibrary::open(const Manifes
     return m;
 }
 
-ModuleLibrary::~ModuleLibrary() = default;
+ModuleLibrary::~ModuleLibrary() {
+    std::lock_guard lock(loader_lock());
+    lib_.reset();
+}
 
 const ah_plugin_entry_t *ModuleLibrary::plugin_entry() const {
     return manifest_.kind == ModuleKind::Plugin ? static_cast<const ah_plugin_entry_t *>(entry_) : nullptr;
