@@ -1,6 +1,7 @@
 // Bash plugin benchmark: action round trips over HTTP against a floor measured in the same run (a
 // persistent bash reading commands from a pipe and answering a marker), big output, session start and
-// host memory over many commands. Prints figures and ratios; never fails on time.
+// host memory over many commands. Prints figures and ratios; never fails on time. HTTP goes through
+// Boost.Beast's synchronous client (support/beast_client.hpp).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "support/beast_client.hpp"
 #include "support/host_process.hpp"
 #include "support/proc_file.hpp"
 #include "support/temp_dir.hpp"
@@ -114,7 +116,8 @@ int main(int argc, char **argv) {
     auto host_start = Clock::now();
     actionhost::testing::HostProcess host(o);
     const double host_start_ms = ms_since(host_start);
-    actionhost::testing::Http http("127.0.0.1", host.port());
+    // Beast's client, not the tests' Poco one: see support/beast_client.hpp (the floor's client is a pipe).
+    actionhost::bench::BeastClient http("127.0.0.1", host.port());
     auto exec = [&](const std::string &cmd, const std::string &session = "") {
         json body = {{"action", run_action(cmd)}};
         if (!session.empty()) body["session"] = session;
