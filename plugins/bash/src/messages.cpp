@@ -101,30 +101,35 @@ nlohmann::ordered_json object_for(size_t fields) {
     j.get_ref<nlohmann::ordered_json::object_t &>().reserve(fields);
     return j;
 }
+// Appends a field to an object built here, whose keys are distinct by construction: straight onto its
+// vector, without ordered_map's search for an existing key and a null value assigned over.
+void add(nlohmann::ordered_json &object, const char *key, nlohmann::ordered_json value) {
+    object.get_ref<nlohmann::ordered_json::object_t &>().emplace_back(key, std::move(value));
+}
 }  // namespace
 
 std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &m,
                                  bool hidden) {
     nlohmann::ordered_json metadata = object_for(8);
-    metadata["exit_code"] = m.exit_code;
-    metadata["pid"] = m.pid;
-    metadata["username"] = optional_string(m.username);
-    metadata["hostname"] = optional_string(m.hostname);
-    metadata["working_dir"] = optional_string(m.working_dir);
-    metadata["py_interpreter_path"] = optional_string(m.py_interpreter_path);
-    metadata["prefix"] = m.prefix;
-    metadata["suffix"] = m.suffix;
+    add(metadata, "exit_code", m.exit_code);
+    add(metadata, "pid", m.pid);
+    add(metadata, "username", optional_string(m.username));
+    add(metadata, "hostname", optional_string(m.hostname));
+    add(metadata, "working_dir", optional_string(m.working_dir));
+    add(metadata, "py_interpreter_path", optional_string(m.py_interpreter_path));
+    add(metadata, "prefix", m.prefix);
+    add(metadata, "suffix", m.suffix);
     nlohmann::ordered_json extras = object_for(4);
-    extras["command"] = command;
-    extras["metadata"] = std::move(metadata);
-    extras["hidden"] = hidden;
-    if (m.stderr_text) extras["stderr"] = *m.stderr_text;
+    add(extras, "command", command);
+    add(extras, "metadata", std::move(metadata));
+    add(extras, "hidden", hidden);
+    if (m.stderr_text) add(extras, "stderr", *m.stderr_text);
     nlohmann::ordered_json obs = object_for(5);
-    obs["message"] = common::run_message(command, m.exit_code);
-    obs["observation"] = "run";
-    obs["content"] = content;
-    obs["extras"] = std::move(extras);
-    obs["success"] = m.exit_code == 0;
+    add(obs, "message", common::run_message(command, m.exit_code));
+    add(obs, "observation", "run");
+    add(obs, "content", content);
+    add(obs, "extras", std::move(extras));
+    add(obs, "success", m.exit_code == 0);
     return dump(obs);
 }
 
