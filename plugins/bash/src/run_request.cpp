@@ -3,6 +3,7 @@
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/common/simdjson_document.hpp>
 
+#include <cstdint>
 #include <optional>
 
 namespace actionhost::bash {
@@ -82,9 +83,11 @@ common::Result<RunRequest> read_run_request(element root) {
 common::Result<RunRequest> parse_run_request(std::string_view action_json) {
     // Fields straight from simdjson's document: a nlohmann document of the whole action, built and thrown
     // away, cost the plugin about 20k instructions per command. Deep enough for anything the host's
-    // depth limit lets through, so for the host's own JSON simdjson always reads it.
+    // depth limit lets through, and any size (the host's body limit bounds it), so for the host's own
+    // JSON simdjson always reads it.
     std::optional<common::Result<RunRequest>> read;
-    if (common::with_simdjson_document<common::kMaxJsonDepth + 8>(action_json, [&](element root) { read = read_run_request(root); }))
+    const auto visit = [&](element root) { read = read_run_request(root); };
+    if (common::with_simdjson_document<common::kMaxJsonDepth + 8, SIZE_MAX>(action_json, visit))
         return std::move(*read);
     // Not JSON simdjson reads: nlohmann words why (integers beyond 64 bits, the one thing simdjson refuses
     // and nlohmann accepts, never come from the host, which writes those as doubles).

@@ -113,3 +113,16 @@ TEST(ParseJson, DocumentsOfEverySizeOnManyThreads) {
     for (auto &th : threads) th.join();
     for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[static_cast<size_t>(t)], 0) << "thread " << t;
 }
+
+TEST(ParseJson, TextsOverTheSimdjsonLimitAreReadByNlohmannAlike) {
+    // Over kSimdjsonMaxBytes, a text of many small values (simdjson would take ~12 bytes per value) and
+    // one of a long string: the same values as nlohmann's, and broken ones refused alike.
+    std::string numbers = "[";
+    while (numbers.size() < 9u * 1024 * 1024) numbers += "0,-1,";
+    numbers += "2]";
+    EXPECT_EQ(disagreement(numbers), "");
+    EXPECT_EQ(common::parse_json(numbers).value().size(), (numbers.size() - 3) / 5 * 2 + 1);
+    const std::string text = "{\"a\":\"" + std::string(9u * 1024 * 1024, 'x') + "\"}";
+    EXPECT_EQ(disagreement(text), "");
+    EXPECT_EQ(disagreement(text.substr(0, text.size() - 1)), "");
+}

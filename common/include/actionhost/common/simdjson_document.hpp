@@ -26,12 +26,18 @@ inline constexpr size_t kSimdjsonMaxDepth = 64;
 // thread keeps megabytes after one large cell output.
 inline constexpr size_t kReusedParserBytes = 16 * 1024;
 
+// Larger texts are not given to simdjson by default: its document takes about 12 bytes per value or comma
+// (a 64 MiB body of "0,0,0,..." would need 750 MB beside the nlohmann document built from it), where
+// nlohmann's parser needs none beyond its document.
+inline constexpr size_t kSimdjsonMaxBytes = 8 * 1024 * 1024;
+
 // Calls `visit(simdjson::dom::element root)` with `text` parsed by simdjson and returns true; returns false
 // without calling it when simdjson refuses the text (invalid JSON, invalid UTF-8, a number beyond 64 bits,
-// nesting deeper than MaxDepth). The element lives only during the call. Any thread (each keeps its own
-// parser per MaxDepth).
-template <size_t MaxDepth = kSimdjsonMaxDepth, typename Visit>
+// nesting deeper than MaxDepth) or it is longer than MaxBytes. The element lives only during the call. Any
+// thread (each keeps its own parser per MaxDepth).
+template <size_t MaxDepth = kSimdjsonMaxDepth, size_t MaxBytes = kSimdjsonMaxBytes, typename Visit>
 bool with_simdjson_document(std::string_view text, Visit &&visit) {
+    if (text.size() > MaxBytes) return false;
     auto read = [&](simdjson::dom::parser &parser) {
         simdjson::dom::element root;
         if (parser.parse(text.data(), text.size(), true).get(root) != simdjson::SUCCESS) return false;
