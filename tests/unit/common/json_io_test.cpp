@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <actionhost/common/json_io.hpp>
+#include <actionhost/common/simdjson_document.hpp>
 
 #include "json_text_generator.hpp"
 
@@ -125,4 +126,19 @@ TEST(ParseJson, TextsOverTheSimdjsonLimitAreReadByNlohmannAlike) {
     const std::string text = "{\"a\":\"" + std::string(9u * 1024 * 1024, 'x') + "\"}";
     EXPECT_EQ(disagreement(text), "");
     EXPECT_EQ(disagreement(text.substr(0, text.size() - 1)), "");
+}
+
+TEST(SimdjsonDocument, AVisitMayReadAnotherDocument) {
+    // The thread's parser is shared by every caller on the thread: a read inside a visit gets a parser of
+    // its own, and the outer document stays whole.
+    std::string outer_value, inner_value;
+    const bool read = common::with_simdjson_document(R"({"a":"outer"})", [&](simdjson::dom::element outer) {
+        common::with_simdjson_document(R"({"a":"inner"})", [&](simdjson::dom::element inner) {
+            inner_value = std::string(inner["a"].get_string().value());
+        });
+        outer_value = std::string(outer["a"].get_string().value());
+    });
+    EXPECT_TRUE(read);
+    EXPECT_EQ(outer_value, "outer");
+    EXPECT_EQ(inner_value, "inner");
 }

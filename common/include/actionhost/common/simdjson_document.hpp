@@ -31,10 +31,25 @@ inline constexpr size_t kReusedParserBytes = 16 * 1024;
 // nlohmann's parser needs none beyond its document.
 inline constexpr size_t kSimdjsonMaxBytes = 8 * 1024 * 1024;
 
+namespace simdjson_detail {
+// A thread's parser for small documents of one depth limit, shared by every caller on the thread.
+struct ReusedParser {
+    explicit ReusedParser(size_t max_depth) : ready(parser.allocate(0, max_depth) == simdjson::SUCCESS) {}
+    simdjson::dom::parser parser{kReusedParserBytes};
+    bool ready;
+    bool busy = false;  // a visit in progress: a nested read must not overwrite the document it reads
+};
+template <size_t MaxDepth>
+ReusedParser &reused_parser() {
+    thread_local ReusedParser reused(MaxDepth);
+    return reused;
+}
+}  // namespace simdjson_detail
+
 // Calls `visit(simdjson::dom::element root)` with `text` parsed by simdjson and returns true; returns false
 // without calling it when simdjson refuses the text (invalid JSON, invalid UTF-8, a number beyond 64 bits,
 // nesting deeper than MaxDepth) or it is longer than MaxBytes. The element lives only during the call. Any
-// thread (each keeps its own parser per MaxDepth).
+// thread; a visit may read another document.
 template <size_t MaxDepth = kSimdjsonMaxDepth, size_t MaxBytes = kSimdjsonMaxBytes, typename Visit>
 bool with_simdjson_document(std::string_view text, Visit &&visit) {
     if (text.size() > MaxBytes) return false;
@@ -44,12 +59,16 @@ bool with_simdjson_document(std::string_view text, Visit &&visit) {
         visit(root);
         return true;
     };
-    if (text.size() <= kReusedParserBytes) {
-        thread_local simdjson::dom::parser reused(kReusedParserBytes);
-        thread_local const bool depth_set = reused.allocate(0, MaxDepth) == simdjson::SUCCESS;
-        if (depth_set) return read(reused);
+    simdjson_detail::ReusedParser &reused = simdjson_detail::reused_parser<MaxDepth>();
+    if (text.size() <= kReusedParserBytes && reused.ready && !reused.busy) {
+        reused.busy = true;
+        struct Release {
+            bool &busy;
+            ~Release() { busy = false; }
+        } release{reused.busy};
+        return read(reused.parser);
     }
-    simdjson::dom::parser own(text.size());
+    simdjson::dom::parser own;  // sized below: a capacity limit would refuse texts under simdjson's 32-byte minimum
     if (own.allocate(text.size(), MaxDepth) != simdjson::SUCCESS) return false;
     return read(own);
 }
