@@ -3,6 +3,8 @@
 #include <vector>
 #include <zmq_addon.hpp>
 
+#include "kernel/zmq_frame_reads.hpp"
+
 namespace actionhost::jupyter {
 
 namespace {
@@ -51,13 +53,18 @@ common::Result<std::optional<Message>> KernelChannels::receive(zmq::socket_t &so
     std::vector<std::string_view> frames;
     frames.reserve(parts.size());
     for (const auto &p : parts) frames.emplace_back(static_cast<const char *>(p.data()), p.size());
-    auto decoded = decode_message(frames, signer_);
+    std::string signature;
+    auto decoded = [&] {
+        ZmqFrameReads reads;  // every read of zmq's buffers is in here (see zmq_frame_reads.hpp)
+        for (size_t i = 0; i + 1 < frames.size(); ++i) {
+            if (frames[i] != kDelimiter) continue;
+            signature = frames[i + 1];
+            break;
+        }
+        return decode_message(frames, signer_);
+    }();
     if (!decoded) return decoded.as_failure();
-    for (size_t i = 0; i + 1 < frames.size(); ++i) {
-        if (frames[i] != "<IDS|MSG>") continue;
-        if (!replays_.first_sight(frames[i + 1])) return common::fail("replayed message (its signature was already seen)");
-        break;
-    }
+    if (!replays_.first_sight(signature)) return common::fail("replayed message (its signature was already seen)");
     return std::optional<Message>(std::move(decoded).value());
 }
 
