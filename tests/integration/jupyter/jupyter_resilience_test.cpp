@@ -10,6 +10,7 @@
 
 #include "jupyter_helpers.hpp"
 #include "support/proc_file.hpp"
+#include "support/sanitizers.hpp"
 
 using namespace actionhost::testing;
 using namespace actionhost::testing::jupyter;
@@ -98,6 +99,12 @@ TEST(JupyterResilience, HundredMegabyteCellIsTruncatedInBoundedMemory) {
     const long peak_kb = host_peak_rss_kb(host.pid());
     EXPECT_GT(peak_kb, 0);
     // Nothing near 100 MB of output is held: the host's peak stays far below what a copy would need.
-    EXPECT_LT(peak_kb, 400 * 1024) << "host peak RSS " << peak_kb << " kB";
+    // (Not under TSan: there the host decodes the kernel's messages several times slower than the kernel
+    // writes them, so zmq's queue, bounded by a count of messages, holds most of the 100 MB until they are
+    // read, each byte with TSan's shadow beside it; the peak measures that queue. The plain and ASan
+    // builds, which keep up, check the bound.)
+    if (!actionhost::testing::kThreadSanitizer) {
+        EXPECT_LT(peak_kb, 400 * 1024) << "host peak RSS " << peak_kb << " kB";
+    }
     EXPECT_EQ(content(ipython(host, "21 * 2", -1, "", false)), "42");
 }
