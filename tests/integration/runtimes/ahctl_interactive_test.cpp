@@ -152,12 +152,18 @@ TEST(AhctlShell, PipedLinesRunInOneShellAndFeedARunningCommand) {
 // On a terminal `ahctl shell` is a real terminal in the runtime (GET /terminal), as `docker exec -it`:
 // readline's history answers the Up arrow, ^C interrupts the remote command (not ahctl), and the shell
 // takes commands afterwards; exit ends ahctl with the shell's status.
+//
+// Each wait looks for what the shell prints, never for text that the echo of the typed line holds too
+// ('READY''> ', 'name''? '): a person types after seeing the prompt, not the echo. Keys typed while
+// readline still edits the line land on a terminal it keeps raw, without echo and with CR left a CR; a
+// `read` started after them gets "Ada\r" and waits for a newline forever (bash does the same on a local
+// terminal). Waiting for the echo made that a race with the remote shell, lost when the CPU was busy.
 TEST(AhctlShell, OnATerminalArrowKeysCtrlCAndExitStatusWorkAsInALocalShell) {
     TempDir dir("ahctl-pty");
     PtyAhctl sh(dir, {"-r", "sandbox", "-q", "shell"});
     ASSERT_TRUE(sh.started());
     ASSERT_TRUE(sh.wait_for("@sandbox:")) << sh.seen();  // bash's own prompt
-    sh.type("PS1='READY> '\r");
+    sh.type("PS1='READY''> '\r");
     ASSERT_TRUE(sh.wait_for("READY> ")) << sh.seen();
     sh.type("echo one\r");
     ASSERT_TRUE(sh.wait_for("one\r\n")) << sh.seen();
@@ -166,7 +172,7 @@ TEST(AhctlShell, OnATerminalArrowKeysCtrlCAndExitStatusWorkAsInALocalShell) {
     ASSERT_TRUE(sh.wait_for("echo one\r\n")) << sh.seen();
     ASSERT_TRUE(sh.wait_for("one\r\n")) << sh.seen();
     // A prompt that reads input shows at once (no waiting for the command to end).
-    sh.type("read -p 'name? ' n; echo \"hi $n\"\r");
+    sh.type("read -p 'name''? ' n; echo \"hi $n\"\r");
     ASSERT_TRUE(sh.wait_for("name? ", 10)) << sh.seen();
     sh.type("Ada\r");
     ASSERT_TRUE(sh.wait_for("hi Ada")) << sh.seen();
