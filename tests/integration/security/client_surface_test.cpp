@@ -160,10 +160,16 @@ TEST(ClientSurface, AStoppedHostDoesNotHangTheClient) {
     KeptSandbox sb(home, workspace.path(), "RUN_AS_OPENHANDS=false");
     ASSERT_FALSE(sb.id.empty());
     auto t0 = std::chrono::steady_clock::now();
-    ProcessResult r = ahctl(home, "/", "-s " + sb.id + " -t 3 run -- 'kill -STOP $(pgrep -x actionhost)'", 120);
+    // SIGSTOP stops a threaded process only once one of its threads has run to take the signal: on a busy
+    // machine the host could still read the prompt that follows `kill` and answer. The sleep keeps the
+    // prompt back until the host is surely stopped, and is longer than the action's 3 s timeout, so an
+    // answer from a host that did not stop would be the host's timeout, not the client's.
+    ProcessResult r =
+        ahctl(home, "/", "-s " + sb.id + " -t 3 run -- 'kill -STOP $(pgrep -x actionhost); sleep 30'", 120);
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_FALSE(r.timed_out) << r.output;
     EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("failed to return execute_action"), std::string::npos) << r.output;
     EXPECT_LT(took, 60) << "the action's reply never came and ahctl waited " << took << " s";
     t0 = std::chrono::steady_clock::now();
     r = ahctl(home, "/", "-s " + sb.id + " run -- true", 120);
