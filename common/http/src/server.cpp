@@ -157,8 +157,8 @@ struct Server::Impl {
         }
         boost::system::error_code ec;
         socket.set_option(tcp::no_delay(true), ec);
-        auto c = std::make_shared<Connection>(std::move(socket));
-        auto peer = c->socket.remote_endpoint(ec);
+        auto peer = socket.remote_endpoint(ec);
+        auto c = std::make_shared<Connection>(std::move(socket), ec ? tcp::v4() : peer.protocol());
         c->remote = ec ? "" : peer.address().to_string();
         ++open;
         wait_for_request(c);
@@ -399,7 +399,7 @@ struct Server::Impl {
     // took them all. Until the peer reads, the request waits here like an idle connection: on no thread,
     // sheddable, closed after idle_timeout.
     void hand_over(const ConnectionPtr &c) {
-        if (no_room_to_answer(c->socket.native_handle())) {
+        if (no_room_to_answer(c->fd)) {
             arm_timer(c, settings.idle_timeout);
             c->socket.async_wait(tcp::socket::wait_write, [self = this, c](const boost::system::error_code &ec) {
                 if (c->closed) return;
@@ -437,7 +437,7 @@ struct Server::Impl {
             }
             // Framing we refuse, a request with a quick answer, or a client not reading its answers: the
             // loop's own path decides, as for any request.
-            if (ambiguous_framing(*c->parser) || quick_answer_for(*c) || no_room_to_answer(c->socket.native_handle()))
+            if (ambiguous_framing(*c->parser) || quick_answer_for(*c) || no_room_to_answer(c->fd))
                 return back_to_loop(c, [self = this, c] { self->header_done(c); });
             c->parser->eager(true);
         }
@@ -459,6 +459,7 @@ struct Server::Impl {
     void back_to_loop(const ConnectionPtr &c, Next next) {
         asio::post(io, [self = this, c, next = std::move(next)]() mutable {
             self->handling.erase(c);
+            if (!c->watch_again()) self->close(c);
             if (c->closed) return;
             c->handling = false;
             // Listed again either way: a lingering connection may be shed like an idle one.
@@ -487,7 +488,8 @@ struct Server::Impl {
         begin_header(c);  // counts what is buffered already (pipelined)
         const auto whole = [this, &c] { return c.header_ended || c.header_lines > max_header_lines(); };
         if (c.buffer.size() > 0) return whole();  // pipelined: it is all here, or the loop waits for the rest
-        const int fd = c.socket.native_handle();
+        const int fd = c.fd;
+        c.stop_watching();  // the request that comes wakes this thread alone
         const auto until = std::chrono::steady_clock::now() + kNextRequestWait;
         for (int round = 0; round < 64; ++round) {  // a header arriving in pieces; EINTR
             const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(until - std::chrono::steady_clock::now());
@@ -584,7 +586,7 @@ void Server::stop() {
     asio::post(impl_->io, [impl = impl_.get(), &closed] {
         impl->stop_accepting_on_loop();
         // A handler blocked on its peer wakes with an error; its descriptor stays open until it is done.
-        for (const auto &c : impl->handling) ::shutdown(c->socket.native_handle(), SHUT_RDWR);
+        for (const auto &c : impl->handling) ::shutdown(c->fd, SHUT_RDWR);
         closed.set_value();
     });
     closed.get_future().wait();

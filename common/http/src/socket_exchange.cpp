@@ -243,8 +243,9 @@ class SocketResponse : public Response {
     std::unique_ptr<UpgradedConnection> upgrade(int status, boost::asio::io_context &io) override {
         if (sent_) return nullptr;
         // A descriptor of its own on the handler's loop, as for a WebSocket (accept_websocket).
-        const int fd = ::fcntl(c_.socket.native_handle(), F_DUPFD_CLOEXEC, 3);
+        const int fd = ::fcntl(c_.fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0) return nullptr;
+        c_.stop_watching();  // the file is shared: the server's loop would wake for each byte relayed too
         sockaddr_storage local{};
         socklen_t length = sizeof local;
         auto taken = std::make_unique<UpgradedConnection>(io);
@@ -271,11 +272,13 @@ class SocketResponse : public Response {
         if (sent_ || !ws::is_upgrade(c_.parser->get()) || c_.buffer.size() > 0) return nullptr;
         sockaddr_storage local{};
         socklen_t length = sizeof local;
-        if (::getsockname(c_.socket.native_handle(), reinterpret_cast<sockaddr *>(&local), &length) != 0) return nullptr;
+        if (::getsockname(c_.fd, reinterpret_cast<sockaddr *>(&local), &length) != 0) return nullptr;
         // A descriptor of its own for the WebSocket's event loop: the server's loop keeps (and later
-        // closes) the connection's, which it no longer watches while the handler runs.
-        const int fd = ::fcntl(c_.socket.native_handle(), F_DUPFD_CLOEXEC, 3);
+        // closes) the connection's, and stops watching it while the handler runs (a registration is on
+        // the file, which the two descriptors share: each frame would wake the server's loop too).
+        const int fd = ::fcntl(c_.fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0) return nullptr;
+        c_.stop_watching();
         auto socket = std::make_unique<WebSocket>();
         boost::system::error_code ec;
         socket->stream.next_layer().assign(local.ss_family == AF_INET6 ? boost::asio::ip::tcp::v6() : boost::asio::ip::tcp::v4(), fd, ec);
@@ -337,7 +340,7 @@ class SocketResponse : public Response {
 
 struct SocketExchange::Impl {
     Impl(Connection &c, std::chrono::milliseconds io_timeout, size_t max_framing_bytes)
-        : connection(c), socket(c.socket.native_handle(), io_timeout), reader(c, socket, max_framing_bytes), request(c, reader),
+        : connection(c), socket(c.fd, io_timeout), reader(c, socket, max_framing_bytes), request(c, reader),
           response(c, socket) {
         const std::string expect = request.header("Expect", {});
         if (boost::beast::iequals(expect, "100-continue")) reader.on_first_read([this] { response.send_continue(); });
