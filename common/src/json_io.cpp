@@ -1,6 +1,7 @@
 #include "actionhost/common/json_io.hpp"
 
 #include <fstream>
+#include <optional>
 
 #include "actionhost/common/simdjson_document.hpp"
 
@@ -11,7 +12,7 @@ namespace {
 // simdjson's document as nlohmann's, value for value as nlohmann's parser builds it.
 class SimdjsonToNlohmann {
   public:
-    explicit SimdjsonToNlohmann(std::string_view text) : text_may_hold_minus_zero_(text.find("-0") != std::string_view::npos) {}
+    explicit SimdjsonToNlohmann(std::string_view text) : text_(text) {}
 
     // False when the value cannot be told apart from another that nlohmann would build differently (then
     // nlohmann parses the text itself).
@@ -38,7 +39,7 @@ class SimdjsonToNlohmann {
                 // nlohmann keeps an integer written without a sign as unsigned, and "-0" as a signed 0;
                 // simdjson reads both "0" and "-0" as 0.
                 const int64_t v = e.get_int64().value_unsafe();
-                if (v == 0 && text_may_hold_minus_zero_) return false;
+                if (v == 0 && may_hold_minus_zero()) return false;
                 if (v >= 0) out = static_cast<uint64_t>(v);
                 else out = v;
                 return true;
@@ -52,7 +53,13 @@ class SimdjsonToNlohmann {
     }
 
   private:
-    bool text_may_hold_minus_zero_;
+    // Whether the text has "-0" anywhere: looked for once, at the first integer 0 (most texts have none).
+    bool may_hold_minus_zero() {
+        if (!minus_zero_) minus_zero_ = text_.find("-0") != std::string_view::npos;
+        return *minus_zero_;
+    }
+    std::string_view text_;
+    std::optional<bool> minus_zero_;
 };
 
 // nlohmann's own parser: the judge of every text simdjson does not read, and the wording of every refusal.

@@ -3,32 +3,16 @@
 // design) and its SEGV handler turns a crash into a report and abort().
 #pragma once
 
+#include <actionhost/common/sanitizers.hpp>
+
 namespace actionhost::testing {
 
-// gcc says which sanitizer it builds with by __SANITIZE_*__, clang by __has_feature.
-#if defined(__has_feature)
-#define AH_TESTING_HAS_FEATURE(x) __has_feature(x)
-#else
-#define AH_TESTING_HAS_FEATURE(x) 0
-#endif
-
-inline constexpr bool kAddressSanitizer =
-#if defined(__SANITIZE_ADDRESS__) || AH_TESTING_HAS_FEATURE(address_sanitizer)
-    true;
-#else
-    false;
-#endif
+// ASan (the asan preset): its allocator keeps freed memory in a quarantine, its SEGV handler aborts.
+inline constexpr bool kAddressSanitizer = common::kAddressSanitizer;
 
 // Whether it runs under ThreadSanitizer (the tsan preset): every memory access is checked against a
 // shadow of the others' accesses, so CPU-bound work runs 5-15x slower and memory use grows 5-10x.
-inline constexpr bool kThreadSanitizer =
-#if defined(__SANITIZE_THREAD__) || AH_TESTING_HAS_FEATURE(thread_sanitizer)
-    true;
-#else
-    false;
-#endif
-
-#undef AH_TESTING_HAS_FEATURE
+inline constexpr bool kThreadSanitizer = common::kThreadSanitizer;
 
 // How much longer CPU-bound work takes under the sanitizer build (ASan measures 2-3x on parsing loops;
 // CI runs two tests at once on two cores). Latency bounds that guard against seconds-long stalls scale

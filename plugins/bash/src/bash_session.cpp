@@ -59,20 +59,20 @@ std::string shell_quote(std::string_view s) {
     return out + "'";
 }
 
+}  // namespace
+
 // The observation's metadata of the prompt a command ended at (OpenHands' CmdOutputMetadata), with the
-// python interpreter of that prompt (python_lookup.hpp).
-RunMetadata metadata_of(const PromptInfo &p, std::string python) {
+// python interpreter that prompt's PATH and directory give the shell's user (python_lookup.hpp). Under mu_.
+RunMetadata BashSession::metadata_of(const PromptInfo &p) {
     RunMetadata m;
     m.exit_code = p.exit_code;
     m.pid = p.pid;
     m.username = p.username;
     m.hostname = p.hostname;
     m.working_dir = p.working_dir;
-    m.py_interpreter_path = std::move(python);
+    m.py_interpreter_path = python_lookup_.find(p.path, p.working_dir, *config_.identity);
     return m;
 }
-
-}  // namespace
 
 bool is_special_key(std::string_view command) {
     const std::string c = strip(command);
@@ -641,7 +641,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
 
 std::string BashSession::finish_completed(const std::string &command, const RunRequest &rq, bool special_key) {
     const PromptInfo p = *completed_;
-    RunMetadata m = metadata_of(p, python_lookup_.find(p.path, p.working_dir, *config_.identity));
+    RunMetadata m = metadata_of(p);
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
@@ -662,7 +662,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
 std::string BashSession::finish_exited(const std::string &command, const RunRequest &rq) {
     // `exit`, C-d at the prompt, or a killed shell: report how it ended; the next action starts a new
     // shell in the last known directory.
-    RunMetadata m = metadata_of(last_prompt_, python_lookup_.find(last_prompt_.path, last_prompt_.working_dir, *config_.identity));
+    RunMetadata m = metadata_of(last_prompt_);
     m.exit_code = shell_exit_code_;
     m.pid = -1;  // no $! once the shell itself has ended
     m.suffix = completed_suffix(shell_exit_code_);
@@ -755,7 +755,7 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
         m.suffix = "\n[" + key + " was sent to the running command, which has not ended yet.]";
         return run_observation_json(key, "", m, false);
     }
-    m = metadata_of(last_prompt_, python_lookup_.find(last_prompt_.path, last_prompt_.working_dir, *config_.identity));
+    m = metadata_of(last_prompt_);
     m.suffix = completed_with_key_suffix(m.exit_code, key);
     return run_observation_json(key, "", m, false);
 }

@@ -29,6 +29,7 @@
 
 #include <actionhost/common/log.hpp>
 #include <actionhost/common/process/child_process.hpp>
+#include "messages.hpp"
 #include "observation_text.hpp"
 #include "prompt_marker.hpp"
 #include "python_lookup.hpp"
@@ -104,6 +105,7 @@ class BashSession {
     common::Status ensure_private_dir();
     common::Result<std::string> write_rcfile(const std::string &start_dir);  // its path
     std::string typed_command(const std::string &command);
+    RunMetadata metadata_of(const PromptInfo &p);  // under mu_
     // Types a line that only sets __ah_sync (keeping $?), and waits for its prompt; called with `lk` held.
     void sync_with_shell(std::unique_lock<std::mutex> &lk);
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 
 namespace actionhost::bash {
 
@@ -21,9 +22,24 @@ std::optional<element> last_of(simdjson::dom::object obj, std::string_view key) 
     return found;
 }
 
+// The arguments `run` reads, each the last of its duplicates, found in one walk of `args`.
+struct RunArgs {
+    std::optional<element> command, cwd, is_input, blocking, is_static, hidden, separate_stderr;
+};
+RunArgs run_args_of(simdjson::dom::object args) {
+    RunArgs a;
+    const std::pair<std::string_view, std::optional<element> *> wanted[] = {
+        {"command", &a.command},     {"cwd", &a.cwd},       {"is_input", &a.is_input},
+        {"blocking", &a.blocking},   {"is_static", &a.is_static}, {"hidden", &a.hidden},
+        {"separate_stderr", &a.separate_stderr}};
+    for (simdjson::dom::key_value_pair field : args)
+        for (const auto &[key, slot] : wanted)
+            if (field.key == key) *slot = field.value;
+    return a;
+}
+
 // OpenHands' tool mapping passes `is_input` as "true"/"false"; booleans are what the dataclass holds.
-common::Status read_flag(simdjson::dom::object args, const char *key, bool &out) {
-    const std::optional<element> found = last_of(args, key);
+common::Status read_flag(const std::optional<element> &found, const char *key, bool &out) {
     if (!found || found->is_null()) return common::ok();
     const element v = *found;
     if (v.is_bool()) {
@@ -57,16 +73,18 @@ common::Result<RunRequest> read_run_request(element root) {
     if (!args_value || args_value->get_object().get(args) != simdjson::SUCCESS)
         return common::fail("Invalid run action: `args` must be an object");
     RunRequest rq;
-    const std::optional<element> cmd = last_of(args, "command");
-    if (!cmd || !cmd->is_string()) return common::fail("Invalid run action: `command` must be a string");
-    rq.command = std::string(cmd->get_string().value_unsafe());
+    const RunArgs a = run_args_of(args);
+    if (!a.command || !a.command->is_string()) return common::fail("Invalid run action: `command` must be a string");
+    rq.command = std::string(a.command->get_string().value_unsafe());
     if (rq.command.find('\0') != std::string::npos)  // bash cannot receive it: it would run a truncated command
         return common::fail("Invalid run action: `command` contains a NUL byte, which a shell command cannot hold");
-    for (auto [key, out] : {std::pair<const char *, bool *>{"is_input", &rq.is_input}, {"blocking", &rq.blocking},
-                            {"is_static", &rq.is_static}, {"hidden", &rq.hidden}, {"separate_stderr", &rq.separate_stderr}})
-        if (auto r = read_flag(args, key, *out); !r) return r.as_failure();
-    const std::optional<element> cwd = last_of(args, "cwd");
-    if (cwd && cwd->is_string() && !cwd->get_string().value_unsafe().empty()) rq.cwd = std::string(cwd->get_string().value_unsafe());
+    for (auto [found, key, out] : {std::tuple<const std::optional<element> *, const char *, bool *>{&a.is_input, "is_input", &rq.is_input},
+                                   {&a.blocking, "blocking", &rq.blocking},
+                                   {&a.is_static, "is_static", &rq.is_static},
+                                   {&a.hidden, "hidden", &rq.hidden},
+                                   {&a.separate_stderr, "separate_stderr", &rq.separate_stderr}})
+        if (auto r = read_flag(*found, key, *out); !r) return r.as_failure();
+    if (a.cwd && a.cwd->is_string() && !a.cwd->get_string().value_unsafe().empty()) rq.cwd = std::string(a.cwd->get_string().value_unsafe());
     const std::optional<element> timeout = last_of(top, "timeout");
     if (timeout && !timeout->is_null()) {
         if (!timeout->is_number()) return common::fail("Invalid run action: `timeout` must be a number");

@@ -13,16 +13,9 @@
 // hands it on, which TSan sees as usual.
 #pragma once
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define AH_JUPYTER_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define AH_JUPYTER_TSAN 1
-#endif
+#include <actionhost/common/sanitizers.hpp>
 
-#ifdef AH_JUPYTER_TSAN
+#if AH_THREAD_SANITIZER
 extern "C" void AnnotateIgnoreReadsBegin(const char *file, int line);
 extern "C" void AnnotateIgnoreReadsEnd(const char *file, int line);
 #endif
@@ -31,7 +24,7 @@ namespace actionhost::jupyter {
 
 class ZmqFrameReads {
   public:
-#ifdef AH_JUPYTER_TSAN
+#if AH_THREAD_SANITIZER
     ZmqFrameReads() { AnnotateIgnoreReadsBegin(__FILE__, __LINE__); }
     ~ZmqFrameReads() { AnnotateIgnoreReadsEnd(__FILE__, __LINE__); }
 #else
