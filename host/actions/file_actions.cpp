@@ -159,7 +159,7 @@ std::string splice_lines(const std::vector<std::string> &insert, const std::vect
 
 nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &ctx) {
     const std::string path = resolve(args.at("path").get<std::string>(), ctx.cwd);
-    if (auto refused = file_access_refusal(path)) return common::error_observation(*refused);
+    if (auto allowed = file_access(path); !allowed) return common::error_observation(allowed.error().message);
     const long long start = args.value("start", 0LL);
     const long long end = args.value("end", -1LL);
     std::string bytes;
@@ -194,7 +194,7 @@ nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &
 
 nlohmann::json write_action(const nlohmann::json &args, const FileActionContext &ctx) {
     const std::string path = resolve(args.at("path").get<std::string>(), ctx.cwd);
-    if (auto refused = file_access_refusal(path)) return common::error_observation(*refused);
+    if (auto allowed = file_access(path); !allowed) return common::error_observation(allowed.error().message);
     const std::string content = args.at("content").get<std::string>();
     const long long start = args.value("start", 0LL);
     const long long end = args.value("end", -1LL);

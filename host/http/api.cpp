@@ -141,8 +141,8 @@ class ApiHandler {
             else if (!p.is_null()) return invalid_request(resp, "\"path\" must be a string");
         }
         const std::string &wd = ctx_.env.facts().working_dir;
-        if (auto refused = file_access_refusal(!path ? wd : (!path->empty() && (*path)[0] == '/') ? *path : wd + "/" + *path))
-            return send_detail(resp, 403, *refused);
+        if (auto allowed = file_access(!path ? wd : (!path->empty() && (*path)[0] == '/') ? *path : wd + "/" + *path); !allowed)
+            return send_detail(resp, 403, allowed.error().message);
         send_json(resp, 200, list_directory(wd, path));
     }
 

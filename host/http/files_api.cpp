@@ -48,7 +48,7 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
                            uint64_t max_bytes, uint64_t max_unzip_bytes) {
     if (destination.empty() || destination[0] != '/')
         return {500, {{"detail", "400: Destination must be an absolute path"}}};
-    if (auto refused = file_access_refusal(destination)) return {403, {{"detail", *refused}}};
+    if (auto allowed = file_access(destination); !allowed) return {403, {{"detail", allowed.error().message}}};
     std::error_code ec;
     fs::create_directories(destination, ec);
     if (!fs::is_directory(destination, ec))
@@ -81,7 +81,7 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
 
 void send_download(Response &resp, const std::string &path) {
     if (path.empty() || path[0] != '/') return send_detail(resp, 500, "400: Path must be an absolute path");
-    if (auto refused = file_access_refusal(path)) return send_detail(resp, 403, *refused);
+    if (auto allowed = file_access(path); !allowed) return send_detail(resp, 403, allowed.error().message);
     std::error_code ec;
     if (!fs::exists(path, ec)) return send_detail(resp, 500, "404: File not found");
     char tmpl[] = "/tmp/ahdownload-XXXXXX";

@@ -75,7 +75,7 @@ std::optional<LatestImage> latest_image(const modules::ModuleRegistry &registry,
                 if (it->path().extension() != ".png" || !it->is_regular_file(ec) || it->is_symlink(ec)) continue;
                 const auto t = it->last_write_time(ec);
                 if (best && t <= best_time) continue;
-                if (file_access_refusal(it->path().string())) continue;
+                if (!file_access(it->path().string())) continue;
                 best = LatestImage{it->path().string(), feed.title}, best_time = t;
             }
             ec.clear();
@@ -168,14 +168,14 @@ void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, 
     if (path == "/ui/files") {
         const auto dir = query_parameter(query, "path");
         const std::string full = !dir || dir->empty() ? wd : ((*dir)[0] == '/' ? *dir : wd + "/" + *dir);
-        if (auto refused = file_access_refusal(full)) return send_detail(resp, 403, *refused);
+        if (auto allowed = file_access(full); !allowed) return send_detail(resp, 403, allowed.error().message);
         return send_json(resp, 200, {{"path", full}, {"entries", list_directory(wd, full)}});
     }
     if (path == "/ui/download") {
         const auto file = query_parameter(query, "path");
         if (!file || file->empty()) return send_detail(resp, 422, "path is required");
         const std::string full = (*file)[0] == '/' ? *file : wd + "/" + *file;
-        if (auto refused = file_access_refusal(full)) return send_detail(resp, 403, *refused);
+        if (auto allowed = file_access(full); !allowed) return send_detail(resp, 403, allowed.error().message);
         struct stat st{};
         if (::stat(full.c_str(), &st) != 0) return send_detail(resp, 404, "File not found: " + full);
         if (S_ISDIR(st.st_mode)) return send_download(resp, full);  // a directory: a zip of it

@@ -192,17 +192,17 @@ void answer_view(const std::string &path, const std::string &client_host, Respon
                                "Unsupported file extension: " + ext + ". Supported extensions are: .pdf, .png, .jpg, .jpeg, .gif");
     // The host often runs as root: what it reads for the page must be a regular file inside the session's
     // roots, reached with no link swapped in after the check (file_roots.hpp).
-    const ConfinedFile file = open_confined_regular_file(path);
-    if (!file.refusal.empty()) return send_error_page(resp, 403, "Error: Access denied", path, file.refusal);
-    if (file.fd < 0)
-        return send_error_page(resp, 500, "Error viewing file", path,
-                               "[Errno " + std::to_string(file.error) + "] " + std::strerror(file.error) + ": '" + path + "'");
+    const common::Result<int> file = open_confined_regular_file(path);
+    if (!file)
+        return file.error().sys_errno == 0 ? send_error_page(resp, 403, "Error: Access denied", path, file.error().message)
+                                           : send_error_page(resp, 500, "Error viewing file", path, file.error().message);
+    const int fd = file.value();
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
-    } closer{file.fd};
+    } closer{fd};
     struct stat opened{};
-    if (::fstat(file.fd, &opened) != 0 || opened.st_size > kMaxViewedBytes)
+    if (::fstat(fd, &opened) != 0 || opened.st_size > kMaxViewedBytes)
         return send_error_page(resp, 500, "Error viewing file", path, "the file is larger than " + std::to_string(kMaxViewedBytes >> 20) + " MiB");
     // The file's base64 is encoded as the page is sent: built whole, a 64 MiB file cost ~185 MB per view
     // (its base64, the page, the response), and 16 views at once 3 GB of the host, which in a sandbox is
@@ -215,7 +215,7 @@ void answer_view(const std::string &path, const std::string &client_host, Respon
         enc.rdbuf()->setLineLength(0);
         char buf[65536];
         size_t total = 0;
-        for (ssize_t n; out && total <= static_cast<size_t>(kMaxViewedBytes) && (n = ::read(file.fd, buf, sizeof buf)) != 0;) {
+        for (ssize_t n; out && total <= static_cast<size_t>(kMaxViewedBytes) && (n = ::read(fd, buf, sizeof buf)) != 0;) {
             if (n < 0) {
                 if (errno == EINTR) continue;
                 break;

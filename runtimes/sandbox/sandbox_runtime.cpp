@@ -12,8 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/common/json_io.hpp>
+#include <actionhost/common/result.hpp>
+#include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -35,6 +36,7 @@ namespace {
 using namespace actionhost::runtime_support;
 using namespace actionhost::sandbox_runtime;
 namespace fs = std::filesystem;
+namespace common = actionhost::common;
 using nlohmann::json;
 
 constexpr int kHostPortInside = 3000;  // the sandbox's own loopback: no collisions possible
@@ -47,20 +49,20 @@ bool write_text(const std::string &path, const std::string &text) {
     return static_cast<bool>(out);
 }
 
-// Why `path` must not be followed to a workspace: a symbolic link on the way that belongs to neither
-// root nor the caller could be re-pointed by its owner, another user of the machine, at any directory the
-// caller can write (and a root caller's sandbox is handed its workspace). nullopt when none.
-std::optional<std::string> untrusted_link_on(const std::string &path) {
+// Whether `path` may be followed to a workspace: not when a symbolic link on the way belongs to neither
+// root nor the caller, whose owner, another user of the machine, could re-point it at any directory the
+// caller can write (and a root caller's sandbox is handed its workspace).
+common::Status check_links_on(const std::string &path) {
     fs::path walked;
     for (const auto &part : fs::absolute(path)) {
         walked /= part;
         struct stat st{};
         if (::lstat(walked.c_str(), &st) != 0) break;  // the rest does not exist yet: created by us
         if (S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != ::geteuid())
-            return "refusing the workspace " + path + ": it passes through the symbolic link " + walked.string() +
-                   " of uid " + std::to_string(st.st_uid) + ", who could point it anywhere";
+            return common::fail("refusing the workspace " + path + ": it passes through the symbolic link " + walked.string() +
+                                " of uid " + std::to_string(st.st_uid) + ", who could point it anywhere");
     }
-    return std::nullopt;
+    return common::ok();
 }
 
 // The run directory's name carries the session id (readable in `ls /tmp` and in the cgroup names), cut
@@ -113,7 +115,7 @@ class SandboxRuntime : public Backend {
             workspace = run_dir_ + "/workspace";
             temp_workspace_ = workspace;
         }
-        if (auto why = untrusted_link_on(workspace)) throw std::runtime_error(*why);
+        if (auto trusted = check_links_on(workspace); !trusted) throw std::runtime_error(trusted.error().message);
         fs::create_directories(workspace);
         // A temporary workspace is private to the sandbox's user (it may be handed to another uid).
         if (!temp_workspace_.empty()) fs::permissions(workspace, fs::perms::owner_all);

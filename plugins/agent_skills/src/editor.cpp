@@ -150,7 +150,7 @@ EditorResult Editor::run(const EditorRequest &req) {
             }
             throw invalid_param("path", p, hint);
         }
-        if (auto why = policy_.check(p)) throw invalid_param("path", p, *why);
+        if (auto allowed = policy_.check(p); !allowed) throw invalid_param("path", p, allowed.error().message);
         const FileInfo info = stat_path(p);
         result.prev_exist = info.kind != FileKind::missing;
         if (req.command == "create" && info.kind != FileKind::missing)

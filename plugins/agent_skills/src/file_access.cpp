@@ -15,20 +15,6 @@ namespace actionhost::agent_skills {
 
 namespace {
 
-// realpath of the longest existing prefix, with the missing rest appended (for `create`).
-std::string resolve(const std::string &abs_path) {
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::weakly_canonical(abs_path, ec);
-    if (ec) return abs_path;
-    return p.string();
-}
-
-bool under(const std::string &path, const std::string &root) {
-    if (root == "/") return true;
-    return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-                            path[root.size()] == '/');
-}
-
 struct Fd {
     int fd = -1;
     ~Fd() {
@@ -69,32 +55,7 @@ common::Status write_in_place(const std::string &path, const std::string &bytes,
 
 }  // namespace
 
-PathPolicy::PathPolicy(const std::string &spec) {
-    size_t i = 0;
-    while (i <= spec.size()) {
-        size_t j = spec.find(':', i);
-        if (j == std::string::npos) j = spec.size();
-        std::string root = spec.substr(i, j - i);
-        if (!root.empty() && root.front() == '/') {
-            root = resolve(root);
-            while (root.size() > 1 && root.back() == '/') root.pop_back();
-            roots_.push_back(root);
-        }
-        i = j + 1;
-    }
-}
-
-std::optional<std::string> PathPolicy::check(const std::string &abs_path) const {
-    if (roots_.empty()) return std::nullopt;
-    const std::string real = resolve(abs_path);
-    for (const auto &r : roots_)
-        if (under(real, r)) return std::nullopt;
-    std::string list;
-    for (const auto &r : roots_) list += (list.empty() ? "" : ", ") + r;
-    if (real != abs_path)
-        return "The path " + abs_path + " resolves to " + real + ", which is outside the directories this editor may access: " + list + ".";
-    return "The path " + abs_path + " is outside the directories this editor may access: " + list + ".";
-}
+PathPolicy editor_path_policy(const std::string &roots_spec) { return PathPolicy(roots_spec, "this editor may access"); }
 
 FileInfo stat_path(const std::string &path) {
     FileInfo info;

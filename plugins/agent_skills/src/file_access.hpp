@@ -3,6 +3,7 @@
 // writes (temp file in the same directory, optional fsync, rename) that keep the file's mode and owner.
 #pragma once
 
+#include <actionhost/common/path_policy.hpp>
 #include <actionhost/common/result.hpp>
 #include <optional>
 #include <string>
@@ -10,20 +11,10 @@
 
 namespace actionhost::agent_skills {
 
-class PathPolicy {
-  public:
-    // `roots_spec`: colon-separated absolute directories; empty means the whole file system (as
-    // OpenHands allows).
-    explicit PathPolicy(const std::string &roots_spec = "");
-    bool confined() const { return !roots_.empty(); }
-    const std::vector<std::string> &roots() const { return roots_; }
-    // nullopt when `abs_path` (after resolving symlinks of its existing part) lies under a root; else
-    // the reason, naming the resolved path.
-    std::optional<std::string> check(const std::string &abs_path) const;
-
-  private:
-    std::vector<std::string> roots_;
-};
+using common::PathPolicy;
+// The editor's confinement: `roots_spec` as PathPolicy takes it (colon-separated absolute directories;
+// empty: the whole file system), its refusals worded for the editor.
+PathPolicy editor_path_policy(const std::string &roots_spec);
 
 enum class FileKind { missing, regular, directory, other };
 struct FileInfo {

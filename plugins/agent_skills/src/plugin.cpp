@@ -17,7 +17,7 @@ class AgentSkillsPlugin : public sdk::Plugin {
         // ACTIONHOST_EDITOR_ROOTS (colon-separated) confines the editor; unset = the whole file system,
         // as OpenHands' editor allows.
         const std::string roots = host().config("ACTIONHOST_EDITOR_ROOTS").value_or("");
-        service_ = std::make_unique<AgentSkillsService>(info.working_dir != nullptr ? info.working_dir : "", PathPolicy(roots));
+        service_ = std::make_unique<AgentSkillsService>(info.working_dir != nullptr ? info.working_dir : "", editor_path_policy(roots));
         // ACTIONHOST_EDITOR_FSYNC=1 adds an fsync before the rename (durable across power loss); off by
         // default, as in OpenHands: an fsync costs a journal commit on every edit, and without it an edit
         // is still never half-written (temp file + rename).

@@ -47,7 +47,7 @@ extern "C" __attribute__((visibility("default"))) char *ah_skills_run(const char
         const std::string dir = cwd != nullptr ? cwd : "/";
         if (!st.editor) {
             const char *roots = std::getenv("ACTIONHOST_EDITOR_ROOTS");
-            st.editor = std::make_unique<Editor>(dir, PathPolicy(roots != nullptr ? roots : ""));
+            st.editor = std::make_unique<Editor>(dir, editor_path_policy(roots != nullptr ? roots : ""));
             st.editor->set_durable_writes(editor_fsync_enabled(std::getenv("ACTIONHOST_EDITOR_FSYNC")));
         }
         auto parsed = actionhost::common::parse_json(args_json != nullptr ? args_json : "{}");

@@ -69,9 +69,7 @@ Config load_config(const Options &o, const Environment &env) {
             throw UsageError("workspace " + *o.workspace + " is not a directory (create it first; -w never does)");
         config.set("core.workspace_base", *o.workspace);
         // ./config.toml read implicitly must not lie in the workspace this start gives the agent.
-        if (!o.config_path) {
-            if (auto why = Config::implicit_config_refusal("config.toml", *o.workspace)) throw ConfigError(*why);
-        }
+        if (!o.config_path) Config::check_implicit_config("config.toml", *o.workspace);
     }
     if (o.state_dir) config.set("core.state_dir", *o.state_dir);
     if (o.keep) config.set("sandbox.keep_runtime_alive", true);

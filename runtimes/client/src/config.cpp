@@ -269,33 +269,30 @@ Config Config::load(const std::optional<std::string> &path, const Environment &e
         Config found = from_file("config.toml");
         Config with_env = found;
         with_env.apply_env(env);
-        if (auto why = implicit_config_refusal("config.toml", with_env.get_text("core.workspace_base")))
-            throw ConfigError(*why);
+        check_implicit_config("config.toml", with_env.get_text("core.workspace_base"));
         config = std::move(found);
     }
     config.apply_env(env);
     return config;
 }
 
-std::optional<std::string> Config::implicit_config_refusal(const std::string &file, const std::optional<std::string> &workspace) {
+void Config::check_implicit_config(const std::string &file, const std::optional<std::string> &workspace) {
     namespace fs = std::filesystem;
     const std::string advice = ". An agent could have written it; pass it with -c " + file + " if you trust it.";
     struct stat st{};
-    if (::lstat(file.c_str(), &st) != 0) return std::nullopt;
-    if (!S_ISREG(st.st_mode)) return file + " was not read: it is not a regular file (a symbolic link?)" + advice;
+    if (::lstat(file.c_str(), &st) != 0) return;
+    if (!S_ISREG(st.st_mode)) throw ConfigError(file + " was not read: it is not a regular file (a symbolic link?)" + advice);
     if (st.st_uid != ::geteuid() && st.st_uid != 0)
-        return file + " was not read: it belongs to uid " + std::to_string(st.st_uid) + ", not to you" + advice;
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) return file + " was not read: other users may write it" + advice;
+        throw ConfigError(file + " was not read: it belongs to uid " + std::to_string(st.st_uid) + ", not to you" + advice);
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) throw ConfigError(file + " was not read: other users may write it" + advice);
     if (workspace && !workspace->empty()) {
         std::error_code ec;
         const fs::path ws = fs::weakly_canonical(*workspace, ec);
         const fs::path here = fs::weakly_canonical(fs::absolute(file, ec).parent_path(), ec);
         auto [end, at] = std::mismatch(ws.begin(), ws.end(), here.begin(), here.end());
         if (!ws.empty() && end == ws.end())
-            return file + " was not read: it lies inside the workspace " + ws.string() +
-                   ", which the sandbox writes to" + advice;
+            throw ConfigError(file + " was not read: it lies inside the workspace " + ws.string() + ", which the sandbox writes to" + advice);
     }
-    return std::nullopt;
 }
 
 void Config::apply_env(const Environment &env) {

@@ -66,7 +66,7 @@ std::optional<std::string> git_config_value(const std::string &value) {
 
 }  // namespace
 
-bool configure_git_user(WireClient &wire, const std::string &name, const std::string &email, std::string *error) {
+void configure_git_user(WireClient &wire, const std::string &name, const std::string &email) {
     std::string with_git = "git config --global user.name " + bash_quote(name) + " && git config --global user.email " + bash_quote(email);
     // A fresh sandbox has no global git config: then the file is written with bash builtins alone, as
     // `git config --global` would create it, instead of two git processes (~8 ms each here, most of
@@ -89,8 +89,7 @@ bool configure_git_user(WireClient &wire, const std::string &name, const std::st
         in_session.is_static = false;
     }
     ShellResult r = run_hidden(wire, command, in_session);
-    if (r.exit_code != 0 && error) *error = r.output;
-    return r.exit_code == 0;
+    if (r.exit_code != 0) throw RuntimeError("git config of the user failed (exit code " + std::to_string(r.exit_code) + "): " + r.output);
 }
 
 RepoSpec parse_repo_spec(const std::string &spec) {

@@ -13,10 +13,12 @@ void Runtime::Impl::setup_sandbox() {
     client::add_env_vars(*wire, initial_env(), jupyter());
     client::add_env_vars(*wire, startup_env_vars(c), jupyter());
     if (runtime_name != "cli") {
-        std::string why;
-        if (!configure_git_user(*wire, c.get_string("core.git_user_name", "openhands"),
-                                c.get_string("core.git_user_email", "openhands@all-hands.dev"), &why))
-            log(common::LogLevel::Warning, "git config of the user failed: " + why);
+        try {
+            configure_git_user(*wire, c.get_string("core.git_user_name", "openhands"),
+                               c.get_string("core.git_user_email", "openhands@all-hands.dev"));
+        } catch (const RuntimeError &e) {
+            log(common::LogLevel::Warning, e.what());
+        }
     }
     std::string repo = c.get_string("sandbox.selected_repo", "");
     if (!repo.empty()) {

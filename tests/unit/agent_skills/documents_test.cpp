@@ -66,7 +66,7 @@ TEST(Documents, Latex) {
 TEST(Documents, EditorViewShowsMarkdown) {
     TempDir d("ah-docs");
     make_docx(d / "a.docx", {{"", "Body text"}});
-    Editor e(d.path(), PathPolicy(""));
+    Editor e(d.path(), editor_path_policy(""));
     EditorRequest r;
     r.command = "view";
     r.path = d / "a.docx";

@@ -20,7 +20,7 @@ using actionhost::testing::write_file;
 
 struct EditorTest : ::testing::Test {
     TempDir dir{"ah-editor"};
-    Editor editor{dir.path(), PathPolicy("")};
+    Editor editor{dir.path(), editor_path_policy("")};
     EditorResult run(const std::string &command, const std::string &path, EditorRequest extra = {}) {
         extra.command = command;
         extra.path = path;
@@ -196,7 +196,7 @@ TEST_F(EditorTest, DirectoryViewTwoLevelsWithoutHidden) {
 }
 
 TEST_F(EditorTest, SizeLimitAndBinaryRefusal) {
-    Editor small(dir.path(), PathPolicy(""), 1024 * 1024);
+    Editor small(dir.path(), editor_path_policy(""), 1024 * 1024);
     write_file(dir / "big.txt", std::string(1024 * 1024 + 200 * 1024, 'a'));
     EditorRequest v;
     v.command = "view";

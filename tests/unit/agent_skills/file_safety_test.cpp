@@ -32,7 +32,7 @@ TEST(FileSafety, RootsConfineTheEditorAndSymlinksCannotPointOut) {
     write_file(outside / "secret.txt", "secret\n");
     ASSERT_EQ(::symlink((outside / "secret.txt").c_str(), (inside / "link.txt").c_str()), 0);
     ASSERT_EQ(::symlink((inside / "ok.txt").c_str(), (inside / "inner_link.txt").c_str()), 0);
-    Editor e(inside.path(), PathPolicy(inside.path() + ":/nonexistent-root"));
+    Editor e(inside.path(), editor_path_policy(inside.path() + ":/nonexistent-root"));
     EXPECT_TRUE(view(e, inside / "ok.txt").ok());
     EXPECT_TRUE(view(e, inside / "inner_link.txt").ok());
     auto r = view(e, outside / "secret.txt");
@@ -50,13 +50,13 @@ TEST(FileSafety, RootsConfineTheEditorAndSymlinksCannotPointOut) {
     EXPECT_FALSE(e.run(c).ok());
     EXPECT_FALSE(std::filesystem::exists(outside / "new.txt"));
     // Unconfined (the default), the same path is allowed, as in OpenHands.
-    Editor open_editor(inside.path(), PathPolicy(""));
+    Editor open_editor(inside.path(), editor_path_policy(""));
     EXPECT_TRUE(view(open_editor, outside / "secret.txt").ok());
 }
 
 TEST(FileSafety, DeviceFilesAndFifosAreRefused) {
     TempDir d("ah-dev");
-    Editor e(d.path(), PathPolicy(""));
+    Editor e(d.path(), editor_path_policy(""));
     EXPECT_EQ(view(e, "/dev/null").error,
               "Invalid `path` parameter: /dev/null. The path /dev/null is a character device; the editor only works on regular files and directories.");
     ASSERT_EQ(::mkfifo((d / "fifo").c_str(), 0600), 0);
@@ -75,7 +75,7 @@ TEST(FileSafety, UnreadableFileGivesAClearError) {
     const std::string expected = "Ran into [Errno 13] Permission denied: '" + p + "' while trying to read " + p;
     if (::getuid() != 0) {
         ASSERT_EQ(::chmod(p.c_str(), 0000), 0);
-        Editor e(d.path(), PathPolicy(""));
+        Editor e(d.path(), editor_path_policy(""));
         EXPECT_EQ(view(e, p).error, expected);
         return;
     }
@@ -91,7 +91,7 @@ TEST(FileSafety, UnreadableFileGivesAClearError) {
     if (pid == 0) {
         ::close(fds[0]);
         if (::setgid(nobody->pw_gid) != 0 || ::setuid(nobody->pw_uid) != 0) ::_exit(3);
-        Editor e(d.path(), PathPolicy(""));
+        Editor e(d.path(), editor_path_policy(""));
         const std::string err = view(e, p).error;
         (void)!::write(fds[1], err.data(), err.size());
         ::_exit(0);

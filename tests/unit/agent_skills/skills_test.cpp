@@ -21,7 +21,7 @@ std::string numbered(int from, int to) {
 
 struct SkillsTest : ::testing::Test {
     TempDir dir{"ah-skills"};
-    Editor editor{dir.path(), PathPolicy("")};
+    Editor editor{dir.path(), editor_path_policy("")};
     SkillState state;
     SkillContext ctx{dir.path(), &editor};
     std::string run(const std::string &name, const json &args = json::object()) { return run_skill(state, ctx, name, args); }

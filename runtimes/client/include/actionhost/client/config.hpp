@@ -31,15 +31,16 @@ class Config {
     // Reads `path` (must exist). Throws ConfigError.
     static Config from_file(const std::string &path);
     // `path` when given, else ./config.toml when it exists and is trusted (see
-    // implicit_config_refusal; an untrusted one is a ConfigError), else defaults; then `env` overrides.
+    // check_implicit_config; an untrusted one is a ConfigError), else defaults; then `env` overrides.
     static Config load(const std::optional<std::string> &path, const Environment &env);
 
-    // Why a config file found implicitly (./config.toml, not named by the user) must not be read, or
-    // nullopt: it is a symbolic link or not a regular file; it belongs to someone other than the caller
-    // or root; others may write it; or it lies inside `workspace` (when given), the directory a sandbox
-    // writes to — an agent could have written it there to choose the runtime, the workspace or the
-    // seccomp setting of the user's next start. A file given with -c is the user's choice and is read.
-    static std::optional<std::string> implicit_config_refusal(const std::string &file, const std::optional<std::string> &workspace);
+    // Throws ConfigError (saying why) when a config file found implicitly (./config.toml, not named by the
+    // user) must not be read: it is a symbolic link or not a regular file; it belongs to someone other
+    // than the caller or root; others may write it; or it lies inside `workspace` (when given), the
+    // directory a sandbox writes to — an agent could have written it there to choose the runtime, the
+    // workspace or the seccomp setting of the user's next start. A missing file passes. A file given with
+    // -c is the user's choice and is read.
+    static void check_implicit_config(const std::string &file, const std::optional<std::string> &workspace);
 
     // Applies OpenHands' env overrides: `<FIELD>` for [core] (e.g. RUNTIME), `SANDBOX_<FIELD>` for
     // [sandbox], `KUBERNETES_<FIELD>` for [kubernetes]; bool = true/1 (anything else false); lists/dicts

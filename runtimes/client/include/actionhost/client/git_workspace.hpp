@@ -15,9 +15,9 @@
 
 namespace actionhost::client {
 
-// `git config --global user.name <n> && git config --global user.email <e>` (quoted safely). Returns
-// false (and the output in *error) when it failed; OpenHands only warns then, and so do we.
-bool configure_git_user(WireClient &wire, const std::string &name, const std::string &email, std::string *error = nullptr);
+// `git config --global user.name <n> && git config --global user.email <e>` (quoted safely). Throws
+// RuntimeError with git's output when it failed (OpenHands only warns then, and so does the runtime).
+void configure_git_user(WireClient &wire, const std::string &name, const std::string &email);
 
 // A repository to clone: "URL[@branch]". URL is any git URL (https://, http://, ssh://, file://,
 // user@host:path, a path) or GitHub's "owner/repo" shorthand. The '@' that starts the branch is the
