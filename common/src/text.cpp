@@ -2,6 +2,8 @@
 
 #include "actionhost/common/utf8.hpp"
 
+#include <cstring>
+
 namespace actionhost::common {
 
 namespace {
@@ -103,6 +105,10 @@ std::string html_escape(std::string_view text) {
         }
     }
     return out;
+}
+
+std::string os_error_text(int err, const std::string &path) {
+    return "[Errno " + std::to_string(err) + "] " + std::strerror(err) + ": '" + path + "'";
 }
 
 }  // namespace actionhost::common

@@ -2,10 +2,9 @@
 
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/common/observation.hpp>
+#include <actionhost/common/sanitizers.hpp>
 #include <algorithm>
 #include <chrono>
-#include <mutex>
-#include <vector>
 
 #include "actions/envelope.hpp"
 #include "actions/file_actions.hpp"
@@ -317,18 +316,6 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     return {200, std::move(obs), std::move(verbatim)};
 }
 
-namespace {
-// A plugin abandoned under a running call is kept, never destroyed, in a list that is never destroyed
-// either: reachable, so LeakSanitizer does not report it once the call's last pointer to it is gone. Any
-// thread (routers of several hosts may shut down at once).
-void keep_for_the_process_life(std::unique_ptr<PluginModule> module) {
-    static auto *mu = new std::mutex;
-    static auto *kept = new std::vector<std::unique_ptr<PluginModule>>;
-    std::lock_guard lock(*mu);
-    kept->push_back(std::move(module));
-}
-}  // namespace
-
 size_t Router::shutdown(std::chrono::milliseconds grace) {
     {
         std::lock_guard lock(inflight_mu_);
@@ -352,7 +339,7 @@ size_t Router::shutdown(std::chrono::milliseconds grace) {
             env_.log(AH_LOG_PLUGIN_MISBEHAVING, name,
                      std::to_string(calls) + " call(s) still running " + std::to_string(grace.count() / 1000) +
                          " s after shutdown: the plugin is left loaded, never destroyed under a running call");
-            keep_for_the_process_life(std::move(m));  // destroying it now would pull the code from under the call
+            common::never_freed(m.release());  // destroying it now would pull the code from under the call
             abandoned += static_cast<size_t>(calls);
         }
     }

@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 
 #include <actionhost/common/path_policy.hpp>
+#include <actionhost/common/text.hpp>
 
 namespace actionhost::host {
 
@@ -34,9 +34,7 @@ common::Status file_access(const std::string &path) {
 }
 
 common::Result<int> open_confined_regular_file(const std::string &path) {
-    const auto os_error = [&path](int err) {
-        return common::fail("[Errno " + std::to_string(err) + "] " + std::strerror(err) + ": '" + path + "'", err);
-    };
+    const auto os_error = [&path](int err) { return common::fail(common::os_error_text(err, path), err); };
     if (auto allowed = file_access(path); !allowed) return allowed.as_failure();
     char real[PATH_MAX];
     if (::realpath(path.c_str(), real) == nullptr) return os_error(errno);

@@ -23,11 +23,14 @@ std::string read_proc_file(const std::string &path) {
     return out;
 }
 
-long resident_kib(int pid) {
-    const std::string status = read_proc_file("/proc/" + std::to_string(pid) + "/status");
-    const size_t at = status.find("\nVmRSS:");
+long status_number(const std::string &status_path, const std::string &field) {
+    const std::string status = "\n" + read_proc_file(status_path);
+    const std::string key = "\n" + field + ":";
+    const size_t at = status.find(key);
     if (at == std::string::npos) return -1;
-    return std::strtol(status.c_str() + at + 7, nullptr, 10);
+    return std::strtol(status.c_str() + at + key.size(), nullptr, 10);
 }
+
+long resident_kib(int pid) { return status_number("/proc/" + std::to_string(pid) + "/status", "VmRSS"); }
 
 }  // namespace actionhost::testing

@@ -9,9 +9,6 @@
 #include <mutex>
 #include <sstream>
 
-#if AH_ADDRESS_SANITIZER
-#include <sanitizer/lsan_interface.h>
-#endif
 
 namespace actionhost::modules {
 
@@ -135,19 +132,7 @@ std::string ModuleLibrary::refusal(const std::string &why) const {
     return "refusing " + to_string(manifest_.kind) + " module " + manifest_.library_path() + ": " + why;
 }
 
-// The library object of a module never unloaded is given up on purpose: LeakSanitizer is told so.
-// Otherwise it reports the object as a leak at exit whenever no stale copy of the pointer happens to be
-// left in memory (a flaky failure of CliRuntime tests under ASan). A list that keeps the pointer does not
-// serve: the host core that loads plugins is itself inside the `cli` runtime module, whose statics go
-// when ahctl unloads it.
-void ModuleLibrary::keep_loaded() {
-    boost::dll::shared_library *kept = lib_.release();
-#if AH_ADDRESS_SANITIZER
-    if (kept != nullptr) __lsan_ignore_object(kept);
-#else
-    (void)kept;
-#endif
-}
+void ModuleLibrary::keep_loaded() { common::never_freed(lib_.release()); }
 
 DispatchCheck check_dispatch(const ah_plugin_t &p) {
     if (p.struct_size < offsetof(ah_plugin_t, get_extension) + sizeof(p.get_extension))

@@ -76,10 +76,6 @@ FileInfo stat_path(const std::string &path) {
     return info;
 }
 
-std::string os_error_text(int err, const std::string &path) {
-    return "[Errno " + std::to_string(err) + "] " + std::strerror(err) + ": '" + path + "'";
-}
-
 common::Result<std::string> read_bytes(const std::string &path, size_t max_bytes) {
     Fd f;
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

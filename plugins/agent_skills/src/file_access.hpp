@@ -5,6 +5,7 @@
 
 #include <actionhost/common/path_policy.hpp>
 #include <actionhost/common/result.hpp>
+#include <actionhost/common/text.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,8 +26,8 @@ struct FileInfo {
 };
 FileInfo stat_path(const std::string &path);  // follows symlinks, as Path.exists()/is_dir() do
 
-// "[Errno 13] Permission denied: '<path>'" — OSError's str().
-std::string os_error_text(int err, const std::string &path);
+// "[Errno 13] Permission denied: '<path>'" (common/text.hpp).
+using common::os_error_text;
 
 // Reads up to `max_bytes` (all when 0). A failure's message is os_error_text, its sys_errno the errno.
 common::Result<std::string> read_bytes(const std::string &path, size_t max_bytes);

@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "support/proc_file.hpp"
+
 #include "support/temp_dir.hpp"
 
 using namespace actionhost::common::http;
@@ -393,10 +395,7 @@ pid_t thread_named(const std::string &name) {
     return -1;
 }
 long voluntary_switches(pid_t tid) {
-    std::ifstream status("/proc/self/task/" + std::to_string(tid) + "/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("voluntary_ctxt_switches:", 0) == 0) return std::stol(line.substr(line.find(':') + 1));
-    return -1;
+    return actionhost::testing::status_number("/proc/self/task/" + std::to_string(tid) + "/status", "voluntary_ctxt_switches");
 }
 
 // While a handler's thread waits for a client's next request, the event loop does not watch that

@@ -25,9 +25,27 @@
 
 #undef AH_SANITIZERS_HAS_FEATURE
 
+#if AH_ADDRESS_SANITIZER
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace actionhost::common {
 
 inline constexpr bool kAddressSanitizer = AH_ADDRESS_SANITIZER == 1;
 inline constexpr bool kThreadSanitizer = AH_THREAD_SANITIZER == 1;
+
+// `object` (heap-allocated, and everything reachable from it) is never freed, on purpose: a module that
+// must stay loaded, a plugin abandoned under a running call. Under ASan, LeakSanitizer is told so;
+// otherwise it reports such an object at exit whenever no stale copy of its pointer happens to be left in
+// memory. (Keeping the pointers in a static list does not serve: the code that gives an object up may be
+// in a module whose statics go when it is unloaded, as the host core inside the `cli` runtime.) Any
+// thread; nothing in other builds.
+inline void never_freed(const void *object) {
+#if AH_ADDRESS_SANITIZER
+    if (object != nullptr) __lsan_ignore_object(object);
+#else
+    (void)object;
+#endif
+}
 
 }  // namespace actionhost::common

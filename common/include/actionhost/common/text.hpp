@@ -23,4 +23,8 @@ std::string printable_for_terminal(std::string_view text);
 // Text made safe inside HTML elements and attribute values (& < > " ').
 std::string html_escape(std::string_view text);
 
+// "[Errno 13] Permission denied: '<path>'": Python's OSError str(), as OpenHands' file tools show an OS
+// error (the editor, the host's file viewer).
+std::string os_error_text(int err, const std::string &path);
+
 }  // namespace actionhost::common
