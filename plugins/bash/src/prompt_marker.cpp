@@ -14,10 +14,8 @@ PromptMarker::PromptMarker(std::string nonce)
 
 std::string PromptMarker::ps1() const {
     // \043 is '#', \037 is US: decoded by bash when it prints the prompt, never present literally in the
-    // variable. The ${...:-}/${...-}/${x:+...} forms stay quiet under `set -u`, even with PATH unset.
-    // Bash decodes \037 before it expands the prompt, so ${PATH//\037/} drops every US byte from PATH and
-    // the fields stay apart.
-    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${__ah_sync:-}\\037${PATH:+${PATH//\\037/}}\\037${PWD-}}AH" +
+    // variable. The ${...:-}/${...-} forms stay quiet under `set -u`, even with PATH or PWD unset.
+    return "\\043\\043\\043AH" + nonce_ + "PS1{$?\\037${!:-}\\037\\u\\037\\h\\037${__ah_sync:-}\\037${PWD-}\\037${PATH-}\\037${PWD-}}AH" +
            nonce_ + "END\\043\\043\\043";
 }
 
@@ -45,23 +43,33 @@ int parse_int_field(std::string_view s) {
 }  // namespace
 
 PromptInfo PromptMarker::parse_fields(std::string_view body) {
-    std::vector<std::string_view> f;
-    for (int i = 0; i < 6; ++i) {
+    std::string_view f[5];
+    for (auto &field : f) {
         const size_t sep = body.find('\x1f');
-        if (sep == std::string_view::npos) break;
-        f.push_back(body.substr(0, sep));
+        if (sep == std::string_view::npos) return PromptInfo{};
+        field = body.substr(0, sep);
         body.remove_prefix(sep + 1);
     }
-    PromptInfo info;
-    if (f.size() < 6) return info;
-    info.exit_code = parse_int_field(f[0]);
-    info.pid = parse_int_field(f[1]);
-    info.username = std::string(f[2]);
-    info.hostname = std::string(f[3]);
-    info.sync = std::string(f[4]);
-    info.path = std::string(f[5]);
-    info.working_dir = std::string(body);
-    return info;
+    // What is left is DIR US PATH US DIR, and either may hold US bytes. The longest DIR that both starts
+    // and ends it is the shell's directory whenever PATH holds no US byte, whatever the directory's name.
+    // A PATH with US bytes can mislead it only by spelling the directory's name around them, as only a
+    // PATH built to mislead does (and whoever builds one can as well print a whole prompt).
+    const std::string_view rest = body;
+    if (rest.size() < 2) return PromptInfo{};
+    for (size_t w = rest.rfind('\x1f', (rest.size() - 2) / 2); w != std::string_view::npos; w = w == 0 ? std::string_view::npos : rest.rfind('\x1f', w - 1)) {
+        const std::string_view dir = rest.substr(0, w);
+        if (rest[rest.size() - w - 1] != '\x1f' || rest.substr(rest.size() - w) != dir) continue;
+        PromptInfo info;
+        info.exit_code = parse_int_field(f[0]);
+        info.pid = parse_int_field(f[1]);
+        info.username = std::string(f[2]);
+        info.hostname = std::string(f[3]);
+        info.sync = std::string(f[4]);
+        info.path = std::string(rest.substr(w + 1, rest.size() - 2 * w - 2));
+        info.working_dir = std::string(dir);
+        return info;
+    }
+    return PromptInfo{};
 }
 
 std::string random_nonce() {

@@ -135,8 +135,8 @@ TEST(ObservationText, HiddenKeepsMoreAndMergesInOrder) {
 
 TEST(PromptMarker, ScannerSplitsOutputFromMarkersAtAnyChunking) {
     PromptMarker m("0123456789abcdef");
-    const std::string stream = "out1\n" + m.begin() + "0\x1f\x1froot\x1fhost\x1f\x1f/usr/bin:/bin\x1f/tmp/a\x1f b" + m.end() +
-                               "bg\n" + m.begin() + "127\x1f" "42\x1fu\x1fh\x1f" "7\x1f\x1f/" + m.end();
+    const std::string stream = "out1\n" + m.begin() + "0\x1f\x1froot\x1fhost\x1f\x1f/tmp/a\x1f b\x1f/usr/bin:/bin\x1f/tmp/a\x1f b" + m.end() +
+                               "bg\n" + m.begin() + "127\x1f" "42\x1fu\x1fh\x1f" "7\x1f/\x1f\x1f/" + m.end();
     for (size_t step : {size_t(1), size_t(2), size_t(7), stream.size()}) {
         MarkerScanner sc(m);
         std::string out;
@@ -155,13 +155,51 @@ TEST(PromptMarker, ScannerSplitsOutputFromMarkersAtAnyChunking) {
         EXPECT_EQ(prompts[0].username, "root");
         EXPECT_EQ(prompts[0].hostname, "host");
         EXPECT_EQ(prompts[0].path, "/usr/bin:/bin");
-        EXPECT_EQ(prompts[0].working_dir, "/tmp/a\x1f b");  // the last field: any byte
+        EXPECT_EQ(prompts[0].working_dir, "/tmp/a\x1f b");  // any byte, US too
         EXPECT_EQ(prompts[1].exit_code, 127);
         EXPECT_EQ(prompts[1].pid, 42);
         EXPECT_EQ(prompts[1].path, "");
         EXPECT_EQ(prompts[1].sync, "7");
         EXPECT_EQ(prompts[1].working_dir, "/");
     }
+}
+
+// The prompt ends DIR US PATH US DIR, both printed as they are. Every pair from a small alphabet rich in
+// US bytes (all 3^0..3^4 directories by 3^0..3^6 PATHs) is split back exactly when PATH holds no US byte,
+// and when the directory holds none and PATH does not spell it around its US bytes.
+TEST(PromptMarker, DirectoryAndPathSplitBackExactly) {
+    const std::string alphabet = "a/\x1f";
+    auto all_of_length = [&](size_t n) {
+        std::vector<std::string> out{""};
+        for (size_t i = 0; i < n; ++i) {
+            std::vector<std::string> next;
+            for (const auto &s : out)
+                for (char c : alphabet) next.push_back(s + c);
+            out = std::move(next);
+        }
+        return out;
+    };
+    std::vector<std::string> dirs, paths;
+    for (size_t n = 0; n <= 4; ++n)
+        for (auto &s : all_of_length(n)) dirs.push_back(s);
+    for (size_t n = 0; n <= 6; ++n)
+        for (auto &s : all_of_length(n)) paths.push_back(s);
+    size_t checked = 0;
+    for (const auto &dir : dirs)
+        for (const auto &path : paths) {
+            const bool path_has_us = path.find('\x1f') != std::string::npos;
+            const bool dir_has_us = dir.find('\x1f') != std::string::npos;
+            const bool spells_dir = path.find(dir + '\x1f') == 0 || path.find('\x1f' + dir) != std::string::npos;
+            if (path_has_us && (dir_has_us || spells_dir)) continue;
+            const PromptInfo p = PromptMarker::parse_fields("0\x1f\x1fu\x1fh\x1f\x1f" + dir + '\x1f' + path + '\x1f' + dir);
+            ASSERT_EQ(p.working_dir, dir) << "PATH " << path;
+            ASSERT_EQ(p.path, path) << "directory " << dir;
+            ++checked;
+        }
+    EXPECT_GT(checked, 40000u);
+    // What the shell cannot have printed is no prompt at all.
+    EXPECT_EQ(PromptMarker::parse_fields("0\x1f\x1fu\x1fh\x1f\x1f/a").exit_code, -1);
+    EXPECT_EQ(PromptMarker::parse_fields("0\x1f\x1fu\x1fh\x1f\x1f/a\x1f/bin\x1f/b").working_dir, "");
 }
 
 TEST(PromptMarker, PromptVariablesNeverHoldTheMarkerLiterally) {
