@@ -545,13 +545,14 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
 
     const bool special = is_special_key(command);
     std::string to_send;
+    bool counts_oom_kills = false;  // a new command: its observation tells of OOM kills while it ran
     if (!command.empty()) {
         if (special) to_send = special_key_bytes(command);
         else if (rq.is_input) to_send = command + "\n";
         else if (rq.separate_stderr) to_send = typed_command("{ " + command + "\n} 2>" + shell_quote(stderr_fifo_));
         else to_send = typed_command(command);
         if (!special && !rq.is_input) {
-            oom_kills_at_start_ = memory_cgroup_.oom_kills();
+            counts_oom_kills = true;
             stderr_separate_ = rq.separate_stderr;
             command_typed_ = false;
         }
@@ -584,7 +585,12 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
         common::ChildProcess *shell = shell_.get();
         lk.unlock();
         const bool ok = shell->write_all(to_send, start + std::chrono::seconds(30));
+        // Read once the command is on its way, while bash is still being woken to it (a kworker hop away):
+        // the read then costs the round trip nothing. A kill goes unreported only if the command could
+        // start, fork and exhaust the memory before this next line runs.
+        const std::optional<uint64_t> oom_kills = counts_oom_kills ? memory_cgroup_.oom_kills() : std::nullopt;
         lk.lock();
+        if (counts_oom_kills) oom_kills_at_start_ = oom_kills;
         if (!ok) log(kLogWarning, "could not write all input to the terminal");
         if (awaiting_prompt_) command_typed_ = true;
         cv_.notify_all();  // a key waiting in send_key_beside may go now
