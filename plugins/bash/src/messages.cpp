@@ -87,9 +87,6 @@ std::string python_float_repr(double v) {
 }
 
 namespace {
-nlohmann::ordered_json optional_string(const std::optional<std::string> &s) {
-    return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr);
-}
 std::string dump(const nlohmann::ordered_json &j) {
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
@@ -106,31 +103,89 @@ nlohmann::ordered_json object_for(size_t fields) {
 void add(nlohmann::ordered_json &object, const char *key, nlohmann::ordered_json value) {
     object.get_ref<nlohmann::ordered_json::object_t &>().emplace_back(key, std::move(value));
 }
+
+// The observation's shape, built once per thread: each call only puts its values in, into strings that
+// keep their capacity, so it allocates nothing once warm. A fresh document took about 30 allocations per
+// `echo hi`, most of the observation's cost: 3-4 us of a 170 us round trip, A/B on the raw-socket client.
+struct RunObservationTemplate {
+    nlohmann::ordered_json obs;
+    nlohmann::ordered_json *message, *content, *success, *extras, *command, *hidden, *exit_code, *pid, *username,
+        *hostname, *working_dir, *py_interpreter_path, *prefix, *suffix;
+
+    RunObservationTemplate() {
+        nlohmann::ordered_json metadata = object_for(8);
+        for (const char *key : {"exit_code", "pid", "username", "hostname", "working_dir", "py_interpreter_path", "prefix", "suffix"})
+            add(metadata, key, nullptr);
+        nlohmann::ordered_json ex = object_for(4);  // room for "stderr": adding it never moves the others
+        add(ex, "command", "");
+        add(ex, "metadata", std::move(metadata));
+        add(ex, "hidden", false);
+        obs = object_for(5);
+        add(obs, "message", "");
+        add(obs, "observation", "run");
+        add(obs, "content", "");
+        add(obs, "extras", std::move(ex));
+        add(obs, "success", false);
+        message = field(obs, 0);
+        content = field(obs, 2);
+        extras = field(obs, 3);
+        success = field(obs, 4);
+        command = field(*extras, 0);
+        hidden = field(*extras, 2);
+        nlohmann::ordered_json &md = *field(*extras, 1);
+        exit_code = field(md, 0);
+        pid = field(md, 1);
+        username = field(md, 2);
+        hostname = field(md, 3);
+        working_dir = field(md, 4);
+        py_interpreter_path = field(md, 5);
+        prefix = field(md, 6);
+        suffix = field(md, 7);
+    }
+    static nlohmann::ordered_json *field(nlohmann::ordered_json &object, size_t index) {
+        return &(object.get_ref<nlohmann::ordered_json::object_t &>().begin() + static_cast<std::ptrdiff_t>(index))->second;
+    }
+};
+
+void put(nlohmann::ordered_json &slot, const std::string &value) {
+    if (slot.is_string()) slot.get_ref<std::string &>().assign(value);
+    else slot = value;
+}
+
+void put(nlohmann::ordered_json &slot, const std::optional<std::string> &value) {
+    if (value) put(slot, *value);
+    else slot = nullptr;
+}
+
+// A thread keeps no large text after the observation went out (a hidden command's output may be megabytes).
+void let_go_if_large(nlohmann::ordered_json &slot) {
+    constexpr size_t kKeptCapacity = 64 * 1024;
+    if (slot.is_string() && slot.get_ref<std::string &>().capacity() > kKeptCapacity) slot = "";
+}
 }  // namespace
 
 std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &m,
                                  bool hidden) {
-    nlohmann::ordered_json metadata = object_for(8);
-    add(metadata, "exit_code", m.exit_code);
-    add(metadata, "pid", m.pid);
-    add(metadata, "username", optional_string(m.username));
-    add(metadata, "hostname", optional_string(m.hostname));
-    add(metadata, "working_dir", optional_string(m.working_dir));
-    add(metadata, "py_interpreter_path", optional_string(m.py_interpreter_path));
-    add(metadata, "prefix", m.prefix);
-    add(metadata, "suffix", m.suffix);
-    nlohmann::ordered_json extras = object_for(4);
-    add(extras, "command", command);
-    add(extras, "metadata", std::move(metadata));
-    add(extras, "hidden", hidden);
-    if (m.stderr_text) add(extras, "stderr", *m.stderr_text);
-    nlohmann::ordered_json obs = object_for(5);
-    add(obs, "message", common::run_message(command, m.exit_code));
-    add(obs, "observation", "run");
-    add(obs, "content", content);
-    add(obs, "extras", std::move(extras));
-    add(obs, "success", m.exit_code == 0);
-    return dump(obs);
+    thread_local RunObservationTemplate t;
+    put(*t.message, common::run_message(command, m.exit_code));
+    put(*t.content, content);
+    put(*t.command, command);
+    *t.exit_code = m.exit_code;
+    *t.pid = m.pid;
+    put(*t.username, m.username);
+    put(*t.hostname, m.hostname);
+    put(*t.working_dir, m.working_dir);
+    put(*t.py_interpreter_path, m.py_interpreter_path);
+    put(*t.prefix, m.prefix);
+    put(*t.suffix, m.suffix);
+    *t.hidden = hidden;
+    *t.success = m.exit_code == 0;
+    auto &extras = t.extras->get_ref<nlohmann::ordered_json::object_t &>();
+    if (m.stderr_text) add(*t.extras, "stderr", *m.stderr_text);  // after "hidden", as OpenHands orders it
+    std::string text = dump(t.obs);
+    if (m.stderr_text) extras.pop_back();
+    for (nlohmann::ordered_json *slot : {t.message, t.content, t.command}) let_go_if_large(*slot);
+    return text;
 }
 
 std::string error_observation_json(const std::string &content) {

@@ -270,6 +270,21 @@ TEST(Messages, RunObservationShape) {
     EXPECT_TRUE(d["extras"]["metadata"]["username"].is_null());
     EXPECT_TRUE(d["extras"]["metadata"]["py_interpreter_path"].is_null());
     EXPECT_EQ(d["success"], false);
+    // Each observation is whole and exact, whatever the one before it on this thread held (the shape is
+    // built once per thread): extras.stderr comes after "hidden" and goes with its observation.
+    m.stderr_text = "oops";
+    m.exit_code = 2;
+    m.suffix = completed_suffix(2);
+    const std::string with_stderr = run_observation_json("ls x", "", m, true);
+    EXPECT_EQ(with_stderr,
+              R"({"message":"Command `ls x` executed with exit code 2.","observation":"run","content":"",)"
+              R"("extras":{"command":"ls x","metadata":{"exit_code":2,"pid":-1,"username":"root","hostname":"h",)"
+              R"("working_dir":"/w","py_interpreter_path":"","prefix":"","suffix":"\n[The command completed with exit code 2.]"},)"
+              R"("hidden":true,"stderr":"oops"},"success":false})");
+    EXPECT_EQ(run_observation_json("", "x", RunMetadata{}, false),
+              R"({"message":"Command `` executed with exit code -1.","observation":"run","content":"x",)"
+              R"("extras":{"command":"","metadata":{"exit_code":-1,"pid":-1,"username":null,"hostname":null,)"
+              R"("working_dir":null,"py_interpreter_path":null,"prefix":"","suffix":""},"hidden":false},"success":false})");
     const auto e = nlohmann::json::parse(error_observation_json("bad"));
     EXPECT_EQ(e["observation"], "error");
     EXPECT_EQ(e["extras"]["error_id"], "");
