@@ -1,7 +1,9 @@
 // Foundation benchmark: host cold start to the first /alive answer, a `read` of a small file over HTTP,
 // and `GET /alive` with 2 000 idle connections open (anyone who reaches the port may open them) — each
 // as a median and as a ratio against a floor or the same host without them, measured in the same run;
-// and the host's resident memory with bash loaded.
+// and the host's resident memory with bash loaded. Round trips go through the benchmarks' Beast client, as
+// in bash_bench (support/beast_client.hpp): the tests' Poco client spent about as long in its own
+// iostreams as the host spent answering /alive.
 //   build/bin/ah_bench_host [iterations]
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -19,6 +21,7 @@
 #include <fstream>
 #include <thread>
 
+#include "support/beast_client.hpp"
 #include "support/host_process.hpp"
 #include "support/loopback_floor.hpp"
 #include "support/proc_file.hpp"
@@ -106,7 +109,7 @@ int main(int argc, char **argv) {
 
     // Floors, measured now, on this machine.
     LoopbackFloorServer floor_server;
-    Http floor_http("127.0.0.1", floor_server.port());
+    BeastClient floor_http("127.0.0.1", floor_server.port());
     const Figures floor_rt = measure(n, [&] { floor_http.post_json("/", "{\"path\":\"/x\"}"); });
     std::vector<double> spawn_samples;
     for (int i = 0; i < starts; ++i) spawn_samples.push_back(spawn_true_ms());
@@ -119,7 +122,7 @@ int main(int argc, char **argv) {
     HostProcess host;
     write_file(host.working_dir() + "/small.txt", "line one\nline two\nline three\n");
     const std::string body = R"({"action":{"action":"read","args":{"path":"small.txt"}}})";
-    Http http("127.0.0.1", host.port());
+    BeastClient http("127.0.0.1", host.port());
     if (http.post_json("/execute_action", body).body.find("line two") == std::string::npos) {
         std::fprintf(stderr, "read did not return the file\n");
         return 1;
