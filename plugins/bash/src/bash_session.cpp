@@ -540,7 +540,7 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
         const std::string content = output_.finish("", true);
         output_.clear();
         returned_partial_ = true;
-        return run_observation_json(command, content, m, false);
+        return observation_writer_.write(command, content, m, false);
     }
 
     const bool special = is_special_key(command);
@@ -662,7 +662,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
     command_typed_ = false;
     ++commands_finished_;
     cv_.notify_all();
-    return run_observation_json(command, content, m, rq.hidden);
+    return observation_writer_.write(command, content, m, rq.hidden);
 }
 
 std::string BashSession::finish_exited(const std::string &command, const RunRequest &rq) {
@@ -683,7 +683,7 @@ std::string BashSession::finish_exited(const std::string &command, const RunRequ
     ++commands_finished_;
     cv_.notify_all();
     log(kLogInfo, "bash exited with status " + std::to_string(shell_exit_code_) + "; the next action restarts it");
-    return run_observation_json(command, content, m, rq.hidden);
+    return observation_writer_.write(command, content, m, rq.hidden);
 }
 
 std::string BashSession::finish_timeout(const std::string &command, const RunRequest &rq, Status why) {
@@ -696,7 +696,7 @@ std::string BashSession::finish_timeout(const std::string &command, const RunReq
     output_.clear();
     returned_partial_ = true;
     prev_status_ = why;
-    return run_observation_json(command, content, m, false);
+    return observation_writer_.write(command, content, m, false);
 }
 
 std::optional<std::string> BashSession::take_stderr(bool truncate, bool command_ended) {
@@ -722,7 +722,7 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
                    [&] { return (awaiting_prompt_ && command_typed_) || shell_exited_ || stopping_; });
     if (stopping_) return error_observation_json("ERROR: The bash session is shutting down.");
     if (!shell_ || shell_exited_ || !awaiting_prompt_ || !command_typed_)
-        return run_observation_json("", std::string(kNoPreviousCommandInput), RunMetadata{}, false);
+        return observation_writer_.write("", std::string(kNoPreviousCommandInput), RunMetadata{}, false);
     const uint64_t finished_before = commands_finished_;
     common::ChildProcess *shell = shell_.get();
     const pid_t shell_group = shell->pid();  // the shell leads its own session, so its group is its pid
@@ -759,11 +759,11 @@ std::string BashSession::send_key_beside(const RunRequest &rq) {
     RunMetadata m;
     if (commands_finished_ == finished_before) {
         m.suffix = "\n[" + key + " was sent to the running command, which has not ended yet.]";
-        return run_observation_json(key, "", m, false);
+        return observation_writer_.write(key, "", m, false);
     }
     m = metadata_of(last_prompt_);
     m.suffix = completed_with_key_suffix(m.exit_code, key);
-    return run_observation_json(key, "", m, false);
+    return observation_writer_.write(key, "", m, false);
 }
 
 }  // namespace actionhost::bash

@@ -166,6 +166,7 @@ class BashSession {
     bool first_prompt_seen_ = false;
     PromptInfo last_prompt_;
     PythonLookup python_lookup_;  // under mu_
+    RunObservationWriter observation_writer_;  // under mu_
     std::chrono::steady_clock::time_point last_output_{};
     bool shell_exited_ = false;
     int shell_exit_code_ = -1;

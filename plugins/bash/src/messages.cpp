@@ -104,15 +104,34 @@ void add(nlohmann::ordered_json &object, const char *key, nlohmann::ordered_json
     object.get_ref<nlohmann::ordered_json::object_t &>().emplace_back(key, std::move(value));
 }
 
-// The observation's shape, built once per thread: each call only puts its values in, into strings that
-// keep their capacity, so it allocates nothing once warm. A fresh document took about 30 allocations per
-// `echo hi`, most of the observation's cost: 3-4 us of a 170 us round trip, A/B on the raw-socket client.
-struct RunObservationTemplate {
+void put(nlohmann::ordered_json &slot, const std::string &value) {
+    if (slot.is_string()) slot.get_ref<std::string &>().assign(value);
+    else slot = value;
+}
+
+void put(nlohmann::ordered_json &slot, const std::optional<std::string> &value) {
+    if (value) put(slot, *value);
+    else slot = nullptr;
+}
+
+// A writer keeps no large text after the observation went out (a hidden command's output may be megabytes).
+void let_go_if_large(nlohmann::ordered_json &slot) {
+    constexpr size_t kKeptCapacity = 64 * 1024;
+    if (slot.is_string() && slot.get_ref<std::string &>().capacity() > kKeptCapacity) slot = "";
+}
+
+nlohmann::ordered_json *field(nlohmann::ordered_json &object, size_t index) {
+    return &(object.get_ref<nlohmann::ordered_json::object_t &>().begin() + static_cast<std::ptrdiff_t>(index))->second;
+}
+}  // namespace
+
+// The observation's shape, and where each value of it sits.
+struct RunObservationWriter::Document {
     nlohmann::ordered_json obs;
     nlohmann::ordered_json *message, *content, *success, *extras, *command, *hidden, *exit_code, *pid, *username,
         *hostname, *working_dir, *py_interpreter_path, *prefix, *suffix;
 
-    RunObservationTemplate() {
+    Document() {
         nlohmann::ordered_json metadata = object_for(8);
         for (const char *key : {"exit_code", "pid", "username", "hostname", "working_dir", "py_interpreter_path", "prefix", "suffix"})
             add(metadata, key, nullptr);
@@ -142,50 +161,39 @@ struct RunObservationTemplate {
         prefix = field(md, 6);
         suffix = field(md, 7);
     }
-    static nlohmann::ordered_json *field(nlohmann::ordered_json &object, size_t index) {
-        return &(object.get_ref<nlohmann::ordered_json::object_t &>().begin() + static_cast<std::ptrdiff_t>(index))->second;
-    }
 };
 
-void put(nlohmann::ordered_json &slot, const std::string &value) {
-    if (slot.is_string()) slot.get_ref<std::string &>().assign(value);
-    else slot = value;
-}
+RunObservationWriter::RunObservationWriter() : document_(std::make_unique<Document>()) {}
 
-void put(nlohmann::ordered_json &slot, const std::optional<std::string> &value) {
-    if (value) put(slot, *value);
-    else slot = nullptr;
-}
+RunObservationWriter::~RunObservationWriter() = default;
 
-// A thread keeps no large text after the observation went out (a hidden command's output may be megabytes).
-void let_go_if_large(nlohmann::ordered_json &slot) {
-    constexpr size_t kKeptCapacity = 64 * 1024;
-    if (slot.is_string() && slot.get_ref<std::string &>().capacity() > kKeptCapacity) slot = "";
+std::string RunObservationWriter::write(const std::string &command, const std::string &content, const RunMetadata &m,
+                                        bool hidden) {
+    Document &d = *document_;
+    put(*d.message, common::run_message(command, m.exit_code));
+    put(*d.content, content);
+    put(*d.command, command);
+    *d.exit_code = m.exit_code;
+    *d.pid = m.pid;
+    put(*d.username, m.username);
+    put(*d.hostname, m.hostname);
+    put(*d.working_dir, m.working_dir);
+    put(*d.py_interpreter_path, m.py_interpreter_path);
+    put(*d.prefix, m.prefix);
+    put(*d.suffix, m.suffix);
+    *d.hidden = hidden;
+    *d.success = m.exit_code == 0;
+    auto &extras = d.extras->get_ref<nlohmann::ordered_json::object_t &>();
+    if (m.stderr_text) add(*d.extras, "stderr", *m.stderr_text);  // after "hidden", as OpenHands orders it
+    std::string text = dump(d.obs);
+    if (m.stderr_text) extras.pop_back();
+    for (nlohmann::ordered_json *slot : {d.message, d.content, d.command}) let_go_if_large(*slot);
+    return text;
 }
-}  // namespace
 
 std::string run_observation_json(const std::string &command, const std::string &content, const RunMetadata &m,
                                  bool hidden) {
-    thread_local RunObservationTemplate t;
-    put(*t.message, common::run_message(command, m.exit_code));
-    put(*t.content, content);
-    put(*t.command, command);
-    *t.exit_code = m.exit_code;
-    *t.pid = m.pid;
-    put(*t.username, m.username);
-    put(*t.hostname, m.hostname);
-    put(*t.working_dir, m.working_dir);
-    put(*t.py_interpreter_path, m.py_interpreter_path);
-    put(*t.prefix, m.prefix);
-    put(*t.suffix, m.suffix);
-    *t.hidden = hidden;
-    *t.success = m.exit_code == 0;
-    auto &extras = t.extras->get_ref<nlohmann::ordered_json::object_t &>();
-    if (m.stderr_text) add(*t.extras, "stderr", *m.stderr_text);  // after "hidden", as OpenHands orders it
-    std::string text = dump(t.obs);
-    if (m.stderr_text) extras.pop_back();
-    for (nlohmann::ordered_json *slot : {t.message, t.content, t.command}) let_go_if_large(*slot);
-    return text;
+    return RunObservationWriter().write(command, content, m, hidden);
 }
 
 std::string error_observation_json(const std::string &content) {

@@ -270,18 +270,20 @@ TEST(Messages, RunObservationShape) {
     EXPECT_TRUE(d["extras"]["metadata"]["username"].is_null());
     EXPECT_TRUE(d["extras"]["metadata"]["py_interpreter_path"].is_null());
     EXPECT_EQ(d["success"], false);
-    // Each observation is whole and exact, whatever the one before it on this thread held (the shape is
-    // built once per thread): extras.stderr comes after "hidden" and goes with its observation.
+    // A writer keeps its document between observations: each is whole and exact whatever the one before
+    // held, and extras.stderr comes after "hidden" and goes with its observation.
+    RunObservationWriter writer;
+    EXPECT_EQ(writer.write("echo hi", "hi", m, false), run_observation_json("echo hi", "hi", m, false));
     m.stderr_text = "oops";
     m.exit_code = 2;
     m.suffix = completed_suffix(2);
-    const std::string with_stderr = run_observation_json("ls x", "", m, true);
+    const std::string with_stderr = writer.write("ls x", "", m, true);
     EXPECT_EQ(with_stderr,
               R"({"message":"Command `ls x` executed with exit code 2.","observation":"run","content":"",)"
               R"("extras":{"command":"ls x","metadata":{"exit_code":2,"pid":-1,"username":"root","hostname":"h",)"
               R"("working_dir":"/w","py_interpreter_path":"","prefix":"","suffix":"\n[The command completed with exit code 2.]"},)"
               R"("hidden":true,"stderr":"oops"},"success":false})");
-    EXPECT_EQ(run_observation_json("", "x", RunMetadata{}, false),
+    EXPECT_EQ(writer.write("", "x", RunMetadata{}, false),
               R"({"message":"Command `` executed with exit code -1.","observation":"run","content":"x",)"
               R"("extras":{"command":"","metadata":{"exit_code":-1,"pid":-1,"username":null,"hostname":null,)"
               R"("working_dir":null,"py_interpreter_path":null,"prefix":"","suffix":""},"hidden":false},"success":false})");
