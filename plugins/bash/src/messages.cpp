@@ -183,10 +183,23 @@ std::string RunObservationWriter::write(const std::string &command, const std::s
     put(*d.suffix, m.suffix);
     *d.hidden = hidden;
     *d.success = m.exit_code == 0;
-    auto &extras = d.extras->get_ref<nlohmann::ordered_json::object_t &>();
-    if (m.stderr_text) add(*d.extras, "stderr", *m.stderr_text);  // after "hidden", as OpenHands orders it
-    std::string text = dump(d.obs);
-    if (m.stderr_text) extras.pop_back();
+    // extras.stderr comes after "hidden", as OpenHands orders it, and goes with this observation even if
+    // writing it throws (every other field is put anew by each call).
+    struct StderrField {
+        nlohmann::ordered_json &extras;
+        const bool added;
+        StderrField(nlohmann::ordered_json &e, const std::optional<std::string> &text) : extras(e), added(text.has_value()) {
+            if (added) add(extras, "stderr", *text);
+        }
+        ~StderrField() {
+            if (added) extras.get_ref<nlohmann::ordered_json::object_t &>().pop_back();
+        }
+    };
+    std::string text;
+    {
+        const StderrField stderr_field(*d.extras, m.stderr_text);
+        text = dump(d.obs);
+    }
     for (nlohmann::ordered_json *slot : {d.message, d.content, d.command}) let_go_if_large(*slot);
     return text;
 }
