@@ -114,7 +114,8 @@ void put(nlohmann::ordered_json &slot, const std::optional<std::string> &value) 
     else slot = nullptr;
 }
 
-// A writer keeps no large text after the observation went out (a hidden command's output may be megabytes).
+// A writer keeps no large text after the observation went out: a hidden command's output may be
+// megabytes, and a refused command's suffix quotes the whole command.
 void let_go_if_large(nlohmann::ordered_json &slot) {
     constexpr size_t kKeptCapacity = 64 * 1024;
     if (slot.is_string() && slot.get_ref<std::string &>().capacity() > kKeptCapacity) slot = "";
@@ -200,7 +201,9 @@ std::string RunObservationWriter::write(const std::string &command, const std::s
         const StderrField stderr_field(*d.extras, m.stderr_text);
         text = dump(d.obs);
     }
-    for (nlohmann::ordered_json *slot : {d.message, d.content, d.command}) let_go_if_large(*slot);
+    for (nlohmann::ordered_json *slot : {d.message, d.content, d.command, d.username, d.hostname, d.working_dir,
+                                         d.py_interpreter_path, d.prefix, d.suffix})
+        let_go_if_large(*slot);
     return text;
 }
 

@@ -55,9 +55,13 @@ class PromptMarker {
 std::string random_nonce();
 
 // Streams terminal bytes, separating output from prompt markers, even when a marker is split across
-// reads. A begin marker that is not closed within 64 KiB is treated as output.
+// reads. A begin marker that is not closed within kMaxMarkerBody bytes is treated as output.
 class MarkerScanner {
   public:
+    // Room for a real prompt: the body holds the working directory twice and PATH, and bash keeps a
+    // directory far longer than PATH_MAX when it is reached one `cd` at a time.
+    static constexpr size_t kMaxMarkerBody = 256 * 1024;
+
     explicit MarkerScanner(const PromptMarker &marker) : begin_(marker.begin()), end_(marker.end()) {}
 
     // Calls on_output(std::string_view) for output bytes and on_prompt(const PromptInfo &) for each
@@ -111,7 +115,7 @@ void MarkerScanner::feed(std::string_view bytes, OnOutput &&on_output, OnPrompt 
         held_.append(rest);
         const size_t at = held_.find(end_, search_from);
         if (at == std::string::npos) {
-            if (held_.size() > 65536) {  // not a marker after all
+            if (held_.size() > kMaxMarkerBody) {  // not a marker after all
                 std::string as_output = begin_ + held_;
                 held_.clear();
                 inside_ = false;

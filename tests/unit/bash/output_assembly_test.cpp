@@ -197,6 +197,22 @@ TEST(PromptMarker, DirectoryAndPathSplitBackExactly) {
             ++checked;
         }
     EXPECT_GT(checked, 40000u);
+    // A PATH of US bytes around two letters (every US position a candidate) is split right, and a
+    // prompt whose directory is 40 000 bytes deep (bash keeps one reached a `cd` at a time) is a prompt.
+    const std::string us_path = std::string(30000, '\x1f') + "a" + std::string(29999, '\x1f') + "b";
+    const PromptInfo odd = PromptMarker::parse_fields("0\x1f\x1fu\x1fh\x1f\x1f\x1f" + us_path + '\x1f');
+    EXPECT_EQ(odd.working_dir, "");
+    EXPECT_EQ(odd.path, us_path);
+    const std::string deep = "/" + std::string(40000, 'd');
+    PromptMarker m("0123456789abcdef");
+    MarkerScanner scanner(m);
+    std::vector<PromptInfo> seen;
+    const std::string stream = m.begin() + "0\x1f\x1fu\x1fh\x1f\x1f" + deep + "\x1f/bin\x1f" + deep + m.end();
+    for (size_t at = 0; at < stream.size(); at += 4096)  // as a terminal's reads bring it
+        scanner.feed(std::string_view(stream).substr(at, 4096), [](std::string_view) {}, [&](const PromptInfo &p) { seen.push_back(p); });
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].working_dir, deep);
+    EXPECT_EQ(seen[0].path, "/bin");
     // What the shell cannot have printed is no prompt at all.
     EXPECT_EQ(PromptMarker::parse_fields("0\x1f\x1fu\x1fh\x1f\x1f/a").exit_code, -1);
     EXPECT_EQ(PromptMarker::parse_fields("0\x1f\x1fu\x1fh\x1f\x1f/a\x1f/bin\x1f/b").working_dir, "");
