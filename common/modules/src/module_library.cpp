@@ -9,7 +9,6 @@
 #include <mutex>
 #include <sstream>
 
-
 namespace actionhost::modules {
 
 namespace {

@@ -99,9 +99,11 @@ nlohmann::ordered_json object_for(size_t fields) {
     return j;
 }
 // Appends a field to an object built here, whose keys are distinct by construction: straight onto its
-// vector, without ordered_map's search for an existing key and a null value assigned over.
-void add(nlohmann::ordered_json &object, const char *key, nlohmann::ordered_json value) {
-    object.get_ref<nlohmann::ordered_json::object_t &>().emplace_back(key, std::move(value));
+// vector, without ordered_map's search for an existing key and a null value assigned over. Returns where
+// the value sits: it stays there while the object has room (object_for) and when the object itself is
+// moved into another (a json holds its object by pointer).
+nlohmann::ordered_json *add(nlohmann::ordered_json &object, const char *key, nlohmann::ordered_json value) {
+    return &object.get_ref<nlohmann::ordered_json::object_t &>().emplace_back(key, std::move(value)).second;
 }
 
 void put(nlohmann::ordered_json &slot, const std::string &value) {
@@ -120,10 +122,6 @@ void let_go_if_large(nlohmann::ordered_json &slot) {
     constexpr size_t kKeptCapacity = 64 * 1024;
     if (slot.is_string() && slot.get_ref<std::string &>().capacity() > kKeptCapacity) slot = "";
 }
-
-nlohmann::ordered_json *field(nlohmann::ordered_json &object, size_t index) {
-    return &(object.get_ref<nlohmann::ordered_json::object_t &>().begin() + static_cast<std::ptrdiff_t>(index))->second;
-}
 }  // namespace
 
 // The observation's shape, and where each value of it sits.
@@ -134,33 +132,24 @@ struct RunObservationWriter::Document {
 
     Document() {
         nlohmann::ordered_json metadata = object_for(8);
-        for (const char *key : {"exit_code", "pid", "username", "hostname", "working_dir", "py_interpreter_path", "prefix", "suffix"})
-            add(metadata, key, nullptr);
+        exit_code = add(metadata, "exit_code", nullptr);
+        pid = add(metadata, "pid", nullptr);
+        username = add(metadata, "username", nullptr);
+        hostname = add(metadata, "hostname", nullptr);
+        working_dir = add(metadata, "working_dir", nullptr);
+        py_interpreter_path = add(metadata, "py_interpreter_path", nullptr);
+        prefix = add(metadata, "prefix", nullptr);
+        suffix = add(metadata, "suffix", nullptr);
         nlohmann::ordered_json ex = object_for(4);  // room for "stderr": adding it never moves the others
-        add(ex, "command", "");
+        command = add(ex, "command", "");
         add(ex, "metadata", std::move(metadata));
-        add(ex, "hidden", false);
+        hidden = add(ex, "hidden", false);
         obs = object_for(5);
-        add(obs, "message", "");
+        message = add(obs, "message", "");
         add(obs, "observation", "run");
-        add(obs, "content", "");
-        add(obs, "extras", std::move(ex));
-        add(obs, "success", false);
-        message = field(obs, 0);
-        content = field(obs, 2);
-        extras = field(obs, 3);
-        success = field(obs, 4);
-        command = field(*extras, 0);
-        hidden = field(*extras, 2);
-        nlohmann::ordered_json &md = *field(*extras, 1);
-        exit_code = field(md, 0);
-        pid = field(md, 1);
-        username = field(md, 2);
-        hostname = field(md, 3);
-        working_dir = field(md, 4);
-        py_interpreter_path = field(md, 5);
-        prefix = field(md, 6);
-        suffix = field(md, 7);
+        content = add(obs, "content", "");
+        extras = add(obs, "extras", std::move(ex));
+        success = add(obs, "success", false);
     }
 };
 

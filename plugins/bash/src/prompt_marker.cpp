@@ -54,9 +54,9 @@ PromptInfo PromptMarker::parse_fields(std::string_view body) {
     // What is left is DIR US PATH US DIR, and either may hold US bytes. The longest DIR that both starts
     // and ends it is the shell's directory whenever PATH holds no US byte, whatever the directory's name.
     // When PATH holds US bytes, one built to match the directory's text next to them can mislead it (and
-    // whoever builds one can as well print a whole prompt). The lengths whose prefix equals the suffix are the borders of `rest`, found longest first from its
-    // prefix function in linear time: trying each US position with a comparison was quadratic on a PATH
-    // made of US bytes (70 ms for a 128 KiB prompt).
+    // whoever builds one can as well print a whole prompt). The lengths whose prefix equals the suffix
+    // are the borders of `rest`, found longest first from its prefix function in linear time: trying each
+    // US position with a comparison was quadratic on a PATH made of US bytes (70 ms for a 128 KiB prompt).
     const std::string_view rest = body;
     const size_t n = rest.size();
     if (n < 2) return PromptInfo{};
