@@ -308,6 +308,49 @@ TEST(Messages, RunObservationShape) {
     EXPECT_EQ(e["extras"]["error_id"], "");
 }
 
+// The writer's text is nlohmann's dump of the whole observation, byte for byte, whatever its values hold:
+// JSON's own punctuation and the cut word "null", escapes, invalid UTF-8, nulls, large texts, with and
+// without extras.stderr, one writer across all of them.
+TEST(Messages, WriterMatchesADumpOfTheWholeDocument) {
+    auto whole = [](const std::string &command, const std::string &content, const RunMetadata &m, bool hidden) {
+        auto opt = [](const std::optional<std::string> &v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+        nlohmann::ordered_json metadata = {{"exit_code", m.exit_code}, {"pid", m.pid}, {"username", opt(m.username)},
+                                           {"hostname", opt(m.hostname)}, {"working_dir", opt(m.working_dir)},
+                                           {"py_interpreter_path", opt(m.py_interpreter_path)}, {"prefix", m.prefix},
+                                           {"suffix", m.suffix}};
+        nlohmann::ordered_json extras = {{"command", command}, {"metadata", metadata}, {"hidden", hidden}};
+        if (m.stderr_text) extras["stderr"] = *m.stderr_text;
+        const nlohmann::ordered_json obs = {{"message", "Command `" + command + "` executed with exit code " +
+                                                            std::to_string(m.exit_code) + "."},
+                                            {"observation", "run"}, {"content", content}, {"extras", extras},
+                                            {"success", m.exit_code == 0}};
+        return obs.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    };
+    const std::vector<std::string> texts = {"", "null", "\"null\"", "a\"b\\c", "{\"x\":null}", "\x1f\x01\n\t\r",
+                                            "caf\xc3\xa9 \xe2\x82\xac", "bad \xff\xfe utf8 \xc3", std::string(70000, 'n'),
+                                            std::string(3, '\0') + "z", "},\"success\":true}"};
+    RunObservationWriter writer;
+    size_t compared = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        for (size_t j = 0; j < texts.size(); ++j) {
+            RunMetadata m;
+            m.exit_code = static_cast<int>(i) - 3;
+            m.pid = static_cast<int>(j * 1000);
+            if (i % 3 != 0) m.username = texts[j];
+            if (j % 2 == 0) m.hostname = texts[i];
+            if ((i + j) % 4 != 1) m.working_dir = texts[(i + j) % texts.size()];
+            if (i % 5 != 2) m.py_interpreter_path = texts[(i * 7 + j) % texts.size()];
+            m.prefix = texts[(i + 3) % texts.size()];
+            m.suffix = texts[(j + 5) % texts.size()];
+            if ((i + j) % 3 == 0) m.stderr_text = texts[(i * j) % texts.size()];
+            const bool hidden = (i + j) % 2 == 1;
+            ASSERT_EQ(writer.write(texts[i], texts[j], m, hidden), whole(texts[i], texts[j], m, hidden)) << i << " " << j;
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, texts.size() * texts.size());
+}
+
 TEST(Messages, SpecialKeys) {
     EXPECT_TRUE(is_special_key("C-c"));
     EXPECT_TRUE(is_special_key(" C-d "));
