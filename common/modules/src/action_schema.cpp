@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace actionhost::modules {
 namespace {
@@ -21,29 +22,33 @@ std::string describe(const std::vector<std::string> &types) {
     return out;
 }
 
-bool has_type(const nlohmann::json &v, const std::string &type) {
-    if (type == "string") return v.is_string();
-    if (type == "boolean") return v.is_boolean();
-    if (type == "integer") return v.is_number_integer();
-    if (type == "number") return v.is_number();
-    if (type == "array") return v.is_array();
-    if (type == "object") return v.is_object();
-    return v.is_null();
-}
-
 // Checks one argument against its declared types, first coercing what OpenHands' LLM tool mapping sends
-// in other shapes: "true"/"false" for a boolean, a whole float for an integer.
+// in other shapes: "true"/"false" for a boolean, a whole float for an integer. Once per argument of every
+// action: the value's type is looked up in the declared names, not each name's type tested on the value.
 bool accept(const ArgSpec &a, nlohmann::json &v) {
     if (a.types.empty()) return true;
-    const auto wants = [&](const char *t) { return std::find(a.types.begin(), a.types.end(), t) != a.types.end(); };
-    if (wants("boolean") && v.is_string() && (v == "true" || v == "false")) v = (v == "true");
+    const auto wants = [&](std::string_view t) { return std::find(a.types.begin(), a.types.end(), t) != a.types.end(); };
+    if (v.is_string() && wants("boolean")) {
+        const std::string &s = v.get_ref<const std::string &>();
+        if (s == "true" || s == "false") v = s == "true";
+    }
     // A float outside long long's range stays a float (and is refused): converting it would be undefined
     // behaviour (found by fuzz/envelope).
-    if (wants("integer") && v.is_number_float()) {
+    if (v.is_number_float() && wants("integer")) {
         const double d = v.get<double>();
         if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == std::trunc(d)) v = static_cast<long long>(d);
     }
-    return std::any_of(a.types.begin(), a.types.end(), [&](const std::string &t) { return has_type(v, t); });
+    switch (v.type()) {
+        case nlohmann::json::value_t::string: return wants("string");
+        case nlohmann::json::value_t::boolean: return wants("boolean");
+        case nlohmann::json::value_t::number_integer:
+        case nlohmann::json::value_t::number_unsigned: return wants("integer") || wants("number");
+        case nlohmann::json::value_t::number_float: return wants("number");
+        case nlohmann::json::value_t::array: return wants("array");
+        case nlohmann::json::value_t::object: return wants("object");
+        case nlohmann::json::value_t::null: return wants("null");
+        default: return false;
+    }
 }
 
 common::Result<ArgSpec> parse_arg(const std::string &action, const std::string &name, const nlohmann::ordered_json &j) {
@@ -104,29 +109,31 @@ bool ActionSpec::interrupts(const nlohmann::json &args) const {
 
 common::Status ActionSpec::validate(nlohmann::json &args, const std::vector<ArgSpec> &shared) const {
     if (!checked) return common::ok();
-    auto find = [&](const std::string &key) -> const ArgSpec * {
+    const auto declared = [&](const std::string &key) {
         for (const auto *list : {&shared, &this->args})
             for (const auto &a : *list)
-                if (a.name == key) return &a;
-        return nullptr;
+                if (a.name == key) return true;
+        return false;
     };
     for (auto it = args.begin(); it != args.end(); ++it)
-        if (find(it.key()) == nullptr) return common::fail("unknown argument '" + it.key() + "' for action '" + name + "'");
+        if (!declared(it.key())) return common::fail("unknown argument '" + it.key() + "' for action '" + name + "'");
+    // One lookup of each declared argument: every `echo hi` passes here.
     for (const auto *list : {&shared, &this->args}) {
         for (const auto &a : *list) {
+            const auto found = args.find(a.name);
             if (a.deprecated) {
-                args.erase(a.name);
+                if (found != args.end()) args.erase(found);
                 continue;
             }
-            if (!args.contains(a.name)) {
+            if (found == args.end()) {
                 if (a.required) return common::fail("missing required argument '" + a.name + "' for action '" + name + "'");
                 if (a.default_value.is_discarded()) continue;  // accepted, but filled by nobody
-                args[a.name] = a.default_value;
+                args.emplace(a.name, a.default_value);
                 continue;
             }
-            if (!accept(a, args[a.name]))
+            if (!accept(a, *found))
                 return common::fail("argument '" + a.name + "' of action '" + name + "' must be " + describe(a.types) + ", got " +
-                                    args[a.name].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                                    found->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
     }
     return common::ok();
