@@ -2,9 +2,11 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sstream>
 #include <stdexcept>
 
 namespace actionhost::bench {
@@ -18,13 +20,22 @@ struct BeastClient::Impl {
     boost::beast::flat_buffer buffer;
     std::string host;
 
-    BeastAnswer exchange(http::request<http::string_body> &req) {
+    void complete(http::request<http::string_body> &req) const {
         req.set(http::field::host, host);
         req.keep_alive(true);
         req.prepare_payload();
+    }
+
+    BeastAnswer exchange(http::request<http::string_body> &req) {
+        complete(req);
         boost::system::error_code ec;
         http::write(socket, req, ec);
         if (ec) throw std::runtime_error("HTTP write: " + ec.message());
+        return answer();
+    }
+
+    BeastAnswer answer() {
+        boost::system::error_code ec;
         http::response<http::string_body> res;
         http::read(socket, buffer, res, ec);
         if (ec) throw std::runtime_error("HTTP read: " + ec.message());
@@ -51,6 +62,35 @@ BeastAnswer BeastClient::post_json(const std::string &path, const std::string &b
 BeastAnswer BeastClient::get(const std::string &path) {
     http::request<http::string_body> req{http::verb::get, path, 11};
     return impl_->exchange(req);
+}
+
+namespace {
+std::string serialized(const http::request<http::string_body> &req) {
+    std::ostringstream out;
+    out << req;  // Beast's own serializer, as http::write uses it
+    return out.str();
+}
+}  // namespace
+
+std::string BeastClient::serialized_post_json(const std::string &path, const std::string &body) const {
+    http::request<http::string_body> req{http::verb::post, path, 11};
+    req.set(http::field::content_type, "application/json");
+    req.body() = body;
+    impl_->complete(req);
+    return serialized(req);
+}
+
+std::string BeastClient::serialized_get(const std::string &path) const {
+    http::request<http::string_body> req{http::verb::get, path, 11};
+    impl_->complete(req);
+    return serialized(req);
+}
+
+BeastAnswer BeastClient::send_serialized(const std::string &request) {
+    boost::system::error_code ec;
+    boost::asio::write(impl_->socket, boost::asio::buffer(request), ec);
+    if (ec) throw std::runtime_error("HTTP write: " + ec.message());
+    return impl_->answer();
 }
 
 }  // namespace actionhost::bench
