@@ -188,7 +188,7 @@ PluginModule *Router::route_module(const std::string &path) {
     return m->answers(path) ? m : nullptr;
 }
 
-RouteResult Router::execute(nlohmann::json action, const std::string &session_name, const std::string &request_id) {
+RouteResult Router::execute(nlohmann::json &action, const std::string &session_name, const std::string &request_id) {
     if (!valid_session_name(session_name))
         return http_error(422, "\"session\" must be 0-64 characters of [A-Za-z0-9_.-]");
     {
@@ -247,7 +247,8 @@ RouteResult Router::execute(nlohmann::json action, const std::string &session_na
     if (disabled(provider)) return unavailable(provider, "the plugin " + provider.name + " is disabled by its options");
     auto m = loaded(provider.name);
     if (!m) return unavailable(provider, m.error().message);
-    return run_plugin(*m.value(), e.action, std::move(e).normalised(), session_name, *s, request_id, beside);  // moves args only
+    action = std::move(e).normalised();  // moves args only; released by the caller, after the answer
+    return run_plugin(*m.value(), e.action, action, session_name, *s, request_id, beside);
 }
 
 RouteResult Router::run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,

@@ -66,8 +66,11 @@ class Router {
     // Every installed plugin's unmet needs, for /server_info (checked on first use, then remembered).
     nlohmann::json unmet_needs();
 
-    // Executes the value of the request's "action" key in `session` ("" = default).
-    RouteResult execute(nlohmann::json action, const std::string &session, const std::string &request_id);
+    // Executes the value of the request's "action" key in `session` ("" = default). `action` is taken
+    // apart; a plugin's action leaves it holding the normalised envelope the plugin was given, which the
+    // caller releases after answering: freeing the document costs about as much as building it (some 6k
+    // instructions, ~3 us of an `echo hi`), time the client need not wait for.
+    RouteResult execute(nlohmann::json &action, const std::string &session, const std::string &request_id);
 
     // The plugin answering HTTP `path` (declared in its manifest's provides.http_routes and answered by
     // its route extension), loading it first when its manifest says "load_on_route"; empty when none
