@@ -45,7 +45,8 @@ class ApiHandler {
         const auto [raw_path, query] = common::http::split_target(req.target());
         std::string path;
         try {
-            Poco::URI::decode(raw_path, path);
+            if (raw_path.find('%') == std::string::npos) path = raw_path;  // nothing to decode: most paths
+            else Poco::URI::decode(raw_path, path);
         } catch (const std::exception &) {
             return send_detail(resp, 400, "Bad Request: the path is not validly percent-encoded");
         }

@@ -1,5 +1,6 @@
 #include "response_head.hpp"
 
+#include <charconv>
 
 #include "actionhost/common/http/exchange.hpp"
 
@@ -27,11 +28,31 @@ bool valid_header(std::string_view name, std::string_view value) {
 }
 
 std::string response_head(const HeadFields &f) {
-    std::string h = "HTTP/1.1 " + std::to_string(f.status) + " " + std::string(reason_phrase(f.status)) + "\r\n";
-    if (!f.content_type.empty() && valid_header("Content-Type", f.content_type))
-        h += "Content-Type: " + std::string(f.content_type) + "\r\n";
-    if (f.length) h += "Content-Length: " + std::to_string(*f.length) + "\r\n";
-    else if (f.chunked) h += "Transfer-Encoding: chunked\r\n";
+    // Appended in place into room reserved once: every answer's head is made here.
+    std::string h;
+    h.reserve(128 + f.content_type.size() + f.extra_headers.size());
+    char number[24];
+    auto append_number = [&](auto v) {
+        const auto [end, ec] = std::to_chars(number, number + sizeof number, v);
+        h.append(number, static_cast<size_t>(end - number));
+    };
+    h += "HTTP/1.1 ";
+    append_number(f.status);
+    h += ' ';
+    h += reason_phrase(f.status);
+    h += "\r\n";
+    if (!f.content_type.empty() && valid_header("Content-Type", f.content_type)) {
+        h += "Content-Type: ";
+        h += f.content_type;
+        h += "\r\n";
+    }
+    if (f.length) {
+        h += "Content-Length: ";
+        append_number(*f.length);
+        h += "\r\n";
+    } else if (f.chunked) {
+        h += "Transfer-Encoding: chunked\r\n";
+    }
     h += f.extra_headers;
     if (!f.keep_alive) h += "Connection: close\r\n";
     else if (f.request_version < 11) h += "Connection: keep-alive\r\n";

@@ -3,6 +3,8 @@
 
 #include <actionhost/common/http/exchange.hpp>
 
+#include "response_head.hpp"
+
 using namespace actionhost::common::http;
 
 TEST(HttpExchange, ReasonPhrasesAreTheStandardOnes) {
@@ -15,6 +17,22 @@ TEST(HttpExchange, ReasonPhrasesAreTheStandardOnes) {
     EXPECT_EQ(reason_phrase(500), "Internal Server Error");
     EXPECT_EQ(reason_phrase(299), "Unknown");
     EXPECT_EQ(reason_phrase(-1), "Unknown");
+}
+
+// Every answer's status line and header: exact bytes, each field only when it applies.
+TEST(HttpExchange, ResponseHeadsAreExact) {
+    using detail::response_head;
+    EXPECT_EQ(response_head({.status = 200, .content_type = "application/json", .length = 517}),
+              "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 517\r\n\r\n");
+    EXPECT_EQ(response_head({.status = 422, .length = 0, .keep_alive = false}),
+              "HTTP/1.1 422 Unprocessable Entity\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(response_head({.status = 200, .content_type = "text/event-stream", .chunked = true, .extra_headers = "Cache-Control: no-cache\r\n",
+                             .request_version = 10}),
+              "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\n"
+              "Connection: keep-alive\r\n\r\n");
+    EXPECT_EQ(response_head({.status = 500, .content_type = "text/plain\r\nX: 1", .length = 18446744073709551615ull}),
+              "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 18446744073709551615\r\n\r\n");  // a bad type is left out
+    EXPECT_EQ(response_head({.status = -1}), "HTTP/1.1 -1 Unknown\r\n\r\n");
 }
 
 TEST(HttpExchange, AttachmentDispositionIsOneSafeLine) {
