@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
 
 #include "actionhost/common/observation.hpp"
 
@@ -90,67 +92,100 @@ namespace {
 std::string dump(const nlohmann::ordered_json &j) {
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
-// An ordered object with room for `fields`: ordered_json keeps an object's fields in a vector of
-// pair<const string, json>, which cannot be moved, so each growth of the vector deep-copied every field
-// already in (the metadata object again for each field added after it): half of building an observation.
-nlohmann::ordered_json object_for(size_t fields) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    j.get_ref<nlohmann::ordered_json::object_t &>().reserve(fields);
-    return j;
-}
-// Appends a field to an object built here, whose keys are distinct by construction: straight onto its
-// vector, without ordered_map's search for an existing key and a null value assigned over. Returns where
-// the value sits: it stays there while the object has room (object_for) and when the object itself is
-// moved into another (a json holds its object by pointer).
-nlohmann::ordered_json *add(nlohmann::ordered_json &object, const char *key, nlohmann::ordered_json value) {
-    return &object.get_ref<nlohmann::ordered_json::object_t &>().emplace_back(key, std::move(value)).second;
+
+// The values of an observation, in the order its text holds them.
+enum Value : size_t {
+    kMessage, kContent, kCommand, kExitCode, kPid, kUsername, kHostname, kWorkingDir, kPyInterpreterPath, kPrefix,
+    kSuffix, kHidden, kStderr, kSuccess, kValues
+};
+
+// The observation's text around its values: between[0], the first value, between[1], ... between[n].
+// nlohmann writes it, once, as the document with every value null, cut at the nulls: the keys, their
+// order and the punctuation are its own.
+std::vector<std::string> text_between_values(bool with_stderr) {
+    const nlohmann::ordered_json value = nullptr;
+    nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+    for (const char *key : {"exit_code", "pid", "username", "hostname", "working_dir", "py_interpreter_path", "prefix", "suffix"})
+        metadata[key] = value;
+    nlohmann::ordered_json extras = {{"command", value}, {"metadata", std::move(metadata)}, {"hidden", value}};
+    if (with_stderr) extras["stderr"] = value;  // after "hidden", as OpenHands orders it
+    const nlohmann::ordered_json obs = {{"message", value}, {"observation", "run"}, {"content", value},
+                                        {"extras", std::move(extras)}, {"success", value}};
+    const std::string text = dump(obs);
+    std::vector<std::string> between;
+    size_t from = 0;
+    for (size_t at = text.find("null"); at != std::string::npos; at = text.find("null", from)) {
+        between.push_back(text.substr(from, at - from));
+        from = at + 4;
+    }
+    between.push_back(text.substr(from));
+    if (between.size() != (with_stderr ? kValues : kValues - 1) + 1)
+        throw std::logic_error("a key of the run observation holds \"null\"");
+    return between;
 }
 
-void put(nlohmann::ordered_json &slot, const std::string &value) {
-    if (slot.is_string()) slot.get_ref<std::string &>().assign(value);
-    else slot = value;
-}
+// One value of the observation and the text nlohmann wrote for it. The values a session repeats from
+// command to command (user, host, directory, interpreter, exit code, suffix...) are written again only
+// when they change: escaping them again, with the keys, was most of the 17k instructions an observation
+// cost. The command's own texts (message, content, command, stderr) are written each time (renew).
+struct Slot {
+    nlohmann::ordered_json value;
+    std::string text;
 
-void put(nlohmann::ordered_json &slot, const std::optional<std::string> &value) {
-    if (value) put(slot, *value);
-    else slot = nullptr;
-}
-
-// A writer keeps no large text after the observation went out: a hidden command's output may be
-// megabytes, and a refused command's suffix quotes the whole command.
-void let_go_if_large(nlohmann::ordered_json &slot) {
-    constexpr size_t kKeptCapacity = 64 * 1024;
-    if (slot.is_string() && slot.get_ref<std::string &>().capacity() > kKeptCapacity) slot = "";
-}
+    void write() { text = dump(value); }
+    // For the command's own texts, which a session rarely repeats: no comparison first. (A benchmark that
+    // sends one command over and over would otherwise measure a saving that real sessions never see.)
+    void renew(const std::string &v) {
+        if (value.is_string()) value.get_ref<std::string &>().assign(v);
+        else value = v;
+        write();
+    }
+    void renew(const std::optional<std::string> &v) {
+        if (v) return renew(*v);
+        value = nullptr;
+        write();
+    }
+    void set(const std::string &v) {
+        if (value.is_string()) {
+            std::string &kept = value.get_ref<std::string &>();
+            if (!text.empty() && kept == v) return;
+            kept.assign(v);
+        } else {
+            value = v;
+        }
+        write();
+    }
+    void set(const std::optional<std::string> &v) {
+        if (v) return set(*v);
+        if (value.is_null() && !text.empty()) return;
+        value = nullptr;
+        write();
+    }
+    void set(int v) {
+        if (value.is_number_integer() && value.get<int>() == v && !text.empty()) return;
+        value = v;
+        write();
+    }
+    void set(bool v) {
+        if (value.is_boolean() && value.get<bool>() == v && !text.empty()) return;
+        value = v;
+        write();
+    }
+    // A writer keeps no large text after the observation went out: a hidden command's output may be
+    // megabytes, and a refused command's suffix quotes the whole command.
+    void let_go_if_large() {
+        constexpr size_t kKeptCapacity = 64 * 1024;
+        if (text.capacity() > kKeptCapacity || (value.is_string() && value.get_ref<std::string &>().capacity() > kKeptCapacity)) {
+            value = nullptr;
+            text = std::string();
+        }
+    }
+};
 }  // namespace
 
-// The observation's shape, and where each value of it sits.
 struct RunObservationWriter::Document {
-    nlohmann::ordered_json obs;
-    nlohmann::ordered_json *message, *content, *success, *extras, *command, *hidden, *exit_code, *pid, *username,
-        *hostname, *working_dir, *py_interpreter_path, *prefix, *suffix;
-
-    Document() {
-        nlohmann::ordered_json metadata = object_for(8);
-        exit_code = add(metadata, "exit_code", nullptr);
-        pid = add(metadata, "pid", nullptr);
-        username = add(metadata, "username", nullptr);
-        hostname = add(metadata, "hostname", nullptr);
-        working_dir = add(metadata, "working_dir", nullptr);
-        py_interpreter_path = add(metadata, "py_interpreter_path", nullptr);
-        prefix = add(metadata, "prefix", nullptr);
-        suffix = add(metadata, "suffix", nullptr);
-        nlohmann::ordered_json ex = object_for(4);  // room for "stderr": adding it never moves the others
-        command = add(ex, "command", "");
-        add(ex, "metadata", std::move(metadata));
-        hidden = add(ex, "hidden", false);
-        obs = object_for(5);
-        message = add(obs, "message", "");
-        add(obs, "observation", "run");
-        content = add(obs, "content", "");
-        extras = add(obs, "extras", std::move(ex));
-        success = add(obs, "success", false);
-    }
+    const std::vector<std::string> plain = text_between_values(false), with_stderr = text_between_values(true);
+    Slot slots[kValues];
 };
 
 RunObservationWriter::RunObservationWriter() : document_(std::make_unique<Document>()) {}
@@ -159,40 +194,37 @@ RunObservationWriter::~RunObservationWriter() = default;
 
 std::string RunObservationWriter::write(const std::string &command, const std::string &content, const RunMetadata &m,
                                         bool hidden) {
-    Document &d = *document_;
-    put(*d.message, common::run_message(command, m.exit_code));
-    put(*d.content, content);
-    put(*d.command, command);
-    *d.exit_code = m.exit_code;
-    *d.pid = m.pid;
-    put(*d.username, m.username);
-    put(*d.hostname, m.hostname);
-    put(*d.working_dir, m.working_dir);
-    put(*d.py_interpreter_path, m.py_interpreter_path);
-    put(*d.prefix, m.prefix);
-    put(*d.suffix, m.suffix);
-    *d.hidden = hidden;
-    *d.success = m.exit_code == 0;
-    // extras.stderr comes after "hidden", as OpenHands orders it, and goes with this observation even if
-    // writing it throws (every other field is put anew by each call).
-    struct StderrField {
-        nlohmann::ordered_json &extras;
-        const bool added;
-        StderrField(nlohmann::ordered_json &e, const std::optional<std::string> &text) : extras(e), added(text.has_value()) {
-            if (added) add(extras, "stderr", *text);
-        }
-        ~StderrField() {
-            if (added) extras.get_ref<nlohmann::ordered_json::object_t &>().pop_back();
-        }
-    };
+    Slot *v = document_->slots;
+    v[kMessage].renew(common::run_message(command, m.exit_code));
+    v[kContent].renew(content);
+    v[kCommand].renew(command);
+    v[kExitCode].set(m.exit_code);
+    v[kPid].set(m.pid);
+    v[kUsername].set(m.username);
+    v[kHostname].set(m.hostname);
+    v[kWorkingDir].set(m.working_dir);
+    v[kPyInterpreterPath].set(m.py_interpreter_path);
+    v[kPrefix].set(m.prefix);
+    v[kSuffix].set(m.suffix);
+    v[kHidden].set(hidden);
+    v[kStderr].renew(m.stderr_text);
+    v[kSuccess].set(m.exit_code == 0);
+
+    const std::vector<std::string> &between = m.stderr_text ? document_->with_stderr : document_->plain;
+    size_t size = 0;
+    for (const std::string &b : between) size += b.size();
+    for (size_t i = 0; i < kValues; ++i)
+        if (i != kStderr || m.stderr_text) size += v[i].text.size();
     std::string text;
-    {
-        const StderrField stderr_field(*d.extras, m.stderr_text);
-        text = dump(d.obs);
+    text.reserve(size);
+    size_t at = 0;
+    for (size_t i = 0; i < kValues; ++i) {
+        if (i == kStderr && !m.stderr_text) continue;
+        text += between[at++];
+        text += v[i].text;
     }
-    for (nlohmann::ordered_json *slot : {d.message, d.content, d.command, d.username, d.hostname, d.working_dir,
-                                         d.py_interpreter_path, d.prefix, d.suffix})
-        let_go_if_large(*slot);
+    text += between[at];
+    for (Slot &slot : document_->slots) slot.let_go_if_large();
     return text;
 }
 

@@ -45,12 +45,13 @@ struct RunMetadata {
 };
 
 // Writes CmdOutputObservations as OpenHands serialises them (their fields in OpenHands' order), as compact
-// JSON text, into one document kept between calls: each call only puts its values in, into strings that
-// keep their capacity, so a session writing one per command allocates nothing once warm. A fresh
-// document took about 30 allocations per `echo hi` (every string value is a heap string in nlohmann),
-// 3-4 us of a 170 us round trip. Not thread-safe: one owner, one thread at a time (a session's, under
-// its lock). Not thread_local: a thread_local of a dlopen'ed library trips ThreadSanitizer (see
-// BashSession::read_buffer_).
+// JSON text, every byte of it written by nlohmann: the text around the values once (the document with
+// every value null, cut at the nulls), and each value when it is put in. Values that a session repeats
+// from command to command (user, host, directory, interpreter, exit code, suffix...) keep their text
+// until they change; the command's own texts are written each time. Writing the whole document for
+// each `echo hi` cost 17k instructions, most of them escaping the same keys and values again. Not
+// thread-safe: one owner, one thread at a time (a session's, under its lock). Not thread_local: a
+// thread_local of a dlopen'ed library trips ThreadSanitizer (see BashSession::read_buffer_).
 class RunObservationWriter {
   public:
     RunObservationWriter();
