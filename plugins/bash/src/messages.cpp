@@ -130,44 +130,43 @@ std::vector<std::string> text_between_values(bool with_stderr) {
 // cost. The command's own texts (message, content, command, stderr) are written each time (renew).
 struct Slot {
     nlohmann::ordered_json value;
-    std::string text;
+    std::string text;  // empty: not written yet
 
-    void write() { text = dump(value); }
     // For the command's own texts, which a session rarely repeats: no comparison first. (A benchmark that
     // sends one command over and over would otherwise measure a saving that real sessions never see.)
     void renew(const std::string &v) {
-        if (value.is_string()) value.get_ref<std::string &>().assign(v);
-        else value = v;
+        text.clear();
+        assign(v);
         write();
     }
     void renew(const std::optional<std::string> &v) {
         if (v) return renew(*v);
+        text.clear();
         value = nullptr;
         write();
     }
     void set(const std::string &v) {
-        if (value.is_string()) {
-            std::string &kept = value.get_ref<std::string &>();
-            if (!text.empty() && kept == v) return;
-            kept.assign(v);
-        } else {
-            value = v;
-        }
+        if (!text.empty() && value.is_string() && value.get_ref<const std::string &>() == v) return;
+        text.clear();
+        assign(v);
         write();
     }
     void set(const std::optional<std::string> &v) {
         if (v) return set(*v);
-        if (value.is_null() && !text.empty()) return;
+        if (!text.empty() && value.is_null()) return;
+        text.clear();
         value = nullptr;
         write();
     }
     void set(int v) {
-        if (value.is_number_integer() && value.get<int>() == v && !text.empty()) return;
+        if (!text.empty() && value.is_number_integer() && value.get<int>() == v) return;
+        text.clear();
         value = v;
         write();
     }
     void set(bool v) {
-        if (value.is_boolean() && value.get<bool>() == v && !text.empty()) return;
+        if (!text.empty() && value.is_boolean() && value.get<bool>() == v) return;
+        text.clear();
         value = v;
         write();
     }
@@ -180,6 +179,16 @@ struct Slot {
             text = std::string();
         }
     }
+
+  private:
+    // Each change empties the text before it touches the value: should memory run out in between (in
+    // the assignment or in nlohmann's dump), the slot is left unwritten and the next call writes it,
+    // rather than a new value being kept beside the old one's text.
+    void assign(const std::string &v) {
+        if (value.is_string()) value.get_ref<std::string &>().assign(v);
+        else value = v;
+    }
+    void write() { text = dump(value); }
 };
 }  // namespace
 

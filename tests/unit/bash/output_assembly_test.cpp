@@ -13,6 +13,7 @@
 #include "prompt_marker.hpp"
 #include "run_request.hpp"
 #include "stream_filters.hpp"
+#include "whole_observation.hpp"
 
 using namespace actionhost::bash;
 
@@ -312,20 +313,7 @@ TEST(Messages, RunObservationShape) {
 // JSON's own punctuation and the cut word "null", escapes, invalid UTF-8, nulls, large texts, with and
 // without extras.stderr, one writer across all of them.
 TEST(Messages, WriterMatchesADumpOfTheWholeDocument) {
-    auto whole = [](const std::string &command, const std::string &content, const RunMetadata &m, bool hidden) {
-        auto opt = [](const std::optional<std::string> &v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
-        nlohmann::ordered_json metadata = {{"exit_code", m.exit_code}, {"pid", m.pid}, {"username", opt(m.username)},
-                                           {"hostname", opt(m.hostname)}, {"working_dir", opt(m.working_dir)},
-                                           {"py_interpreter_path", opt(m.py_interpreter_path)}, {"prefix", m.prefix},
-                                           {"suffix", m.suffix}};
-        nlohmann::ordered_json extras = {{"command", command}, {"metadata", metadata}, {"hidden", hidden}};
-        if (m.stderr_text) extras["stderr"] = *m.stderr_text;
-        const nlohmann::ordered_json obs = {{"message", "Command `" + command + "` executed with exit code " +
-                                                            std::to_string(m.exit_code) + "."},
-                                            {"observation", "run"}, {"content", content}, {"extras", extras},
-                                            {"success", m.exit_code == 0}};
-        return obs.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-    };
+    const auto whole = actionhost::bash::testing::whole_observation;
     const std::vector<std::string> texts = {"", "null", "\"null\"", "a\"b\\c", "{\"x\":null}", "\x1f\x01\n\t\r",
                                             "caf\xc3\xa9 \xe2\x82\xac", "bad \xff\xfe utf8 \xc3", std::string(70000, 'n'),
                                             std::string(3, '\0') + "z", "},\"success\":true}"};
