@@ -100,75 +100,62 @@ enum Value : size_t {
 };
 
 // The observation's text around its values: between[0], the first value, between[1], ... between[n].
-// nlohmann writes it, once, as the document with every value null, cut at the nulls: the keys, their
-// order and the punctuation are its own.
-std::vector<std::string> text_between_values(bool with_stderr) {
-    const nlohmann::ordered_json value = nullptr;
-    nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
-    for (const char *key : {"exit_code", "pid", "username", "hostname", "working_dir", "py_interpreter_path", "prefix", "suffix"})
-        metadata[key] = value;
-    nlohmann::ordered_json extras = {{"command", value}, {"metadata", std::move(metadata)}, {"hidden", value}};
-    if (with_stderr) extras["stderr"] = value;  // after "hidden", as OpenHands orders it
-    const nlohmann::ordered_json obs = {{"message", value}, {"observation", "run"}, {"content", value},
-                                        {"extras", std::move(extras)}, {"success", value}};
-    const std::string text = dump(obs);
+// nlohmann writes it as the document with every value null, cut at the nulls: the keys, their order and
+// the punctuation are its own. Made once per process for each of the two shapes (with and without
+// extras.stderr), not per writer: every session has one, and so does each one-off observation.
+struct Shape {
     std::vector<std::string> between;
-    size_t from = 0;
-    for (size_t at = text.find("null"); at != std::string::npos; at = text.find("null", from)) {
-        between.push_back(text.substr(from, at - from));
-        from = at + 4;
+    size_t length = 0;  // of all of `between`
+
+    explicit Shape(bool with_stderr) {
+        const nlohmann::ordered_json value = nullptr;
+        nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+        for (const char *key : {"exit_code", "pid", "username", "hostname", "working_dir", "py_interpreter_path", "prefix", "suffix"})
+            metadata[key] = value;
+        nlohmann::ordered_json extras = {{"command", value}, {"metadata", std::move(metadata)}, {"hidden", value}};
+        if (with_stderr) extras["stderr"] = value;  // after "hidden", as OpenHands orders it
+        const nlohmann::ordered_json obs = {{"message", value}, {"observation", "run"}, {"content", value},
+                                            {"extras", std::move(extras)}, {"success", value}};
+        const std::string text = dump(obs);
+        size_t from = 0;
+        for (size_t at = text.find("null"); at != std::string::npos; at = text.find("null", from)) {
+            between.push_back(text.substr(from, at - from));
+            from = at + 4;
+        }
+        between.push_back(text.substr(from));
+        if (between.size() != (with_stderr ? kValues : kValues - 1) + 1)
+            throw std::logic_error("a key of the run observation holds \"null\"");
+        for (const std::string &b : between) length += b.size();
     }
-    between.push_back(text.substr(from));
-    if (between.size() != (with_stderr ? kValues : kValues - 1) + 1)
-        throw std::logic_error("a key of the run observation holds \"null\"");
-    return between;
+};
+
+const Shape &shape(bool with_stderr) {
+    static const Shape plain(false), with(true);
+    return with_stderr ? with : plain;
 }
 
 // One value of the observation and the text nlohmann wrote for it. The values a session repeats from
 // command to command (user, host, directory, interpreter, exit code, suffix...) are written again only
-// when they change: escaping them again, with the keys, was most of the 17k instructions an observation
-// cost. The command's own texts (message, content, command, stderr) are written each time (renew).
+// when they change (set): escaping them again, with the keys, was most of the 17k instructions an
+// observation cost. The command's own texts (message, content, command, stderr) are written each time
+// (renew): a session rarely repeats them, and a benchmark sending one command over and over would
+// otherwise measure a saving that real sessions never see.
 struct Slot {
     nlohmann::ordered_json value;
     std::string text;  // empty: not written yet
 
-    // For the command's own texts, which a session rarely repeats: no comparison first. (A benchmark that
-    // sends one command over and over would otherwise measure a saving that real sessions never see.)
-    void renew(const std::string &v) {
+    template <class T>
+    void set(const T &v) {
+        if (text.empty() || !holds(v)) renew(v);
+    }
+    template <class T>
+    void renew(const T &v) {
+        // The text is emptied before the value changes: should memory run out in between (in the
+        // assignment or in nlohmann's dump), the slot is left unwritten and the next call writes it,
+        // rather than a new value being kept beside the old one's text.
         text.clear();
         assign(v);
-        write();
-    }
-    void renew(const std::optional<std::string> &v) {
-        if (v) return renew(*v);
-        text.clear();
-        value = nullptr;
-        write();
-    }
-    void set(const std::string &v) {
-        if (!text.empty() && value.is_string() && value.get_ref<const std::string &>() == v) return;
-        text.clear();
-        assign(v);
-        write();
-    }
-    void set(const std::optional<std::string> &v) {
-        if (v) return set(*v);
-        if (!text.empty() && value.is_null()) return;
-        text.clear();
-        value = nullptr;
-        write();
-    }
-    void set(int v) {
-        if (!text.empty() && value.is_number_integer() && value.get<int>() == v) return;
-        text.clear();
-        value = v;
-        write();
-    }
-    void set(bool v) {
-        if (!text.empty() && value.is_boolean() && value.get<bool>() == v) return;
-        text.clear();
-        value = v;
-        write();
+        text = dump(value);
     }
     // A writer keeps no large text after the observation went out: a hidden command's output may be
     // megabytes, and a refused command's suffix quotes the whole command.
@@ -181,19 +168,24 @@ struct Slot {
     }
 
   private:
-    // Each change empties the text before it touches the value: should memory run out in between (in
-    // the assignment or in nlohmann's dump), the slot is left unwritten and the next call writes it,
-    // rather than a new value being kept beside the old one's text.
+    bool holds(const std::string &v) const { return value.is_string() && value.get_ref<const std::string &>() == v; }
+    bool holds(const std::optional<std::string> &v) const { return v ? holds(*v) : value.is_null(); }
+    bool holds(int v) const { return value.is_number_integer() && value.get<int>() == v; }
+    bool holds(bool v) const { return value.is_boolean() && value.get<bool>() == v; }
     void assign(const std::string &v) {
-        if (value.is_string()) value.get_ref<std::string &>().assign(v);
+        if (value.is_string()) value.get_ref<std::string &>().assign(v);  // keeps its capacity
         else value = v;
     }
-    void write() { text = dump(value); }
+    void assign(const std::optional<std::string> &v) {
+        if (v) assign(*v);
+        else value = nullptr;
+    }
+    void assign(int v) { value = v; }
+    void assign(bool v) { value = v; }
 };
 }  // namespace
 
 struct RunObservationWriter::Document {
-    const std::vector<std::string> plain = text_between_values(false), with_stderr = text_between_values(true);
     Slot slots[kValues];
 };
 
@@ -219,20 +211,18 @@ std::string RunObservationWriter::write(const std::string &command, const std::s
     v[kStderr].renew(m.stderr_text);
     v[kSuccess].set(m.exit_code == 0);
 
-    const std::vector<std::string> &between = m.stderr_text ? document_->with_stderr : document_->plain;
-    size_t size = 0;
-    for (const std::string &b : between) size += b.size();
-    for (size_t i = 0; i < kValues; ++i)
-        if (i != kStderr || m.stderr_text) size += v[i].text.size();
+    const Shape &s = shape(m.stderr_text.has_value());
+    size_t size = s.length;  // room for every value's text: an absent stderr's "null" too, 4 bytes spare
+    for (const Slot &slot : document_->slots) size += slot.text.size();
     std::string text;
     text.reserve(size);
     size_t at = 0;
     for (size_t i = 0; i < kValues; ++i) {
         if (i == kStderr && !m.stderr_text) continue;
-        text += between[at++];
+        text += s.between[at++];
         text += v[i].text;
     }
-    text += between[at];
+    text += s.between[at];
     for (Slot &slot : document_->slots) slot.let_go_if_large();
     return text;
 }
