@@ -52,19 +52,16 @@ BeastClient::BeastClient(const std::string &host, int port) : impl_(std::make_un
 
 BeastClient::~BeastClient() = default;
 
-BeastAnswer BeastClient::post_json(const std::string &path, const std::string &body) {
+namespace {
+// The two requests the benchmarks send, built one way whether written each time or serialised once.
+http::request<http::string_body> post_json_request(const std::string &path, const std::string &body) {
     http::request<http::string_body> req{http::verb::post, path, 11};
     req.set(http::field::content_type, "application/json");
     req.body() = body;
-    return impl_->exchange(req);
+    return req;
 }
+http::request<http::string_body> get_request(const std::string &path) { return {http::verb::get, path, 11}; }
 
-BeastAnswer BeastClient::get(const std::string &path) {
-    http::request<http::string_body> req{http::verb::get, path, 11};
-    return impl_->exchange(req);
-}
-
-namespace {
 std::string serialized(const http::request<http::string_body> &req) {
     std::ostringstream out;
     out << req;  // Beast's own serializer, as http::write uses it
@@ -72,16 +69,24 @@ std::string serialized(const http::request<http::string_body> &req) {
 }
 }  // namespace
 
+BeastAnswer BeastClient::post_json(const std::string &path, const std::string &body) {
+    auto req = post_json_request(path, body);
+    return impl_->exchange(req);
+}
+
+BeastAnswer BeastClient::get(const std::string &path) {
+    auto req = get_request(path);
+    return impl_->exchange(req);
+}
+
 std::string BeastClient::serialized_post_json(const std::string &path, const std::string &body) const {
-    http::request<http::string_body> req{http::verb::post, path, 11};
-    req.set(http::field::content_type, "application/json");
-    req.body() = body;
+    auto req = post_json_request(path, body);
     impl_->complete(req);
     return serialized(req);
 }
 
 std::string BeastClient::serialized_get(const std::string &path) const {
-    http::request<http::string_body> req{http::verb::get, path, 11};
+    auto req = get_request(path);
     impl_->complete(req);
     return serialized(req);
 }
