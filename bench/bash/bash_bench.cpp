@@ -2,6 +2,9 @@
 // persistent bash reading commands from a pipe and answering a marker), big output, session start and
 // host memory over many commands. Prints figures and ratios; never fails on time. HTTP goes through
 // Boost.Beast's synchronous client (support/beast_client.hpp).
+// Two more figures say what the ratio is made of on this machine: a terminal floor (bash on a
+// pseudo-terminal, as the plugin runs it, answering a prompt marker: what the terminal itself costs)
+// and what waking a sleeping thread costs here (support/wake_cost.hpp).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,18 +12,25 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <actionhost/common/process/child_process.hpp>
 
 #include "support/beast_client.hpp"
 #include "support/host_process.hpp"
 #include "support/proc_file.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wake_cost.hpp"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -87,6 +97,50 @@ class PipeBash {
     int to_ = -1, from_ = -1;
 };
 
+// The terminal floor: bash on a pseudo-terminal set as the plugin sets it (common::ChildProcess, no
+// echo), interactive, its prompt a marker with the exit code. No rc file, no PROMPT_COMMAND, no
+// server: what a command costs through a terminal alone.
+class TerminalBash {
+  public:
+    TerminalBash() {
+        actionhost::common::SpawnSpec spec;
+        spec.program = "bash";
+        spec.argv = {"bash", "--norc", "--noprofile", "--noediting", "-i"};
+        std::vector<std::string> env;
+        for (char **e = environ; *e; ++e) env.emplace_back(*e);
+        env.emplace_back("PS1=__AHMARK__$?__AHEND__");
+        env.emplace_back("PS2=");
+        spec.env = std::move(env);
+        spec.use_pty = true;
+        auto started = actionhost::common::ChildProcess::spawn(spec);
+        if (!started) throw std::runtime_error("terminal floor: " + started.error().message);
+        shell_ = std::move(started).value();
+        wait_for_prompt();  // the first prompt
+    }
+    std::string run(const std::string &cmd) {
+        if (!shell_->write_all(cmd + "\n", Clock::now() + std::chrono::seconds(10))) throw std::runtime_error("terminal write");
+        return wait_for_prompt();
+    }
+
+  private:
+    std::string wait_for_prompt() {
+        std::string got;
+        char buf[65536];
+        const auto deadline = Clock::now() + std::chrono::seconds(10);
+        while (Clock::now() < deadline) {
+            pollfd p{shell_->output_fd(), POLLIN, 0};
+            if (poll(&p, 1, 1000) < 0) break;
+            const ssize_t n = read(shell_->output_fd(), buf, sizeof buf);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;
+            if (n > 0) got.append(buf, static_cast<size_t>(n));
+            const size_t at = got.find("__AHMARK__");
+            if (at != std::string::npos && got.find("__AHEND__", at) != std::string::npos) return got.substr(0, at);
+        }
+        throw std::runtime_error("terminal floor: no prompt");
+    }
+    std::unique_ptr<actionhost::common::ChildProcess> shell_;
+};
+
 json run_action(const std::string &command) {
     return {{"action", "run"},
             {"args", {{"command", command}, {"is_input", false}, {"thought", ""}, {"blocking", true},
@@ -134,14 +188,15 @@ int main(int argc, char **argv) {
     // The request's bytes are made once, before the clock starts, as the floor's command line is: what is
     // timed is the round trip through the host, not the client building its JSON and HTTP message (Beast
     // serialises it once; it still parses every answer).
-    auto interleaved = [&](const std::string &cmd, Stats &floor_stats, Stats &http_stats) {
+    auto interleaved = [&](const std::string &cmd, Stats &floor_stats, Stats &http_stats,
+                           const std::function<void(const std::string &)> &floor_run) {
         std::vector<double> f, h;
         f.reserve(static_cast<size_t>(n));
         h.reserve(static_cast<size_t>(n));
         const std::string request = http.serialized_post_json("/execute_action", json{{"action", run_action(cmd)}}.dump());
         for (int i = 0; i < n; ++i) {
             auto t = Clock::now();
-            floor.run(cmd);
+            floor_run(cmd);
             f.push_back(ms_since(t));
             t = Clock::now();
             const int status = http.send_serialized(request).status;
@@ -155,8 +210,19 @@ int main(int argc, char **argv) {
     const Stats floor_echo_alone = stats(time_n(n, [&] { floor.run("echo hi"); }));
     const Stats floor_true_alone = stats(time_n(n, [&] { floor.run("true"); }));
     Stats floor_echo, http_echo, floor_true, http_true;
-    interleaved("echo hi", floor_echo, http_echo);
-    interleaved("true", floor_true, http_true);
+    const auto pipe_floor = [&](const std::string &cmd) { floor.run(cmd); };
+    interleaved("echo hi", floor_echo, http_echo, pipe_floor);
+    interleaved("true", floor_true, http_true, pipe_floor);
+    // The terminal floor against a second HTTP series of its own, after the pipe floor's, so that the
+    // ratio above is measured as it always was.
+    Stats terminal_echo, http_echo_beside_terminal;
+    {
+        TerminalBash terminal;
+        for (int i = 0; i < 50; ++i) terminal.run("true");
+        interleaved("echo hi", terminal_echo, http_echo_beside_terminal, [&](const std::string &cmd) { terminal.run(cmd); });
+    }
+    const actionhost::bench::WakeCost wake = actionhost::bench::measure_wake_cost(2000);
+    const std::optional<long> halt_poll_ns = actionhost::bench::guest_halt_poll_ns();
     // What HTTP alone costs here (no plugin, no shell): GET /alive on the same connection.
     const std::string alive = http.serialized_get("/alive");
     const Stats http_alive = stats(time_n(n, [&] { http.send_serialized(alive); }));
@@ -185,6 +251,17 @@ int main(int argc, char **argv) {
     std::printf("  floor back to back: echo hi %.3f ms, true %.3f ms; HTTP ratio to it: echo hi %.2fx, true %.2fx\n",
                 floor_echo_alone.median_ms, floor_true_alone.median_ms, http_echo.median_ms / floor_echo_alone.median_ms,
                 http_true.median_ms / floor_true_alone.median_ms);
+    std::printf("  terminal floor echo hi median %.3f ms (bash on a pseudo-terminal + prompt marker); HTTP beside it "
+                "%.3f ms, ratio %.2fx\n",
+                terminal_echo.median_ms, http_echo_beside_terminal.median_ms,
+                http_echo_beside_terminal.median_ms / terminal_echo.median_ms);
+    if (wake.measured)
+        std::printf("  waking a thread here: %.3f ms on its waker's CPU, %.3f ms on an idle CPU", wake.same_cpu_ms,
+                    wake.other_cpu_ms);
+    else
+        std::printf("  waking a thread here: not measured (one CPU, or threads cannot be pinned)");
+    if (halt_poll_ns) std::printf(" (haltpoll.guest_halt_poll_ns=%ld%s)", *halt_poll_ns, *halt_poll_ns == 0 ? ": idle CPUs halt at once" : "");
+    std::printf("\n");
     std::printf("  HTTP   GET /alive median %7.3f ms  p99 %7.3f ms   (the HTTP share of a round trip)\n",
                 http_alive.median_ms, http_alive.p99_ms);
     std::printf("  floor  seq 1 150000 median %7.2f ms\n", floor_seq.median_ms);
