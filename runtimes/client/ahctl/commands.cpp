@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "live_run.hpp"
@@ -233,7 +234,7 @@ constexpr const char *kAskRaised =
     "print('raised' if __import__('sys').__dict__.get('last_value') is not None else 'clean', end='')";
 
 int cmd_ipython(const Options &o) {
-    if (o.args.empty()) throw UsageError("ipython needs code: ahctl --plugins jupyter ipython 'print(1)'");
+    if (o.args.empty()) throw UsageError("ipython needs code: ahctl ipython 'print(1)'");
     std::string code = o.args.size() == 1 && o.args[0] == "-" ? read_stdin() : join(o.args);
     auto cell = [&](const std::string &text) {
         return with_timeout({{"action", "run_ipython"}, {"args", {{"code", text}, {"include_extra", false}}}}, o);
@@ -249,10 +250,20 @@ int cmd_ipython(const Options &o) {
     return code_of_obs == kOk && raised ? kActionFailed : code_of_obs;
 }
 
+// The editor's failure texts open with OpenHands' "ERROR:" line, which "ahctl: error:" says already.
+std::string without_error_line(const std::string &text) {
+    if (text.rfind("ERROR:", 0) != 0) return text;
+    const size_t rest = text.find_first_not_of(" \n", 6);
+    return rest == std::string::npos ? text : text.substr(rest);
+}
+
 int cmd_edit(const Options &o) {
     auto a = split_args(o);
     if (a.positional.size() != 2) throw UsageError("edit needs COMMAND and PATH: ahctl edit view /workspace/f.txt");
     const std::string &command = a.positional[0], &path = a.positional[1];
+    static const std::set<std::string> kEditorCommands = {"view", "create", "str_replace", "insert", "undo_edit"};
+    if (!kEditorCommands.count(command))
+        throw UsageError("unknown edit command " + command + ": view, create, str_replace, insert or undo_edit");
     auto text = [&](const std::string &name) -> json {
         if (!a.named.count(name)) return nullptr;
         std::string v = a.named[name][0];
@@ -287,8 +298,13 @@ int cmd_edit(const Options &o) {
     auto rt = open_runtime(o);
     json obs = rt->execute(with_timeout(action, o));
     rt->close();
-    print_content(obs, o.json);
-    return exit_for_observation(obs);
+    const int code = exit_for_observation(obs);
+    if (o.json || code == kOk) {
+        print_content(obs, o.json);
+        return code;
+    }
+    std::cerr << red("ahctl: error:") << " " << without_error_line(text_of(obs, "content")) << "\n";  // as read's
+    return code;
 }
 
 int cmd_read(const Options &o) {

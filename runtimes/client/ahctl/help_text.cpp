@@ -39,7 +39,7 @@ const char *const kOverview =
     "Commands:\n"
     "  run -- CMD...        run a shell command, its output live; exits with its exit code\n"
     "  run --all -- CMD...  run it in every kept-alive runtime at once; one exit code each\n"
-    "  ipython CODE         run Python code in the IPython kernel (needs --plugins jupyter)\n"
+    "  ipython CODE         run Python code in the IPython kernel (started on first use)\n"
     "  edit CMD PATH ...    the file editor (view, create, str_replace, insert, undo_edit)\n"
     "  read PATH            print a file;  write PATH  writes stdin to a file\n"
     "  exec                 JSON action lines on stdin, observation lines on stdout\n"
@@ -90,8 +90,8 @@ const std::map<std::string, std::string> &pages() {
          "  ahctl -s $SID run --cwd /workspace/src -- ls -la\n"},
         {"ipython",
          "Usage: ahctl [options] ipython CODE...|-\n\n"
-         "Runs CODE (or stdin with -) in the IPython kernel; start with --plugins jupyter. Exits 1 when the\n"
-         "code raised an exception.\n\n"
+         "Runs CODE (or stdin with -) in the IPython kernel. The jupyter plugin is loaded on first use, or at\n"
+         "start with --plugins jupyter. Exits 1 when the code raised an exception.\n\n"
          "Examples:\n"
          "  ahctl -r sandbox -p jupyter ipython 'print(6*7)'\n"
          "  ahctl -s $SID ipython - < analysis.py\n"},

@@ -92,6 +92,20 @@ TEST(Ahctl, EditAndReadCommands) {
     EXPECT_EQ(read.out, "alpha\ngamma");  // create writes file_text as given (no newline added)
     Result bad = ahctl(dir, ws + "edit str_replace " + dir.path() + "/ws/f.txt --old-str nothere --new-str x");
     EXPECT_EQ(bad.code, 1) << bad.out;
+    // A failed edit is told on stderr, as a failed read is, without OpenHands' "ERROR:" line.
+    EXPECT_EQ(bad.out, "");
+    EXPECT_EQ(bad.err.rfind("ahctl: error: No replacement was performed, old_str `nothere` did not appear", 0), 0u) << bad.err;
+    Result missing = ahctl(dir, ws + "read " + dir.path() + "/ws/nope.txt");
+    EXPECT_EQ(missing.code, 1);
+    EXPECT_EQ(missing.out, "");
+    EXPECT_EQ(missing.err.rfind("ahctl: error: File not found", 0), 0u) << missing.err;
+    // An editor command that does not exist is a usage error, found before a runtime starts.
+    Result unknown = ahctl(dir, ws + "edit frob " + dir.path() + "/ws/f.txt");
+    EXPECT_EQ(unknown.code, 2) << unknown.out << unknown.err;
+    EXPECT_NE(unknown.err.find("unknown edit command frob: view, create, str_replace, insert or undo_edit"), std::string::npos)
+        << unknown.err;
+    EXPECT_EQ(unknown.err.find("starting runtime"), std::string::npos) << unknown.err;
+    EXPECT_EQ(ahctl(dir, ws + "read " + dir.path() + "/ws/f.txt").out, "alpha\ngamma");  // the file is untouched
 }
 
 TEST(Ahctl, UsageConfigAndHelpExitCodes) {
