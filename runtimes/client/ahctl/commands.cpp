@@ -8,6 +8,8 @@
 #include <actionhost/client/runtime.hpp>
 #include <actionhost/client/state_store.hpp>
 #include <actionhost/common/text.hpp>
+#include <algorithm>
+#include <atomic>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -58,9 +60,14 @@ json parse_set_value(const std::string &text) {
 
 Config load_config(const Options &o, const Environment &env) {
     Config config = Config::load(o.config_path, env);
-    if (!o.quiet && !config.ignored_keys().empty()) {
+    // Once per process: the configuration is loaded again by each step that needs it.
+    static std::atomic<bool> told{false};
+    if (!o.quiet && !config.ignored_keys().empty() && !told.exchange(true)) {
+        const auto &unknown = config.unknown_keys();
         std::string keys;
-        for (const auto &k : config.ignored_keys()) keys += (keys.empty() ? "" : ", ") + k;
+        for (const auto &k : config.ignored_keys())
+            keys += (keys.empty() ? "" : ", ") + k +
+                    (std::find(unknown.begin(), unknown.end(), k) != unknown.end() ? " (not OpenHands' either)" : "");
         std::cerr << "ahctl: ignoring OpenHands settings actionhost does not use: " << keys << "\n";
     }
     if (o.runtime) config.set("core.runtime", *o.runtime);

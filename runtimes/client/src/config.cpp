@@ -47,6 +47,28 @@ const std::vector<Field> *fields_of(const std::string &section) {
 const std::pair<const char *, const char *> kCheckedSections[] = {{"core", ""}, {"sandbox", "SANDBOX_"}, {"kubernetes", "KUBERNETES_"}};
 
 
+// OpenHands' sections that hold no runtime setting (its agent's, LLMs', security analyser's, condenser's,
+// MCP client's, extensions'): they load, and are listed once as ignored.
+const char *const kOpenHandsSectionsUnused[] = {"agent", "llm", "security", "condenser", "mcp", "extended"};
+
+std::string lower(std::string s) {
+    for (auto &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// The checked section that `section` misspells, or "": the same name in other letter case, or for
+// names longer than five letters one at most two edits away. Any other section passes through for
+// the backends (`[modal]`, a vendor's own), so a whole [sandbox] spelt [sandbx] must not vanish in it.
+std::string misspelt_section(const std::string &section) {
+    for (const auto &[checked, prefix] : kCheckedSections) {
+        const std::string name = checked;
+        if (section == name) return "";
+        if (lower(section) == name) return name;
+        if (name.size() > 5 && actionhost::common::edit_distance(lower(section), name) <= 2) return name;
+    }
+    return "";
+}
+
 // The key of `section` that `key` misspells, or "": at most two edits away (one for short keys), and
 // only a key that is used — a near miss of an ignored key is just another ignored key.
 std::string misspelling_of(const std::string &section, const std::string &key) {
@@ -216,6 +238,7 @@ void Config::set_checked(const std::string &section, const std::string &key, con
             if (section != "core")
                 throw ConfigError(origin + ": unknown key '" + key + "' in [" + section + "] (OpenHands allows no extra keys here)");
             ignored_keys_.push_back(section + "." + key);
+            unknown_keys_.push_back(section + "." + key);
             sections_[section][key] = value;
             return;
         }
@@ -247,6 +270,11 @@ Config Config::from_toml(const std::string &text, const std::string &origin) {
             config.set_checked("core", section, toml_to_json(node), origin);
             continue;
         }
+        if (const std::string meant = misspelt_section(section); !meant.empty())
+            throw ConfigError(origin + ": unknown section [" + section + "]; did you mean [" + meant + "]?");
+        if (std::find(std::begin(kOpenHandsSectionsUnused), std::end(kOpenHandsSectionsUnused), section) !=
+            std::end(kOpenHandsSectionsUnused))
+            config.ignored_keys_.push_back("[" + section + "]");
         if (!config.sections_.contains(section)) config.sections_[section] = json::object();
         for (auto &&[k, v] : *sub) config.set_checked(section, std::string(k.str()), toml_to_json(v), origin);
     }
@@ -254,10 +282,14 @@ Config Config::from_toml(const std::string &text, const std::string &origin) {
 }
 
 Config Config::from_file(const std::string &path) {
+    // A directory opens and reads as nothing: a mistyped -c would silently drop the whole configuration.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw ConfigError("Cannot read config file " + path + ": it is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw ConfigError("Cannot read config file " + path);
     std::ostringstream text;
     text << in.rdbuf();
+    if (in.bad()) throw ConfigError("Cannot read config file " + path);
     return from_toml(text.str(), path);
 }
 

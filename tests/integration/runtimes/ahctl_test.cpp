@@ -120,6 +120,20 @@ TEST(Ahctl, UsageConfigAndHelpExitCodes) {
     EXPECT_NE(unknown.err.find("Runtime vendor.Nope not supported, known are: ["), std::string::npos) << unknown.err;
     actionhost::testing::write_file(dir / "bad.toml", "[sandbox]\nbogus = 1\n");
     EXPECT_EQ(ahctl(dir, "-c '" + dir.path() + "/bad.toml' run -- true").code, 3);
+    // A mistyped -c naming a directory is a configuration error, not an empty configuration.
+    Result directory = ahctl(dir, "-c '" + dir.path() + "' -r local run -- true");
+    EXPECT_EQ(directory.code, 3) << directory.err;
+    EXPECT_NE(directory.err.find("it is a directory"), std::string::npos) << directory.err;
+    // What an OpenHands config.toml sets and actionhost does not use is told once per command.
+    actionhost::testing::write_file(dir / "oh.toml", "[core]\nmax_iterations = 3\nfrobnicate = 1\n[llm]\nmodel = \"m\"\n");
+    Result told = ahctl(dir, "-c '" + dir.path() + "/oh.toml' -r local run -- true");
+    EXPECT_EQ(told.code, 0) << told.err;
+    const std::string line =
+        "ahctl: ignoring OpenHands settings actionhost does not use: core.frobnicate (not OpenHands' either), "
+        "core.max_iterations, [llm]\n";
+    const size_t at = told.err.find(line);
+    EXPECT_NE(at, std::string::npos) << told.err;
+    EXPECT_EQ(told.err.find("ahctl: ignoring", at + 1), std::string::npos) << "told twice:\n" << told.err;
 }
 
 TEST(Ahctl, StartPsStopKeptRuntime) {

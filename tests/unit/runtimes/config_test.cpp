@@ -188,6 +188,31 @@ stdio_servers = [{name = "fetch", command = "uvx", args = ["mcp-server-fetch"]}]
         EXPECT_EQ(std::find(ignored.begin(), ignored.end(), key), ignored.end()) << key;
 }
 
+// A checked section spelt otherwise would pass through as a vendor's and lose every setting in it: it
+// fails, saying which was meant. OpenHands' sections without runtime settings are listed as ignored;
+// [core] keys OpenHands has not either are told apart.
+TEST(RuntimeConfig, SectionsMisspeltFailAndOpenHandsOnesAreListed) {
+    auto error_of = [](const std::string &toml) {
+        try {
+            Config::from_toml(toml);
+        } catch (const ConfigError &e) {
+            return std::string(e.what());
+        }
+        return std::string("<loaded>");
+    };
+    EXPECT_NE(error_of("[sandbx]\ntimeout = 5\n").find("unknown section [sandbx]; did you mean [sandbox]?"), std::string::npos);
+    EXPECT_NE(error_of("[Sandbox]\ntimeout = 5\n").find("did you mean [sandbox]?"), std::string::npos);
+    EXPECT_NE(error_of("[CORE]\nruntime = \"local\"\n").find("did you mean [core]?"), std::string::npos);
+    EXPECT_NE(error_of("[kubernets]\nnamespace = \"x\"\n").find("did you mean [kubernetes]?"), std::string::npos);
+    // Short vendor sections near "core" are a backend's, not a typo.
+    EXPECT_EQ(error_of("[code]\nx = 1\n[modal]\nimage = \"y\"\n"), "<loaded>");
+    Config c = Config::from_toml("[core]\nmax_iterations = 3\nfrobnicate = 1\n[llm]\nmodel = \"m\"\n[llm.other]\nmodel = \"n\"\n"
+                                 "[agent]\nenable_browsing = true\n[modal]\nimage = \"y\"\n");
+    EXPECT_EQ(c.ignored_keys(), (std::vector<std::string>{"[agent]", "core.frobnicate", "core.max_iterations", "[llm]"}));
+    EXPECT_EQ(c.unknown_keys(), (std::vector<std::string>{"core.frobnicate"}));
+    EXPECT_EQ(c.get_string("modal.image", ""), "y");  // a backend's section passes through, unlisted
+}
+
 // A misspelling of a key we use fails in every checked section, saying which key was meant.
 TEST(RuntimeConfig, AMisspelledKeyFailsWithDidYouMean) {
     auto error_of = [](const std::string &toml) {
@@ -235,6 +260,14 @@ TEST(RuntimeConfig, FromFileAndMissingFile) {
     actionhost::testing::write_file(dir / "config.toml", "[core]\nruntime = \"local\"\n");
     EXPECT_EQ(Config::from_file(dir / "config.toml").runtime(), "local");
     EXPECT_THROW(Config::from_file(dir / "missing.toml"), ConfigError);
+    // A directory opens and reads as nothing: loading it as an empty configuration would drop every
+    // setting of a mistyped -c without a word.
+    try {
+        Config::from_file(dir.path());
+        FAIL() << "a directory loaded as a configuration";
+    } catch (const ConfigError &e) {
+        EXPECT_NE(std::string(e.what()).find("it is a directory"), std::string::npos) << e.what();
+    }
     EXPECT_EQ(Config::load(dir / "config.toml", {{"RUNTIME", "sandbox"}}).runtime(), "sandbox");
 }
 

@@ -68,9 +68,13 @@ class Config {
     const nlohmann::json &sections() const { return sections_; }
     // True when `key` was set by the file, the environment or set() (not just its default).
     bool is_explicit(const std::string &key) const { return explicit_keys_.count(key) != 0; }
-    // OpenHands keys the files set that actionhost does not use ("core.e2b_api_key", ...), in file order:
-    // accepted so that an OpenHands config.toml loads, worth one line to the user.
+    // OpenHands keys the files set that actionhost does not use ("core.e2b_api_key", ...) and OpenHands'
+    // sections that hold no runtime setting ("[llm]", "[agent]", ...), in file order: accepted so that
+    // an OpenHands config.toml loads, worth one line to the user.
     const std::vector<std::string> &ignored_keys() const { return ignored_keys_; }
+    // Of those, the [core] keys OpenHands' schema does not have either (a newer OpenHands', or a typo
+    // too far from any key to be called one).
+    const std::vector<std::string> &unknown_keys() const { return unknown_keys_; }
 
   private:
     void set_checked(const std::string &section, const std::string &key, const nlohmann::json &value,
@@ -79,6 +83,7 @@ class Config {
     std::map<std::string, std::string> sandbox_env_;
     std::set<std::string> explicit_keys_;
     std::vector<std::string> ignored_keys_;
+    std::vector<std::string> unknown_keys_;
 };
 
 }  // namespace actionhost::client
