@@ -30,6 +30,7 @@
 
 #include "sandbox_leftovers.hpp"
 #include "supervisor.hpp"
+#include "workspace_path.hpp"
 
 namespace {
 
@@ -47,22 +48,6 @@ bool write_text(const std::string &path, const std::string &text) {
     out << text;
     out.flush();
     return static_cast<bool>(out);
-}
-
-// Whether `path` may be followed to a workspace: not when a symbolic link on the way belongs to neither
-// root nor the caller, whose owner, another user of the machine, could re-point it at any directory the
-// caller can write (and a root caller's sandbox is handed its workspace).
-common::Status check_links_on(const std::string &path) {
-    fs::path walked;
-    for (const auto &part : fs::absolute(path)) {
-        walked /= part;
-        struct stat st{};
-        if (::lstat(walked.c_str(), &st) != 0) break;  // the rest does not exist yet: created by us
-        if (S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != ::geteuid())
-            return common::fail("refusing the workspace " + path + ": it passes through the symbolic link " + walked.string() +
-                                " of uid " + std::to_string(st.st_uid) + ", who could point it anywhere");
-    }
-    return common::ok();
 }
 
 // The run directory's name carries the session id (readable in `ls /tmp` and in the cgroup names), cut
@@ -115,11 +100,14 @@ class SandboxRuntime : public Backend {
             workspace = run_dir_ + "/workspace";
             temp_workspace_ = workspace;
         }
-        if (auto trusted = check_links_on(workspace); !trusted) throw std::runtime_error(trusted.error().message);
-        fs::create_directories(workspace);
+        // Resolved here without following another user's link, created without following any, and
+        // opened by ah-sandbox-init refusing links (see workspace_path.hpp).
+        auto resolved = resolve_workspace(workspace);
+        if (!resolved) throw std::runtime_error(resolved.error().message);
+        if (auto made = make_workspace(resolved.value()); !made) throw std::runtime_error(made.error().message);
         // A temporary workspace is private to the sandbox's user (it may be handed to another uid).
-        if (!temp_workspace_.empty()) fs::permissions(workspace, fs::perms::owner_all);
-        workspace_ = fs::canonical(workspace).string();
+        if (!temp_workspace_.empty()) fs::permissions(resolved.value(), fs::perms::owner_all);
+        workspace_ = resolved.value();
         std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
 
         // The control socket ties the sandbox to this process until it is kept (see init/supervisor.hpp).

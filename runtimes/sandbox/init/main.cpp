@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -46,6 +45,7 @@
 #include "root_layout.hpp"
 #include "seccomp_filter.hpp"
 #include "supervisor.hpp"
+#include "workspace_dir.hpp"
 #include "workspace_handover.hpp"
 
 namespace {
@@ -173,21 +173,24 @@ int make_listener(const std::string &path) {
     return fd;
 }
 
-// The id maps for this start; for a root caller the workspace and the read-write binds are first made
-// the sandbox user's (see id_map.hpp and workspace_handover.hpp).
-IdMaps choose_ids(const Options &o) {
-    // The machine's own trees are never a workspace: mounted read-write and, for a root caller, handed
-    // to the sandbox's ids, they would be the machine given away.
+// The machine's own trees are never a workspace: mounted read-write and, for a root caller, handed to
+// the sandbox's ids, they would be the machine given away. Compared by identity, so no name of the
+// directory (a link to it, a bind mount of it) gets past.
+void refuse_system_directory(const DirIdentity &workspace, const std::string &path) {
     static const char *const kSystemDirs[] = {"/",     "/bin",  "/boot", "/dev",  "/etc",   "/home", "/lib",  "/lib32",
                                               "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc", "/root", "/run",
                                               "/sbin", "/srv",  "/sys",  "/tmp",  "/usr",   "/var"};
-    if (!o.workspace.empty()) {
-        char real[PATH_MAX];
-        if (realpath(o.workspace.c_str(), real) == nullptr)
-            throw std::runtime_error("the workspace " + o.workspace + " cannot be resolved: " + std::strerror(errno));
-        for (const char *dir : kSystemDirs)
-            if (std::strcmp(real, dir) == 0) throw std::invalid_argument(std::string("refusing ") + real + " as a workspace: it is a system directory");
+    for (const char *dir : kSystemDirs) {
+        struct stat st{};
+        if (stat(dir, &st) == 0 && DirIdentity{st.st_dev, st.st_ino} == workspace)
+            throw std::invalid_argument("refusing " + path + " as a workspace: it is the system directory " + dir);
     }
+}
+
+// The id maps for this start; for a root caller the workspace (`workspace_fd`, opened once by
+// open_workspace) and the read-write binds are first made the sandbox user's (see id_map.hpp and
+// workspace_handover.hpp).
+IdMaps choose_ids(const Options &o, int workspace_fd) {
     IdRequest r{geteuid(), getegid(), o.uid, o.gid, geteuid(), getegid()};
     if (r.caller_uid == 0) {
         r.uid_base = subordinate_base("/etc/subuid", "actionhost", kDefaultIdBase);
@@ -197,12 +200,12 @@ IdMaps choose_ids(const Options &o) {
         const Handover h{static_cast<uid_t>(r.uid_base + o.uid), static_cast<gid_t>(r.gid_base + o.gid), r.uid_base, r.gid_base};
         r.owner_uid = h.uid;
         r.owner_gid = h.gid;
-        if (!o.workspace.empty()) {
+        if (workspace_fd >= 0) {
             struct stat st{};
-            if (stat(o.workspace.c_str(), &st) != 0) throw std::runtime_error("the workspace " + o.workspace + " is missing");
+            if (fstat(workspace_fd, &st) != 0) throw std::runtime_error("cannot read the workspace " + o.workspace);
             if (needs_handover(st.st_uid, st.st_gid, h)) {
-                hand_over_tree(o.workspace, h);
-                stat(o.workspace.c_str(), &st);
+                hand_over_tree(workspace_fd, o.workspace, h);
+                fstat(workspace_fd, &st);
             }
             r.owner_uid = st.st_uid;
             r.owner_gid = st.st_gid;
@@ -239,8 +242,20 @@ int main(int argc, char **argv) {
         return 125;
     }
     IdMaps maps;
+    DirIdentity workspace;  // what the new mount namespace must find at o.workspace
     try {
-        maps = choose_ids(o);
+        if (!o.workspace.empty()) {
+            const int fd = open_workspace(o.workspace);
+            struct CloseFd {
+                int fd;
+                ~CloseFd() { close(fd); }
+            } closes{fd};
+            workspace = identity_of(fd, o.workspace);
+            refuse_system_directory(workspace, o.workspace);
+            maps = choose_ids(o, fd);
+        } else {
+            maps = choose_ids(o, -1);
+        }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ah-sandbox-init: %s\n", e.what());
         return 125;
@@ -259,7 +274,7 @@ int main(int argc, char **argv) {
                   Identity{o.user, o.uid, o.gid, o.uid == 0 ? "/root" : "/home/" + o.user, o.hostname, o.network},
                   o.scratch_mb > 0 ? o.scratch_mb : (o.memory_mb > 0 ? std::max(16L, o.memory_mb / 2) : 1024),
                   cgroup ? cgroup->views() : std::vector<std::pair<std::string, std::string>>{},
-                  root_caller ? 0 : o.uid, root_caller ? 0 : o.gid};
+                  root_caller ? 0 : o.uid, root_caller ? 0 : o.gid, workspace};
     // A start that fails from here on leaves no group behind.
     auto fail = [&cgroup](const std::string &why) {
         std::fprintf(stderr, "ah-sandbox-init: %s\n", why.c_str());

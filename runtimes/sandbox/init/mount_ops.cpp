@@ -61,6 +61,14 @@ DetachedMount clone_tree(const std::string &path, unsigned attrs) {
     return m;
 }
 
+DetachedMount clone_tree_of(int dir_fd, const std::string &path, unsigned attrs) {
+    int fd = open_tree(dir_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+    if (fd < 0) fail("open_tree " + path);
+    DetachedMount m(fd);
+    apply(fd, attrs, path);
+    return m;
+}
+
 DetachedMount clone_subtree(const DetachedMount &of, const std::string &relative, unsigned attrs) {
     int fd = open_tree(of.fd(), relative.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (fd < 0) fail("open_tree " + relative);

@@ -38,6 +38,9 @@ class DetachedMount {
 // A recursive copy of the mount tree at `path` (taken before anything is mounted over it), with `attrs`
 // set on every mount of it. Locked submounts that refuse nosuid/nodev changes get read-only alone.
 DetachedMount clone_tree(const std::string &path, unsigned attrs);
+// The same for the directory `dir_fd` is open on (`path` only names it in errors): what was opened is
+// what is cloned, whatever its name leads to by now.
+DetachedMount clone_tree_of(int dir_fd, const std::string &path, unsigned attrs);
 // The tree at `relative` inside a detached mount (e.g. one directory of a scratch tmpfs), with `attrs`.
 DetachedMount clone_subtree(const DetachedMount &of, const std::string &relative, unsigned attrs);
 // A fresh tmpfs with the given options ("size=64m,mode=0755"), not attached anywhere.

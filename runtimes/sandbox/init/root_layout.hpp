@@ -33,6 +33,7 @@
 #include "etc_view.hpp"
 #include "mount_ops.hpp"
 #include "options.hpp"
+#include "workspace_dir.hpp"
 
 namespace sandbox {
 
@@ -44,6 +45,9 @@ struct RootPlan {
     // The ids (inside) phase 2 runs as: the new root's tmpfs, made in phase 1, must already be theirs.
     uid_t builder_uid = 0;
     gid_t builder_gid = 0;
+    // The directory the outside checked and handed over at options->workspace: the mount is refused
+    // if the path leads elsewhere now (see workspace_dir.hpp).
+    DirIdentity workspace;
 };
 
 // What was taken from the machine, to be attached by assemble_root().

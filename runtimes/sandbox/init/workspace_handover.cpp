@@ -85,8 +85,9 @@ bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h) {
            (!foreign_to_the_sandbox(owner_gid, h.gid_base) && owner_gid != h.gid);
 }
 
-long hand_over_tree(const std::string &dir, const Handover &h) {
-    const int top = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+long hand_over_tree(int dir_fd, const std::string &dir, const Handover &h) {
+    // A description of its own: the walk reads the directory and closes what it read with.
+    const int top = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (top < 0) throw std::runtime_error("cannot open the workspace " + dir + ": " + std::strerror(errno));
     struct stat st{};
     if (::fstat(top, &st) != 0) {

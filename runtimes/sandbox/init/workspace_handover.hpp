@@ -20,11 +20,14 @@ struct Handover {
 // Whether the owner (uid, gid) of the workspace must be handed over before mapping it.
 bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h);
 
-// Changes the owner of every entry under `dir` (itself included; symbolic links themselves, never what
-// they point to; not crossing into other file systems; not files with several hard links, which may be
-// the machine's own under another name) that belongs to root or to the sandbox range. The walk goes
-// through open directories only, so a concurrent swap of a directory for a link cannot redirect it.
-// Returns the number of entries changed; throws std::runtime_error when `dir` itself cannot be changed.
-long hand_over_tree(const std::string &dir, const Handover &h);
+// Changes the owner of every entry under the directory `dir_fd` is open on (itself included; symbolic
+// links themselves, never what they point to; not crossing into other file systems; not files with
+// several hard links, which may be the machine's own under another name) that belongs to root or to
+// the sandbox range. The walk starts from that descriptor (see workspace_dir.hpp: the directory that
+// was checked, not whatever its name leads to by now) and goes through open directories only, so a
+// concurrent swap of a directory for a link cannot redirect it. `dir` names it in errors. `dir_fd`
+// stays open and the caller's. Returns the number of entries changed; throws std::runtime_error when
+// the directory itself cannot be changed.
+long hand_over_tree(int dir_fd, const std::string &dir, const Handover &h);
 
 }  // namespace sandbox

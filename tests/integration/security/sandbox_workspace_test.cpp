@@ -1,10 +1,17 @@
 // The workspace as a way out of the sandbox: which directory becomes the workspace, and what the
 // handover of a root-owned workspace to the sandbox's ids may touch (docs/security.md, "Identity").
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include "integration/runtimes/runtime_harness.hpp"
 #include "support/host_process.hpp"
@@ -105,6 +112,78 @@ TEST(SandboxWorkspace, AWorkspaceBehindAnotherUsersLinkIsRefused) {
     // The caller's own link is followed as before.
     ASSERT_EQ(lchown((dir / "ws-link").c_str(), 0, 0), 0);
     EXPECT_EQ(start_refusal(dir / "ws-link"), "");
+}
+
+// 3b'. The same link swapped in and out of the path while sandboxes start (another user renaming a
+// directory of theirs and their link into each other's place): no start may check one directory and
+// hand over or mount another. Before the path was resolved once and opened refusing links, the 8th
+// or 9th start here mounted root's directory and handed its 0600 file to the sandbox.
+TEST(SandboxWorkspace, ALinkSwappedIntoThePathDuringStartsIsNeverFollowed) {
+    if (geteuid() != 0) GTEST_SKIP() << "a link of another user can only be made by root here";
+    TempDir dir("ahsec-swap");
+    fs::create_directories(dir / "target/bin");
+    write_file(dir / "target/bin/secret", "ROOT SECRET\n");
+    chmod((dir / "target/bin/secret").c_str(), 0600);
+    fs::create_directories(dir / "alice/project/bin");
+    for (const char *p : {"alice", "alice/project", "alice/project/bin"}) ASSERT_EQ(chown((dir / p).c_str(), 65534, 65534), 0);
+    fs::create_symlink(dir / "target", dir / "alice/plink");
+    ASSERT_EQ(lchown((dir / "alice/plink").c_str(), 65534, 65534), 0);
+    chmod(dir.path().c_str(), 0755);
+
+    // Another user's racer: project and plink trade places as fast as renameat2 allows.
+    std::atomic<bool> stop{false};
+    std::atomic<long> swaps{0};
+    std::thread racer([&] {
+        const std::string a = dir / "alice/project", b = dir / "alice/plink";
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (!stop && std::chrono::steady_clock::now() < until)
+            if (::syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0) ++swaps;
+    });
+    int started = 0, refused = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+    for (int i = 0; i < 30 && std::chrono::steady_clock::now() < until; ++i) {
+        TempDir state("ahsec-state");
+        RuntimeOptions o = test_runtime_options("sandbox", dir / "alice/project/bin", state.path());
+        try {
+            auto rt = actionhost::client::Runtime::create(std::move(o));
+            rt->connect();
+            ++started;
+            const json seen = run(*rt, "cat /workspace/secret 2>&1; ls -la /workspace");
+            EXPECT_EQ(seen.value("content", "").find("ROOT SECRET"), std::string::npos) << "start " << i << ": " << seen.dump();
+            rt->close();
+        } catch (const std::exception &e) {
+            ++refused;  // a swap seen: refused, as it must be
+        }
+        EXPECT_EQ(owner_of(dir / "target/bin").uid, 0u) << "start " << i << " handed root's directory over";
+        EXPECT_EQ(owner_of(dir / "target/bin/secret").uid, 0u) << "start " << i << " handed root's file over";
+        if (HasFailure()) break;
+    }
+    stop = true;
+    racer.join();
+    EXPECT_GT(swaps.load(), 1000) << "the racer did not race";
+    EXPECT_GT(started + refused, 0);
+    std::printf("  %d starts, %d refused, %ld swaps\n", started, refused, swaps.load());
+}
+
+// 3b''. The helper itself trusts no name: the backend hands it a path it resolved to one with no link in
+// it, so a link found on that path later is a swap, and the start is refused before anything is
+// handed over or mounted. Asked directly, ah-sandbox-init refuses even the caller's own link.
+TEST(SandboxWorkspace, TheHelperRefusesALinkOnTheWorkspacePath) {
+    TempDir dir("ahsec-helper");
+    fs::create_directories(dir / "root");
+    fs::create_directories(dir / "target/bin");
+    write_file(dir / "target/bin/secret", "ROOT SECRET\n");
+    chmod((dir / "target/bin/secret").c_str(), 0600);
+    fs::create_symlink(dir / "target", dir / "link");
+    const std::string init = actionhost::testing::build_path("lib/actionhost/runtimes/sandbox/ah-sandbox-init");
+    const auto refused = run_process({init, "--root-mount", dir / "root", "--workspace", dir / "link/bin", "--", "/bin/true"}, 30);
+    EXPECT_EQ(refused.exit_code, 125) << refused.output;
+    EXPECT_NE(refused.output.find("passes through a symbolic link"), std::string::npos) << refused.output;
+    EXPECT_EQ(owner_of(dir / "target/bin").uid, geteuid());
+    EXPECT_EQ(owner_of(dir / "target/bin/secret").uid, geteuid());
+    // The same directory named without the link starts.
+    const auto started = run_process({init, "--root-mount", dir / "root", "--workspace", dir / "target/bin", "--", "/bin/true"}, 30);
+    EXPECT_EQ(started.exit_code, 0) << started.output;
 }
 
 // 3c. The machine's system directories are never a workspace (read-write inside, and handed over).
