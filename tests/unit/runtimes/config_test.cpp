@@ -11,6 +11,20 @@
 using namespace actionhost::client;
 using nlohmann::json;
 
+namespace {
+
+// The ConfigError `toml` fails with, or "<loaded>".
+std::string error_of(const std::string &toml) {
+    try {
+        Config::from_toml(toml);
+    } catch (const ConfigError &e) {
+        return e.what();
+    }
+    return "<loaded>";
+}
+
+}  // namespace
+
 TEST(RuntimeConfig, DefaultsAreOpenHands) {
     Config c;
     EXPECT_EQ(c.runtime(), "docker");
@@ -192,14 +206,6 @@ stdio_servers = [{name = "fetch", command = "uvx", args = ["mcp-server-fetch"]}]
 // fails, saying which was meant. OpenHands' sections without runtime settings are listed as ignored;
 // [core] keys OpenHands has not either are told apart.
 TEST(RuntimeConfig, SectionsMisspeltFailAndOpenHandsOnesAreListed) {
-    auto error_of = [](const std::string &toml) {
-        try {
-            Config::from_toml(toml);
-        } catch (const ConfigError &e) {
-            return std::string(e.what());
-        }
-        return std::string("<loaded>");
-    };
     EXPECT_NE(error_of("[sandbx]\ntimeout = 5\n").find("unknown section [sandbx]; did you mean [sandbox]?"), std::string::npos);
     EXPECT_NE(error_of("[Sandbox]\ntimeout = 5\n").find("did you mean [sandbox]?"), std::string::npos);
     EXPECT_NE(error_of("[CORE]\nruntime = \"local\"\n").find("did you mean [core]?"), std::string::npos);
@@ -215,14 +221,6 @@ TEST(RuntimeConfig, SectionsMisspeltFailAndOpenHandsOnesAreListed) {
 
 // A misspelling of a key we use fails in every checked section, saying which key was meant.
 TEST(RuntimeConfig, AMisspelledKeyFailsWithDidYouMean) {
-    auto error_of = [](const std::string &toml) {
-        try {
-            Config::from_toml(toml);
-        } catch (const ConfigError &e) {
-            return std::string(e.what());
-        }
-        return std::string("<loaded>");
-    };
     EXPECT_NE(error_of("[core]\nruntme = \"local\"\n").find("did you mean 'runtime'?"), std::string::npos);
     EXPECT_NE(error_of("[core]\nworkspace_bsae = \"/w\"\n").find("did you mean 'workspace_base'?"), std::string::npos);
     EXPECT_NE(error_of("[sandbox]\ntimeot = 5\n").find("did you mean 'timeout'?"), std::string::npos);
