@@ -1,15 +1,14 @@
 #include "files/file_roots.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 
+#include <actionhost/common/open_without_links.hpp>
 #include <actionhost/common/path_policy.hpp>
 #include <actionhost/common/text.hpp>
 
@@ -39,10 +38,7 @@ common::Result<int> open_confined_regular_file(const std::string &path) {
     char real[PATH_MAX];
     if (::realpath(path.c_str(), real) == nullptr) return os_error(errno);
     if (auto allowed = file_access(real); !allowed) return allowed.as_failure();  // changed since the first look
-    open_how how{};
-    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    const int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof how));
+    const int fd = common::open_without_links(AT_FDCWD, real, O_RDONLY | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) return os_error(errno == ELOOP ? ENOENT : errno);  // a link appeared on the way: the file we checked is gone
     struct stat st{};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -1,15 +1,15 @@
 #include "workspace_path.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <deque>
 #include <filesystem>
 #include <vector>
+
+#include <actionhost/common/open_without_links.hpp>
 
 namespace actionhost::sandbox_runtime {
 namespace {
@@ -86,10 +86,7 @@ common::Status make_workspace(const std::string &resolved) {
         missing.push_back(existing.filename().string());
         existing = existing.parent_path();
     }
-    struct open_how how{};
-    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    Fd dir{static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, existing.c_str(), &how, sizeof how))};
+    Fd dir{common::open_without_links(AT_FDCWD, existing.string(), O_PATH | O_DIRECTORY)};
     if (dir.fd < 0)
         return common::fail("refusing the workspace " + resolved + ": " + existing.string() +
                                 (errno == ELOOP ? " was replaced by a symbolic link" : " cannot be opened"),

@@ -1,22 +1,20 @@
 #include "workspace_dir.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
+#include <actionhost/common/open_without_links.hpp>
+
 namespace sandbox {
 
 int open_workspace(const std::string &path) {
-    struct open_how how{};
-    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;  // a path handle: no read permission needed to check it
-    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    const int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+    // A path handle: no read permission is needed to check it.
+    const int fd = actionhost::common::open_without_links(AT_FDCWD, path, O_PATH | O_DIRECTORY);
     if (fd >= 0) return fd;
     const int e = errno;
     if (e == ELOOP)
