@@ -188,7 +188,7 @@ void refuse_system_directory(const DirIdentity &workspace, const std::string &pa
 }
 
 // The id maps for this start; for a root caller the workspace (`workspace_fd`, opened once by
-// open_workspace) and the read-write binds are first made the sandbox user's (see id_map.hpp and
+// WorkspaceDir) and the read-write binds are first made the sandbox user's (see id_map.hpp and
 // workspace_handover.hpp).
 IdMaps choose_ids(const Options &o, int workspace_fd) {
     IdRequest r{geteuid(), getegid(), o.uid, o.gid, geteuid(), getegid()};
@@ -245,14 +245,10 @@ int main(int argc, char **argv) {
     DirIdentity workspace;  // what the new mount namespace must find at o.workspace
     try {
         if (!o.workspace.empty()) {
-            const int fd = open_workspace(o.workspace);
-            struct CloseFd {
-                int fd;
-                ~CloseFd() { close(fd); }
-            } closes{fd};
-            workspace = identity_of(fd, o.workspace);
+            const WorkspaceDir dir(o.workspace);
+            workspace = dir.identity();
             refuse_system_directory(workspace, o.workspace);
-            maps = choose_ids(o, fd);
+            maps = choose_ids(o, dir.fd());
         } else {
             maps = choose_ids(o, -1);
         }

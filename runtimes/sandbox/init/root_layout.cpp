@@ -68,15 +68,11 @@ MachineTrees take_machine_trees(const RootPlan &plan) {
     if (!o.workspace.empty()) {
         // Opened again here (a descriptor of the outside namespace cannot be cloned in this one), and
         // only the directory that was checked and handed over is mounted.
-        const int fd = open_workspace(o.workspace);
-        struct CloseFd {
-            int fd;
-            ~CloseFd() { ::close(fd); }
-        } closes{fd};
-        if (!(identity_of(fd, o.workspace) == plan.workspace))
+        const WorkspaceDir dir(o.workspace);
+        if (!(dir.identity() == plan.workspace))
             throw std::runtime_error("refusing the workspace " + o.workspace +
                                      ": a directory on its path was replaced while the sandbox started");
-        t.workspace = clone_tree_of(fd, o.workspace, kNoSuid | kNoDev);
+        t.workspace = clone_tree_of(dir.fd(), o.workspace, kNoSuid | kNoDev);
     }
     for (const auto &[outside, inside] : o.rw_binds) t.rw.emplace_back(inside, clone_tree(outside, kNoSuid | kNoDev | kNoExec));
     for (const char *d : kDevices) {

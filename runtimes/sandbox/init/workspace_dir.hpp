@@ -23,13 +23,23 @@ struct DirIdentity {
     bool operator==(const DirIdentity &) const = default;
 };
 
-// Opens `path` (absolute, as the backend resolved it) as a directory, following no symbolic link on
-// the way (openat2 RESOLVE_NO_SYMLINKS, Linux 5.6). Returns an O_PATH|O_DIRECTORY|O_CLOEXEC
-// descriptor the caller owns. Throws std::runtime_error saying why (a link on the path: "it passes
-// through a symbolic link", missing, not a directory).
-int open_workspace(const std::string &path);
+// The workspace directory, open: `path` (absolute, as the backend resolved it) opened as a directory
+// following no symbolic link on the way (common::open_without_links), an O_PATH handle that needs no
+// read permission, held until destruction. Construction throws std::runtime_error saying why (a link on
+// the path: "it passes through a symbolic link", missing, not a directory).
+class WorkspaceDir {
+  public:
+    explicit WorkspaceDir(const std::string &path);
+    ~WorkspaceDir();
+    WorkspaceDir(const WorkspaceDir &) = delete;
+    WorkspaceDir &operator=(const WorkspaceDir &) = delete;
 
-// The identity of an open directory. Throws std::runtime_error.
-DirIdentity identity_of(int fd, const std::string &path);
+    int fd() const { return fd_; }
+    const DirIdentity &identity() const { return identity_; }
+
+  private:
+    int fd_ = -1;
+    DirIdentity identity_;
+};
 
 }  // namespace sandbox
