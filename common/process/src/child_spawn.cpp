@@ -28,6 +28,9 @@ namespace actionhost::common {
 namespace {
 
 constexpr const char *kDefaultSearchPath = "/usr/local/bin:/usr/bin:/bin";
+// Mapped descriptors are moved through numbers from here up on their way to their targets (which must be
+// below it).
+constexpr int kMappedFloor = 256;
 
 // What failed in a forked child before its exec, reported to the parent as a number (the child may
 // only make async-signal-safe calls: no strings are built there).
@@ -169,6 +172,9 @@ std::vector<std::string> environment_of(const SpawnSpec &spec) {
 
 Status make_plan(const SpawnSpec &spec, Plan &p) {
     if (spec.argv.empty()) return fail("no command");
+    if (spec.mapped_fds.size() > 16) return fail("at most 16 mapped descriptors");
+    for (const auto &[ours, theirs] : spec.mapped_fds)
+        if (ours < 0 || theirs < 3 || theirs >= kMappedFloor) return fail("a mapped descriptor must go to a number from 3 to 255");
     p.args = spec.argv;
     p.envs = environment_of(spec);
     for (auto &a : p.args) p.argv.push_back(a.data());
@@ -260,7 +266,7 @@ int spawn_without_copy(const SpawnSpec &spec, const Plan &p, const Descriptors &
     return rc;
 }
 
-// What posix_spawn cannot do: switch user, die with the parent, keep chosen descriptors. Returns the
+// What posix_spawn cannot do: switch user, die with the parent, keep or place chosen descriptors. Returns the
 // pid, or why not (the failed child reaped).
 Result<pid_t> spawn_by_fork(const SpawnSpec &spec, const Plan &p, const Descriptors &d) {
     int report[2];
@@ -285,11 +291,18 @@ Result<pid_t> spawn_by_fork(const SpawnSpec &spec, const Plan &p, const Descript
         for (int n = 0; n < 3; ++n)
             if (d.child[n] >= 0) dup2(d.child[n], n);
         if (d.err_to_stdout) dup2(1, 2);
+        // Mapped descriptors: first copied above every number involved (a source may sit at another's
+        // target), close-on-exec, then put in place; dup2 leaves the targets open across the exec.
+        int lifted[16];
+        const size_t mapped = spec.mapped_fds.size() < 16 ? spec.mapped_fds.size() : 16;
+        for (size_t i = 0; i < mapped; ++i) lifted[i] = fcntl(spec.mapped_fds[i].first, F_DUPFD_CLOEXEC, kMappedFloor);
         close_on_exec_from(3);  // report[1] is close-on-exec already: it reports until the exec
         for (int fd : spec.keep_fds) {
             const int flags = fcntl(fd, F_GETFD);
             if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
         }
+        for (size_t i = 0; i < mapped; ++i)
+            if (lifted[i] < 0 || dup2(lifted[i], spec.mapped_fds[i].second) < 0) child_fail(report[1], kExec);
         // Dispositions set to "ignore" and blocked masks survive exec: reset what the parent set.
         struct sigaction dfl {};
         dfl.sa_handler = SIG_DFL;
@@ -344,7 +357,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const SpawnSpec &spec)
     }
 
     pid_t pid = -1;
-    if (plan.user || spec.die_with_parent || !spec.keep_fds.empty()) {
+    if (plan.user || spec.die_with_parent || !spec.keep_fds.empty() || !spec.mapped_fds.empty()) {
         // The kernel sends PR_SET_PDEATHSIG when the forking *thread* ends: a child spawned on a
         // short-lived thread would die with that thread. Such children are forked by a lasting one.
         Result<pid_t> forked = fail("not forked");

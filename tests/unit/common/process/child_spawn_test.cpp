@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <actionhost/common/process/child_process.hpp>
@@ -155,6 +156,48 @@ TEST(ChildProcessSpawnKeepFds, AKeptDescriptorIsInheritedAndNoOther) {
     EXPECT_EQ(descriptors_once_loaded(child->pid(), {0, 1, 2, kept[1]}), (std::set<int>{0, 1, 2, kept[1]}));
     child.reset();
     for (int fd : {kept[0], kept[1], stray}) ::close(fd);
+}
+
+// Descriptors placed at numbers of the child's choosing, here swapped with each other (each source sits
+// at the other's target): the child reads each pipe at its number and inherits nothing else of ours.
+TEST(ChildProcessSpawnMappedFds, EachDescriptorArrivesAtItsNumberAndNoOther) {
+    int a[2], b[2];
+    ASSERT_EQ(::pipe2(a, O_CLOEXEC), 0);
+    ASSERT_EQ(::pipe2(b, O_CLOEXEC), 0);
+    ASSERT_EQ(::write(a[1], "A", 1), 1);
+    ASSERT_EQ(::write(b[1], "B", 1), 1);
+    const std::string at_a = std::to_string(a[0]), at_b = std::to_string(b[0]);
+    SpawnSpec s;
+    // a's pipe is read at b's number and b's at a's: "AB" only if the swap was made through free numbers.
+    s.argv = {"/bin/sh", "-c", "head -c1 <&" + at_b + "; head -c1 <&" + at_a + "; ls /proc/self/fd | sort -n | tr '\\n' ' '"};
+    s.use_pty = false;
+    s.mapped_fds = {{a[0], b[0]}, {b[0], a[0]}};
+    auto started = ChildProcess::spawn(s);
+    ASSERT_TRUE(started) << started.error().message;
+    auto child = std::move(started).value();
+    const auto status = child->wait(std::chrono::seconds(10));
+    ASSERT_TRUE(status);
+    std::string out;
+    char buf[256];
+    for (ssize_t n; (n = ::read(child->output_fd(), buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    EXPECT_EQ(out.substr(0, 2), "AB") << out;
+    // 0 1 2, the two mapped numbers, and the one ls reads /proc/self/fd through (the lowest free one).
+    std::set<int> seen;
+    std::istringstream list(out.substr(2));
+    for (int fd; list >> fd;) seen.insert(fd);
+    EXPECT_TRUE(seen.count(a[0]) && seen.count(b[0])) << out;
+    EXPECT_EQ(seen.size(), 6u) << out;
+    for (int fd : {a[0], a[1], b[0], b[1]}) ::close(fd);
+}
+
+TEST(ChildProcessSpawnMappedFds, ATargetBelowThreeIsRefused) {
+    SpawnSpec s;
+    s.argv = {"/bin/true"};
+    s.use_pty = false;
+    s.mapped_fds = {{0, 2}};
+    auto started = ChildProcess::spawn(s);
+    ASSERT_FALSE(started);
+    EXPECT_NE(started.error().message.find("from 3 to 255"), std::string::npos) << started.error().message;
 }
 
 TEST(ChildProcessSpawnSearchPath, ABareNameIsFoundOnTheSearchPathAndADirectoryOfThatNameIsSkipped) {

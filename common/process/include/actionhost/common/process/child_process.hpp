@@ -2,7 +2,7 @@
 // pseudo-terminal), the kernels, editors, browsers and MCP servers of the plugins (on pipes or a log
 // file), the host's helper commands and the client's backends (the host they start, tar, credential
 // helpers). Every child gets: a process group of its own (a session, by default), only its three
-// standard streams and the descriptors named in keep_fds (nothing else of the parent, whatever flags
+// standard streams and the descriptors named in keep_fds and mapped_fds (nothing else of the parent, whatever flags
 // the parent opened it with), default signal dispositions and an empty signal mask.
 //
 // Threads: spawn() may be called from any thread, concurrently. One ChildProcess is used by its owner;
@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "actionhost/common/process/shell_identity.hpp"
@@ -91,6 +92,9 @@ struct SpawnSpec {
     bool die_with_parent = false;
     // Descriptors (>= 3) the child inherits as they are, e.g. a lock it must hold as long as it lives.
     std::vector<int> keep_fds;
+    // Descriptors the child finds at numbers of its choosing: {ours, its number >= 3}, e.g. the two pipes
+    // of Chromium's --remote-debugging-pipe at 3 and 4. Ours stay open here (the caller closes them).
+    std::vector<std::pair<int, int>> mapped_fds;
     // oom_score_adj above ours: a child exhausting a memory limit is killed before the host.
     bool prefer_oom_victim = true;
 };
