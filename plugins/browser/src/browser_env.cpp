@@ -1,5 +1,8 @@
 #include "browser_env.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -43,6 +46,14 @@ void BrowserEnv::ensure_started(Clock::time_point deadline) {
     start(deadline);
 }
 
+// A directory the browser writes (its downloads): the browser's user's when it runs as another user.
+// Opened without following a link (the workspace is the agent's), then changed through the descriptor.
+void BrowserEnv::give_to_browser_user(const std::string &dir) const {
+    if (!options_.user) return;
+    common::io::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd) (void)!::fchown(fd.get(), options_.user->uid, options_.user->gid);
+}
+
 void BrowserEnv::start(Clock::time_point deadline) {
     const auto t0 = Clock::now();
     try {
@@ -53,11 +64,16 @@ void BrowserEnv::start(Clock::time_point deadline) {
         co.extra_args = options_.extra_args;
         auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         co.start_timeout = std::max(1000ms, std::min(options_.start_timeout, remaining));
-        process_ = std::make_unique<ChromiumProcess>(co);
-        cdp_ = std::make_unique<CdpConnection>(process_->devtools_port(), process_->browser_ws_path(), 10000ms);
+        co.user = options_.user;
+        co.env = options_.env;
+        StartedChromium started = start_chromium(co, std::min(deadline, Clock::now() + co.start_timeout));
+        process_ = std::move(started.process);
+        cdp_ = std::move(started.cdp);
+        if (!started.note.empty() && options_.note) options_.note(started.note);
         if (!options_.downloads_dir.empty()) {
             std::error_code ec;
             fs::create_directories(options_.downloads_dir, ec);
+            give_to_browser_user(options_.downloads_dir);
             cdp("Browser.setDownloadBehavior",
                 {{"behavior", "allowAndName"}, {"downloadPath", options_.downloads_dir}, {"eventsEnabled", true}}, "",
                 deadline);

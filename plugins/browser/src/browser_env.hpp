@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,7 +27,12 @@ namespace actionhost::browser {
 
 struct EnvOptions {
     std::string chromium_path;  // "" = find_chromium("")
-    std::string downloads_dir;  // Browser.setDownloadBehavior target (created if missing)
+    std::string downloads_dir;  // Browser.setDownloadBehavior target (created if missing, the browser user's)
+    // Who the browser runs as and with which environment (ChromiumOptions); unset: the host's user.
+    std::optional<common::UserSwitch> user;
+    std::optional<std::vector<std::string>> env;
+    // Told once when the browser cannot use its own sandbox here (the plugin logs it).
+    std::function<void(const std::string &)> note;
     int width = 1280;
     int height = 720;
     std::chrono::milliseconds start_timeout{30000};
@@ -100,6 +106,7 @@ class BrowserEnv {
 
     // Lifecycle and pages (browser_env.cpp).
     void start(Clock::time_point deadline);
+    void give_to_browser_user(const std::string &dir) const;
     void stop();
     Page attach(const std::string &target_id, Clock::time_point deadline);
     void reconcile_pages(Clock::time_point deadline);

@@ -11,6 +11,8 @@ class BrowserPlugin : public sdk::Plugin {
         ServiceOptions o;
         const auto &info = host.info();
         o.working_dir = info.working_dir != nullptr ? info.working_dir : ".";
+        o.username = info.username != nullptr ? info.username : "";
+        o.log = [host](const std::string &note) { host.log(AH_LOG_WARNING, "browser: " + note); };
         // Both set by the options this plugin's manifest declares (OpenHands' --no-enable-browser and
         // --browsergym-eval-env), or by --set / the environment.
         if (auto e = host.config("ACTIONHOST_BROWSER_ENABLED")) o.browser_enabled = *e != "0" && *e != "false";

@@ -10,6 +10,7 @@
 #include <sys/time.h>
 
 #include "actionhost/common/json_io.hpp"
+#include "actionhost/common/process/shell_identity.hpp"
 #include "actionhost/common/observation.hpp"
 #include "observation_builder.hpp"
 
@@ -59,6 +60,12 @@ BrowserService::BrowserService(ServiceOptions options) : options_(std::move(opti
     EnvOptions eo;
     eo.chromium_path = options_.chromium_path;
     eo.downloads_dir = options_.working_dir + "/.downloads";
+    // The agent's identity, as its shells have it: the browser can then do no more than the agent's own
+    // commands (file:// URLs, downloads), and holds nothing the agent may not read.
+    const common::ShellIdentity who = common::resolve_shell_identity(options_.username);
+    if (who.switch_user) eo.user = common::UserSwitch{who.uid, who.gid, who.groups};
+    eo.env = who.env;
+    eo.note = options_.log;
     env_ = std::make_unique<BrowserEnv>(eo);
     if (!options_.eval_env.empty()) {
         auto task = make_eval_task(options_.eval_env, options_.miniwob_url);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <actionhost/common/result.hpp>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +22,10 @@ struct ServiceOptions {
     double default_timeout_s = 120.0;  // OpenHands' browser step timeout
     std::string eval_env;              // --browsergym-eval-env ("" = the open-ended browser)
     std::string miniwob_url;           // MINIWOB_URL: where MiniWoB++ task pages are served
+    // --username: the browser runs as this user when the host is root (as the shells do), else as the
+    // host's user; either way with the shells' environment (no SESSION_API_KEY).
+    std::string username;
+    std::function<void(const std::string &)> log;  // notes for the host's log (may be empty)
 };
 
 class BrowserService {

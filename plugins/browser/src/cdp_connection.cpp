@@ -1,14 +1,16 @@
 #include "cdp_connection.hpp"
 
-#include <Poco/Buffer.h>
-#include <Poco/Net/HTTPClientSession.h>
-#include <Poco/Net/HTTPRequest.h>
-#include <Poco/Net/HTTPResponse.h>
-#include <Poco/Net/NetException.h>
-#include <Poco/Net/WebSocket.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "actionhost/common/json_io.hpp"
 #include "actionhost/common/log.hpp"
@@ -18,20 +20,53 @@ namespace {
 // Events are kept for waiters that marked a point before them; older ones are dropped so a chatty
 // page cannot grow memory without bound.
 constexpr size_t kMaxBufferedEvents = 20000;
-// A full-page screenshot of a big page is tens of MB in base64.
-constexpr int kMaxMessageBytes = 256 * 1024 * 1024;
+// A full-page screenshot of a big page is tens of MB in base64; a message longer than this ends the
+// connection rather than the host's memory.
+constexpr size_t kMaxMessageBytes = 256 * 1024 * 1024;
+
+// A write to a pipe whose reader is gone raises SIGPIPE, which ends a process that keeps the default
+// disposition (a test or a program embedding this library; the host handles it): blocked on this thread
+// around the write, and one raised by it taken back before the mask is restored.
+class SigpipeBlocked {
+  public:
+    SigpipeBlocked() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        sigset_t pending;
+        sigpending(&pending);
+        was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+        pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    ~SigpipeBlocked() {
+        sigset_t pending;
+        sigpending(&pending);
+        if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+            const timespec now{};
+            sigtimedwait(&pipe_, nullptr, &now);
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    SigpipeBlocked(const SigpipeBlocked &) = delete;
+    SigpipeBlocked &operator=(const SigpipeBlocked &) = delete;
+
+  private:
+    sigset_t pipe_{}, old_{};
+    bool was_pending_ = false;
+};
+
+int poll_ms_until(Clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 60000));
+}
 }  // namespace
 
-CdpConnection::CdpConnection(int port, const std::string &path, std::chrono::milliseconds connect_timeout) {
-    http_ = std::make_unique<Poco::Net::HTTPClientSession>("127.0.0.1", static_cast<Poco::UInt16>(port));
-    http_->setTimeout(Poco::Timespan(static_cast<long>(connect_timeout.count()) * 1000));
-    Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, path, Poco::Net::HTTPMessage::HTTP_1_1);
-    Poco::Net::HTTPResponse response;
-    ws_ = std::make_unique<Poco::Net::WebSocket>(*http_, request, response);
-    ws_->setMaxPayloadSize(kMaxMessageBytes);
-    // The reader blocks in receive; close() unblocks it by shutting the socket down.
-    ws_->setReceiveTimeout(Poco::Timespan(0));
-    ws_->setNoDelay(true);
+CdpConnection::CdpConnection(common::io::UniqueFd to_browser, common::io::UniqueFd from_browser)
+    : to_browser_(std::move(to_browser)), from_browser_(std::move(from_browser)),
+      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (!to_browser_ || !from_browser_) throw CdpClosed("no pipes to the browser");
+    if (!wake_) throw CdpClosed(std::string("eventfd: ") + std::strerror(errno));
+    // Our write end never blocks a caller past its deadline; the reader waits in poll.
+    for (int fd : {to_browser_.get(), from_browser_.get()}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     reader_ = std::thread([this] { reader_loop(); });
 }
 
@@ -40,21 +75,15 @@ CdpConnection::~CdpConnection() { close(); }
 void CdpConnection::close() {
     {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!closed_) {
-            closed_ = true;
-            try {
-                // shutdown(SHUT_RDWR) wakes the reader blocked in recv(); the fd stays valid until join.
-                ws_->Poco::Net::StreamSocket::shutdown();
-            } catch (...) {
-            }
-        }
+        closed_ = true;
     }
+    const uint64_t one = 1;
+    (void)!::write(wake_.get(), &one, sizeof one);
     cv_.notify_all();
     if (reader_.joinable() && reader_.get_id() != std::this_thread::get_id()) reader_.join();
-    try {
-        ws_->close();
-    } catch (...) {
-    }
+    // Writers hold send_mu_ while they use the write end.
+    std::lock_guard<std::mutex> send_lock(send_mu_);
+    to_browser_.reset();
 }
 
 bool CdpConnection::alive() const {
@@ -63,53 +92,85 @@ bool CdpConnection::alive() const {
 }
 
 void CdpConnection::reader_loop() {
-    Poco::Buffer<char> buffer(0);
-    std::string message;
-    while (true) {
-        int flags = 0;
-        int n = 0;
-        try {
-            buffer.resize(0);
-            n = ws_->receiveFrame(buffer, flags);
-        } catch (...) {
-            break;
-        }
-        const int opcode = flags & Poco::Net::WebSocket::FRAME_OP_BITMASK;
-        if (n == 0 && flags == 0) break;  // peer closed the connection
-        if (opcode == Poco::Net::WebSocket::FRAME_OP_CLOSE) break;
-        if (opcode == Poco::Net::WebSocket::FRAME_OP_PING) {
-            try {
-                std::lock_guard<std::mutex> lock(send_mu_);
-                ws_->sendFrame(buffer.begin(), n, static_cast<int>(Poco::Net::WebSocket::FRAME_FLAG_FIN) | static_cast<int>(Poco::Net::WebSocket::FRAME_OP_PONG));
-            } catch (...) {
+    std::string pending;  // bytes of a message whose NUL has not arrived yet
+    std::vector<char> buffer(1 << 16);
+    for (;;) {
+        pollfd fds[2] = {{from_browser_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+        const int n = ::poll(fds, 2, -1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || (fds[1].revents & POLLIN) != 0) break;
+        const ssize_t got = ::read(from_browser_.get(), buffer.data(), buffer.size());
+        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (got <= 0) break;  // the browser closed its end (it exited)
+        size_t start = 0;
+        const std::string_view chunk(buffer.data(), static_cast<size_t>(got));
+        for (size_t nul; (nul = chunk.find('\0', start)) != std::string_view::npos; start = nul + 1) {
+            if (pending.empty()) {
+                dispatch(chunk.substr(start, nul - start));
+            } else {
+                pending.append(chunk.substr(start, nul - start));
+                dispatch(pending);
+                pending.clear();
             }
-            continue;
         }
-        if (opcode == Poco::Net::WebSocket::FRAME_OP_PONG) continue;
-        message.append(buffer.begin(), static_cast<size_t>(n));
-        if ((flags & Poco::Net::WebSocket::FRAME_FLAG_FIN) == 0) continue;  // more fragments follow
-        auto parsed = common::parse_json(message);
-        message.clear();
-        if (!parsed || !parsed.value().is_object()) continue;
-        nlohmann::json &msg = parsed.value();
-        std::lock_guard<std::mutex> lock(mu_);
-        if (msg.contains("id") && msg["id"].is_number_unsigned()) {
-            auto it = pending_.find(msg["id"].get<uint64_t>());
-            if (it != pending_.end()) it->second = std::move(msg);
-        } else if (msg.contains("method") && msg["method"].is_string()) {
-            CdpEvent ev;
-            ev.seq = ++event_seq_;
-            ev.method = msg["method"].get<std::string>();
-            if (msg.contains("sessionId") && msg["sessionId"].is_string()) ev.session_id = msg["sessionId"].get<std::string>();
-            if (msg.contains("params")) ev.params = std::move(msg["params"]);
-            events_.push_back(std::move(ev));
-            if (events_.size() > kMaxBufferedEvents) events_.pop_front();
-        }
-        cv_.notify_all();
+        pending.append(chunk.substr(start));
+        if (pending.size() > kMaxMessageBytes) break;
     }
     std::lock_guard<std::mutex> lock(mu_);
     closed_ = true;
     cv_.notify_all();
+}
+
+void CdpConnection::dispatch(std::string_view text) {
+    auto parsed = common::parse_json(text);
+    if (!parsed || !parsed.value().is_object()) return;
+    nlohmann::json &msg = parsed.value();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (msg.contains("id") && msg["id"].is_number_unsigned()) {
+        auto it = pending_.find(msg["id"].get<uint64_t>());
+        if (it != pending_.end()) it->second = std::move(msg);
+    } else if (msg.contains("method") && msg["method"].is_string()) {
+        CdpEvent ev;
+        ev.seq = ++event_seq_;
+        ev.method = msg["method"].get<std::string>();
+        if (msg.contains("sessionId") && msg["sessionId"].is_string()) ev.session_id = msg["sessionId"].get<std::string>();
+        if (msg.contains("params")) ev.params = std::move(msg["params"]);
+        events_.push_back(std::move(ev));
+        if (events_.size() > kMaxBufferedEvents) events_.pop_front();
+    }
+    cv_.notify_all();
+}
+
+void CdpConnection::send_message(const std::string &text, Clock::time_point deadline) {
+    std::lock_guard<std::mutex> lock(send_mu_);
+    if (!to_browser_) throw CdpClosed("the browser connection is closed");
+    // The message and its NUL; a partly written message cannot be taken back, so a deadline that passes
+    // midway ends the connection (the browser would read the next message as this one's tail).
+    const char *data = text.c_str();
+    const size_t size = text.size() + 1;
+    const SigpipeBlocked no_sigpipe;
+    for (size_t done = 0; done < size;) {
+        const ssize_t n = ::write(to_browser_.get(), data + done, size - done);
+        if (n > 0) {
+            done += static_cast<size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) {
+            pollfd out{to_browser_.get(), POLLOUT, 0};
+            const int wait_ms = poll_ms_until(deadline);
+            if (wait_ms > 0 && ::poll(&out, 1, wait_ms) >= 0 && (out.revents & (POLLERR | POLLHUP)) == 0) continue;
+            if (done == 0 && wait_ms == 0) throw CdpTimeout("the browser does not read its commands");
+        }
+        const std::string why = n < 0 && errno != EAGAIN ? std::strerror(errno) : "it stopped reading";
+        to_browser_.reset();
+        {
+            std::lock_guard<std::mutex> state(mu_);
+            closed_ = true;
+        }
+        cv_.notify_all();
+        throw CdpClosed("cannot send to the browser: " + why);
+    }
 }
 
 nlohmann::json CdpConnection::call(const std::string &method, const nlohmann::json &params,
@@ -139,14 +200,12 @@ nlohmann::json CdpConnection::call(const std::string &method, const nlohmann::js
     }
     nlohmann::json msg = {{"id", id}, {"method", method}, {"params", params.is_null() ? nlohmann::json::object() : params}};
     if (!session_id.empty()) msg["sessionId"] = session_id;
-    std::string text = common::dump_json(msg);
     try {
-        std::lock_guard<std::mutex> lock(send_mu_);
-        ws_->sendFrame(text.data(), static_cast<int>(text.size()), Poco::Net::WebSocket::FRAME_TEXT);
-    } catch (const std::exception &e) {
+        send_message(common::dump_json(msg), deadline);
+    } catch (...) {
         std::lock_guard<std::mutex> lock(mu_);
         pending_.erase(id);
-        throw CdpClosed(std::string("cannot send to the browser: ") + e.what());
+        throw;
     }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_until(lock, deadline, [&] { return closed_ || pending_[id].has_value(); });

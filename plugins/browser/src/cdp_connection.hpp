@@ -1,7 +1,17 @@
-// One WebSocket connection to Chromium's browser DevTools endpoint, speaking the Chrome DevTools
-// Protocol: numbered commands answered by id, events buffered with sequence numbers so that a caller
-// can wait for "the first X after I did Y" without racing the reader thread. Flat sessions
-// (Target.attachToTarget{flatten:true}) ride on the same socket, addressed by sessionId.
+// Chromium's DevTools endpoint over the two pipes of --remote-debugging-pipe (as Playwright drives it),
+// speaking the Chrome DevTools Protocol: numbered commands answered by id, events buffered with sequence
+// numbers so that a caller can wait for "the first X after I did Y" without racing the reader thread.
+// Flat sessions (Target.attachToTarget{flatten:true}) ride on the same pipes, addressed by sessionId.
+//
+// Why pipes: DevTools has no authentication. On a TCP port (--remote-debugging-port) anyone who can
+// reach the browser's loopback — another local user, another sandbox sharing the network — can navigate
+// it to file:// URLs and read or download files as the browser's user. A pipe is reachable only through
+// the descriptors the host gave the browser: nothing listens anywhere.
+//
+// Messages are JSON texts, each ended by a NUL byte, in both directions.
+//
+// Threads: call(), mark(), wait_event(), events_since(), alive() and close() may be called from any
+// thread, concurrently; one reader thread of our own reads the browser's pipe.
 #pragma once
 
 #include <chrono>
@@ -10,7 +20,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,10 +27,7 @@
 #include <string>
 #include <thread>
 
-namespace Poco::Net {
-class WebSocket;
-class HTTPClientSession;
-}  // namespace Poco::Net
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace actionhost::browser {
 
@@ -35,7 +41,7 @@ struct CdpError : std::runtime_error {
 struct CdpTimeout : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-// The connection is gone (the browser exited or closed the socket).
+// The connection is gone (the browser exited or closed its pipe).
 struct CdpClosed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -49,13 +55,15 @@ struct CdpEvent {
 
 class CdpConnection {
   public:
-    // Connects to ws://127.0.0.1:<port><path>. Throws on failure.
-    CdpConnection(int port, const std::string &path, std::chrono::milliseconds connect_timeout);
+    // Takes our ends of the two pipes: `to_browser` is written (the browser reads its other end as fd 3),
+    // `from_browser` is read (the browser writes its other end as fd 4). Starts the reader.
+    CdpConnection(common::io::UniqueFd to_browser, common::io::UniqueFd from_browser);
     ~CdpConnection();
     CdpConnection(const CdpConnection &) = delete;
     CdpConnection &operator=(const CdpConnection &) = delete;
 
-    // Sends a command and waits for its answer until `deadline`. Returns the "result" object.
+    // Sends a command and waits for its answer until `deadline` (the send too: a browser that stopped
+    // reading its pipe cannot hold the caller past it). Returns the "result" object.
     nlohmann::json call(const std::string &method, const nlohmann::json &params, const std::string &session_id,
                         Clock::time_point deadline);
 
@@ -69,14 +77,17 @@ class CdpConnection {
     std::vector<CdpEvent> events_since(uint64_t after, const std::function<bool(const CdpEvent &)> &pred) const;
 
     bool alive() const;
-    // Stops the reader and closes the socket (idempotent).
+    // Stops the reader and closes both pipes (idempotent).
     void close();
 
   private:
     void reader_loop();
+    void dispatch(std::string_view text);
+    void send_message(const std::string &text, Clock::time_point deadline);
 
-    std::unique_ptr<Poco::Net::HTTPClientSession> http_;
-    std::unique_ptr<Poco::Net::WebSocket> ws_;
+    common::io::UniqueFd to_browser_;
+    common::io::UniqueFd from_browser_;
+    common::io::UniqueFd wake_;  // an eventfd: close() wakes the reader out of its poll
     std::thread reader_;
 
     mutable std::mutex mu_;

@@ -1,9 +1,11 @@
 #include "chromium_process.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include <actionhost/common/process/child_process.hpp>
+#include <actionhost/common/process/shell_identity.hpp>
 #include <actionhost/common/process_state.hpp>
 
 extern char **environ;
@@ -39,6 +41,26 @@ void write_preferences(const std::string &user_data_dir) {
              R"("profile":{"default_content_setting_values":{"automatic_downloads":1}}})";
 }
 
+// The profile is the browser user's: everything in it was made just now by us (no link to follow).
+void hand_over(const std::string &dir, const common::UserSwitch &user) {
+    if (::lchown(dir.c_str(), user.uid, user.gid) != 0)
+        throw std::runtime_error("cannot give the browser profile to uid " + std::to_string(user.uid) + ": " + std::strerror(errno));
+    for (const auto &entry : fs::recursive_directory_iterator(dir))
+        if (::lchown(entry.path().c_str(), user.uid, user.gid) != 0)
+            throw std::runtime_error("cannot give " + entry.path().string() + " to the browser's user: " + std::strerror(errno));
+}
+
+// The host's environment without what the browser must never hold (the session key above all).
+std::vector<std::string> host_environment_for_the_browser() {
+    std::vector<std::string> env;
+    for (char **e = environ; *e != nullptr; ++e)
+        if (std::strncmp(*e, "SESSION_API_KEY=", 16) != 0) env.emplace_back(*e);
+    return env;
+}
+
+// Set once a browser could not start with its own sandbox: the next ones start without it at once.
+std::atomic<bool> g_own_sandbox_unusable{false};
+
 }  // namespace
 
 std::string find_chromium(const std::string &configured) {
@@ -59,14 +81,28 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     buf.push_back('\0');
     if (::mkdtemp(buf.data()) == nullptr) throw std::runtime_error(std::string("cannot create a user-data dir: ") + std::strerror(errno));
     user_data_dir_ = buf.data();
-    write_preferences(user_data_dir_);
+    // Chromium's own temporary files (the singleton socket dir) go inside the profile (mode 0700), so
+    // removing the profile leaves nothing behind and no one else can reach its sockets.
+    const std::string own_tmp = user_data_dir_ + "/tmp";
+    try {
+        write_preferences(user_data_dir_);
+        fs::create_directories(own_tmp);
+        if (options.user) hand_over(user_data_dir_, *options.user);
+    } catch (...) {
+        std::error_code ec;
+        fs::remove_all(user_data_dir_, ec);
+        throw;
+    }
+    // A uid other than root may keep the browser's own sandbox; as root Chromium refuses it.
+    const uid_t browser_uid = options.user ? options.user->uid : ::geteuid();
+    sandboxed_ = options.own_sandbox && browser_uid != 0;
 
     std::vector<std::string> args = {
         options.executable,
         "--headless",
-        "--no-sandbox",
         "--disable-gpu",
-        "--remote-debugging-port=0",
+        // DevTools on the descriptors 3 (commands in) and 4 (answers and events out): no port.
+        "--remote-debugging-pipe",
         "--user-data-dir=" + user_data_dir_,
         // No outside connections: this machine (and most sandboxes) refuse them, and they cost time.
         "--disable-background-networking",
@@ -91,23 +127,36 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
         "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider",
         "--window-size=" + std::to_string(options.width) + "," + std::to_string(options.height),
     };
-    for (const auto &a : options.extra_args) args.push_back(a);
+    if (!sandboxed_) args.insert(args.begin() + 2, "--no-sandbox");
+    for (const auto &a : options.extra_args) {
+        // A DevTools port would undo the point of the pipes.
+        if (a.rfind("--remote-debugging-port", 0) == 0 || a.rfind("--remote-debugging-address", 0) == 0) continue;
+        args.push_back(a);
+    }
     args.emplace_back("about:blank");
 
-    // Chromium's own temporary files (the singleton socket dir) go inside the profile, so removing the
-    // profile leaves nothing behind.
-    const std::string own_tmp = user_data_dir_ + "/tmp";
-    fs::create_directories(own_tmp);
+    int commands[2], answers[2];
+    if (::pipe2(commands, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (::pipe2(answers, O_CLOEXEC) != 0) {
+        ::close(commands[0]);
+        ::close(commands[1]);
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    }
+    common::io::UniqueFd commands_theirs(commands[0]), answers_theirs(answers[1]);
+    to_browser_.reset(commands[1]);
+    from_browser_.reset(answers[0]);
+
     common::SpawnSpec spec;
     spec.argv = args;
-    spec.env.emplace();
-    for (char **e = environ; *e != nullptr; ++e)
-        if (std::strncmp(*e, "TMPDIR=", 7) != 0) spec.env->emplace_back(*e);
+    spec.env = options.env ? *options.env : host_environment_for_the_browser();
+    for (auto it = spec.env->begin(); it != spec.env->end();)
+        it = it->rfind("TMPDIR=", 0) == 0 || it->rfind("SESSION_API_KEY=", 0) == 0 ? spec.env->erase(it) : std::next(it);
     spec.env->push_back("TMPDIR=" + own_tmp);
     spec.use_pty = false;
-    const std::string log_path = user_data_dir_ + "/chromium.log";
-    spec.out = common::Stream::file(log_path, /*append=*/false);
+    spec.out = common::Stream::file(user_data_dir_ + "/chromium.log", /*append=*/false);
     spec.err = common::Stream::to_stdout();
+    spec.user = options.user;
+    spec.mapped_fds = {{commands_theirs.get(), 3}, {answers_theirs.get(), 4}};
     // A session of its own: the process group id is the browser's pid, and no terminal signals reach it.
     spec.new_session = true;
     auto started = common::ChildProcess::spawn(spec);
@@ -118,33 +167,32 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     }
     child_ = std::move(started).value();
     group_ = child_->pid();
+    // commands_theirs and answers_theirs close here: the browser holds the only copies, so its exit is
+    // our end of file.
+}
 
-    // Chromium writes "<port>\n<browser ws path>" once the DevTools server listens.
-    const auto deadline = std::chrono::steady_clock::now() + options.start_timeout;
-    const std::string port_file = user_data_dir_ + "/DevToolsActivePort";
-    while (true) {
-        std::ifstream in(port_file);
-        std::string port_line, path_line;
-        if (in && std::getline(in, port_line) && std::getline(in, path_line) && !path_line.empty()) {
-            port_ = std::atoi(port_line.c_str());
-            ws_path_ = path_line;
-            if (port_ > 0) break;
-        }
-        if (!running()) {
-            std::string log;
-            std::ifstream lf(log_path);
-            std::getline(lf, log, '\0');
-            if (log.size() > 2000) log = log.substr(log.size() - 2000);
-            stop();
-            throw std::runtime_error("chromium exited during start-up: " + log);
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-            stop();
-            throw std::runtime_error("chromium did not open its DevTools endpoint within " +
-                                     std::to_string(options.start_timeout.count()) + " ms");
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+std::unique_ptr<CdpConnection> ChromiumProcess::connect(Clock::time_point deadline) {
+    if (!to_browser_) throw std::runtime_error("the browser's DevTools pipes were handed on already");
+    auto cdp = std::make_unique<CdpConnection>(std::move(to_browser_), std::move(from_browser_));
+    try {
+        cdp->call("Browser.getVersion", nlohmann::json::object(), "", deadline);
+        return cdp;
+    } catch (const CdpClosed &) {
+        cdp.reset();
+        // Its end of the pipe closed: it exited (or is exiting) during start-up.
+        for (int i = 0; i < 100 && running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        throw std::runtime_error("chromium exited during start-up: " + log_tail());
+    } catch (const CdpTimeout &) {
+        throw std::runtime_error("chromium did not answer on its DevTools pipe in time: " + log_tail());
     }
+}
+
+std::string ChromiumProcess::log_tail() const {
+    std::string log;
+    std::ifstream lf(user_data_dir_ + "/chromium.log");
+    std::getline(lf, log, '\0');
+    if (log.size() > 2000) log = log.substr(log.size() - 2000);
+    return log;
 }
 
 ChromiumProcess::~ChromiumProcess() { stop(); }
@@ -174,6 +222,8 @@ std::vector<pid_t> ChromiumProcess::group_pids() const {
 }
 
 void ChromiumProcess::stop() {
+    to_browser_.reset();
+    from_browser_.reset();
     if (child_) {
         // SIGTERM to the browser process alone: it shuts down its helpers and reaps them (a host
         // running as PID 1 without a reaper would otherwise collect zombies). The group gets SIGKILL
@@ -200,6 +250,31 @@ void ChromiumProcess::stop() {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         user_data_dir_.clear();
+    }
+}
+
+StartedChromium start_chromium(ChromiumOptions options, Clock::time_point deadline) {
+    StartedChromium out;
+    if (options.own_sandbox && g_own_sandbox_unusable.load()) options.own_sandbox = false;
+    out.process = std::make_unique<ChromiumProcess>(options);
+    try {
+        out.cdp = out.process->connect(deadline);
+        return out;
+    } catch (const std::runtime_error &e) {
+        if (!out.process->sandboxed()) throw;
+        const std::string first = e.what();
+        out.process->stop();
+        options.own_sandbox = false;
+        out.process = std::make_unique<ChromiumProcess>(options);
+        out.cdp = out.process->connect(deadline);  // its failure is the one to report
+        if (!g_own_sandbox_unusable.exchange(true)) {
+            std::string why = first.substr(0, 300);
+            for (char &c : why)
+                if (c == '\n') c = ' ';
+            out.note = "the browser runs without its own sandbox: it could not start with it here (" + why +
+                       "). The sandbox around the host is its boundary.";
+        }
+        return out;
     }
 }
 
