@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,6 +29,8 @@
 
 using namespace actionhost::host;
 namespace modules = actionhost::modules;
+
+extern char **environ;
 
 namespace {
 
@@ -81,6 +85,23 @@ std::unique_ptr<FileViewerServer> start_file_viewer(HostEnvironment &env, int po
     return std::make_unique<FileViewerServer>(settings);
 }
 
+// Takes `name` out of this process's environment before anything is started: every child (shells,
+// kernels, the browser, editors) would inherit it, and the agent's user may read its own processes'
+// /proc/PID/environ. The bytes of its value in the initial environment block, which /proc/PID/environ of
+// this process shows whatever environ points to later, are overwritten as well.
+std::optional<std::string> take_from_environment(const char *name) {
+    const size_t len = std::strlen(name);
+    std::optional<std::string> value;
+    for (char **e = environ; e != nullptr && *e != nullptr; ++e) {
+        if (std::strncmp(*e, name, len) != 0 || (*e)[len] != '=') continue;
+        char *v = *e + len + 1;
+        if (!value) value = std::string(v);
+        std::memset(v, 0, std::strlen(v));
+    }
+    ::unsetenv(name);
+    return value;
+}
+
 int fail(const std::string &msg, int code = 1) {
     std::cerr << "actionhost: error: " << msg << "\n";
     return code;
@@ -96,6 +117,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     Options opt = parsed.value();
+    // The session key is kept in the settings only (a --set SESSION_API_KEY=... wins, as any --set does).
+    if (std::optional<std::string> key = take_from_environment("SESSION_API_KEY"); key && !opt.settings.count("SESSION_API_KEY"))
+        opt.settings["SESSION_API_KEY"] = *key;
     const std::string install_dir = install_dir_of_self();
     if (opt.help || opt.list_plugins) {
         modules::ModuleRegistry registry;

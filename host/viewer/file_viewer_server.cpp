@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <Poco/URI.h>
+#include <actionhost/common/io/unique_fd.hpp>
 #include <actionhost/common/result.hpp>
 
 #include <algorithm>
@@ -68,6 +69,15 @@ common::Status write_private(const std::string &path, const std::string &text, u
     return common::ok();
 }
 
+// Whether the regular file at `path` (not followed if a link) holds exactly `text`.
+bool holds_exactly(const std::string &path, const std::string &text) {
+    common::io::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) return false;
+    std::string content(text.size() + 1, '\0');
+    const ssize_t n = ::read(fd.get(), content.data(), content.size());
+    return n == static_cast<ssize_t>(text.size()) && content.compare(0, text.size(), text) == 0;
+}
+
 }  // namespace
 
 FileViewerServer::FileViewerServer(const FileViewerSettings &settings)
@@ -83,11 +93,17 @@ FileViewerServer::FileViewerServer(const FileViewerSettings &settings)
     if (!settings.url_file.empty()) {
         auto written = write_private(settings.url_file, url_, settings.url_file_uid, settings.url_file_gid);
         if (!written && settings.log) settings.log(written.error().message);
+        if (written) url_file_ = settings.url_file;
     }
     if (settings.log) settings.log("file viewer server started at http://localhost:" + std::to_string(port_));
 }
 
-FileViewerServer::~FileViewerServer() { server_->stop(); }
+FileViewerServer::~FileViewerServer() {
+    server_->stop();
+    // The URL names a server that is gone: the file goes too, unless another host has written its own
+    // URL there since (two hosts on one machine share the name).
+    if (!url_file_.empty() && holds_exactly(url_file_, url_)) ::unlink(url_file_.c_str());
+}
 
 void FileViewerServer::handle(common::http::Request &req, common::http::Response &resp) {
     try {

@@ -33,7 +33,7 @@ class FileViewerServer {
   public:
     // Binds and starts serving; throws std::runtime_error when no port can be bound.
     explicit FileViewerServer(const FileViewerSettings &settings);
-    ~FileViewerServer();  // stops serving
+    ~FileViewerServer();  // stops serving, removes the URL file if it still holds this server's URL
     FileViewerServer(const FileViewerServer &) = delete;
     FileViewerServer &operator=(const FileViewerServer &) = delete;
 
@@ -49,6 +49,7 @@ class FileViewerServer {
     std::unique_ptr<common::http::Server> server_;
     int port_ = 0;
     std::string url_;
+    std::string url_file_;  // where url_ was written ("" = nowhere), removed when the server stops
 };
 
 }  // namespace actionhost::host

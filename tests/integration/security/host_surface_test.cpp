@@ -20,7 +20,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
+#include <sstream>
 #include <optional>
 #include <regex>
 #include <string>
@@ -461,4 +464,86 @@ TEST(HostSurface, HeadersOfTinyFieldsLeaveAliveFast) {
     ASSERT_GT(n, 0);
     EXPECT_EQ(status_line(std::string(buf, static_cast<size_t>(n))), "HTTP/1.1 431 Request Header Fields Too Large");
     for (int fd : senders) ::close(fd);
+}
+
+namespace {
+
+// Every process below `root` (children, theirs, ...), read from the machine's /proc.
+std::vector<pid_t> processes_below(pid_t root) {
+    std::map<pid_t, pid_t> parent;
+    for (const auto &e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const size_t close = text.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(text.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        rest >> state >> ppid;
+        parent[std::stoi(name)] = ppid;
+    }
+    std::vector<pid_t> out;
+    for (const auto &[pid, ppid] : parent) {
+        pid_t up = ppid;
+        for (int hops = 0; up > 1 && hops < 64 && up != root; ++hops) up = parent.count(up) ? parent[up] : 0;
+        if (up == root) out.push_back(pid);
+    }
+    return out;
+}
+
+std::string environment_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+// 12. The session key in the environment of what the host starts: the agent's user reads its own
+// processes' /proc/PID/environ, and a shell, a kernel or a browser started with the key could then send
+// the host a `write` it performs as root. Before: the IPython kernel and Chromium inherited it, and the
+// host's own initial environment (what /proc/PID/environ shows) kept it.
+TEST(HostSurface, TheSessionKeyIsInNoProcessesEnvironment) {
+    HostOptions o;
+    o.api_key = "KEY-MARKER-" + std::to_string(::getpid()) + "-x9f";
+    o.args = {"--plugins", "jupyter"};
+    HostProcess host(o);
+    const nlohmann::json cell = host.execute({{"action", "run_ipython"}, {"args", {{"code", "print(6*7)"}}}});
+    EXPECT_NE(cell.value("content", "").find("42"), std::string::npos) << cell.dump();
+    const nlohmann::json page = host.execute({{"action", "browse"}, {"args", {{"url", "about:blank"}}}, {"timeout", 60.0}});
+    EXPECT_EQ(page.value("observation", ""), "browse") << page.dump().substr(0, 500);
+    EXPECT_EQ(host.run("sleep 30 &").value("observation", ""), "run");
+    // The host itself, and everything below it: shells, the kernel, the browser's processes.
+    std::vector<pid_t> all = processes_below(host.pid());
+    all.push_back(host.pid());
+    EXPECT_GE(all.size(), 4u);
+    for (pid_t p : all) {
+        EXPECT_EQ(environment_of(p).find(o.api_key), std::string::npos)
+            << "the key is in the environment of pid " << p << " (" << read_file("/proc/" + std::to_string(p) + "/comm") << ")";
+    }
+    // The key still guards the host.
+    EXPECT_EQ(host.run("echo still").value("content", ""), "still");
+}
+
+// 13. A stopped host leaves no /tmp/oh-server-url naming a server that is gone — unless another host has
+// written its own URL there since, which is left alone.
+TEST(HostSurface, AStoppedHostLeavesNoUrlFile) {
+    TempDir dir("ahsec-url");
+    {
+        HostOptions o;
+        o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
+        HostProcess host(o);
+        ASSERT_TRUE(fs::exists(dir / "oh-server-url")) << host.log();
+        EXPECT_EQ(host.stop(), 0);
+    }
+    EXPECT_FALSE(fs::exists(dir / "oh-server-url"));
+    {
+        HostOptions o;
+        o.env["ACTIONHOST_FILE_VIEWER_URL_FILE"] = dir / "oh-server-url";
+        HostProcess host(o);
+        write_file(dir / "oh-server-url", "http://localhost:1/another-hosts-url");
+        host.stop();
+    }
+    EXPECT_EQ(read_file(dir / "oh-server-url"), "http://localhost:1/another-hosts-url");
 }

@@ -409,3 +409,34 @@ TEST(SandboxBoundary, CommandsGoBeforeTheHostAndNoneIsImmune) {
     EXPECT_EQ(probe(*s, "cat /proc/1/oom_score_adj"), "0");
     EXPECT_NE(exit_code(run(*s->runtime, "echo -1000 > /proc/self/oom_score_adj")), 0) << "a command made itself immune";
 }
+
+// 7. The agent becoming the sandbox's root through the host: the session key lets any command POST a
+// `write` the host performs as root. Before, the IPython kernel (the agent's user) and Chromium held it in
+// their environment, which the agent's commands read through /proc/PID/environ. Now no process the agent
+// can read holds it, and the host's own environment (another user's) cannot be read at all.
+TEST(SandboxBoundary, TheAgentFindsTheSessionKeyNowhere) {
+    auto s = start_runtime(
+        "sandbox",
+        [](Config &c) {
+            c.set("core.run_as_openhands", true);
+            c.set("core.enable_browser", true);
+        },
+        [](actionhost::client::RuntimeOptions &o) { o.plugins = {"jupyter"}; });
+    const std::string key = s->runtime->wire().session_api_key();
+    ASSERT_GE(key.size(), 16u);
+    json cell = s->runtime->execute({{"action", "run_ipython"}, {"args", {{"code", "import os; print(os.getuid())"}}}});
+    EXPECT_EQ(cell.value("content", "").rfind("1000", 0), 0u) << cell.dump();
+    json page = s->runtime->execute({{"action", "browse"}, {"args", {{"url", "about:blank"}}}, {"timeout", 60.0}});
+    EXPECT_EQ(page.value("observation", ""), "browse") << page.dump().substr(0, 500);
+    // The key goes in through a file, so the scanning command's own arguments do not hold it.
+    json wrote = s->runtime->execute({{"action", "write"}, {"args", {{"path", "/tmp/k"}, {"content", key}}}});
+    ASSERT_EQ(wrote.value("observation", ""), "write") << wrote.dump();
+    const std::string scan =
+        "k=$(head -c 64 /tmp/k); rm -f /tmp/k; readable=0; holders=''; "
+        "for f in /proc/[0-9]*/environ; do if tr '\\0' '\\n' < $f > /tmp/e 2>/dev/null; then readable=$((readable+1)); "
+        "grep -qF \"$k\" /tmp/e && holders=\"$holders ${f%/environ}\"; fi; done; echo \"readable=$readable holders=[$holders]\"";
+    const std::string found = probe(*s, scan);
+    EXPECT_NE(found.find("holders=[]"), std::string::npos) << found;
+    // The kernel and the shells are the agent's: their environments were read (and held no key).
+    EXPECT_EQ(found.find("readable=0 "), std::string::npos) << found;
+}
