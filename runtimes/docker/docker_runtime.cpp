@@ -24,6 +24,7 @@
 #include "image_build.hpp"
 #include "image_pull.hpp"
 #include "registry_auth.hpp"
+#include "seccomp_profile.hpp"
 #include "port_lock.hpp"
 #include "volumes.hpp"
 
@@ -217,7 +218,9 @@ class DockerRuntime : public Backend {
         }
 
         bool host_network = config_bool("sandbox.use_host_network", false);
-        std::string binding = config_string("sandbox.runtime_binding_address", "0.0.0.0");
+        // Published ports on the machine's loopback unless asked otherwise (OpenHands: 0.0.0.0, which
+        // hands the host's port, VS Code and the agent's app ports to the whole network).
+        std::string binding = config_string("sandbox.runtime_binding_address", "127.0.0.1");
         port_ = PortLock::acquire(30000, 39999, binding);
         int vscode = static_cast<int>(config_number("sandbox.vscode_port", 0));
         vscode_port_ = vscode > 0 ? PortLock() : PortLock::acquire(40000, 49999, binding);
@@ -272,6 +275,17 @@ class DockerRuntime : public Backend {
             bindings[p + "/tcp"] = json::array({{{"HostIp", binding}, {"HostPort", p}}});
         }
         json host_config = {{"Binds", binds}};
+        // The container's confinement beside the engine's defaults (docs/security.md, "The docker
+        // runtime"): no process gains privilege on exec (no_new_privs: setuid files, sudo, file
+        // capabilities do nothing); the sandbox runtime's seccomp policy, which refuses set-user/group-id
+        // mode bits and device nodes reaching the machine through the bound workspace; no capability to
+        // make device nodes or give files capabilities, which a local user could use from the
+        // workspace's side on the machine (the engine cannot mount a bind nosuid or nodev).
+        if (config_bool("sandbox.seccomp", true))
+            host_config["SecurityOpt"] = json::array({"no-new-privileges", "seccomp=" + docker::seccomp_profile().dump()});
+        else
+            host_config["SecurityOpt"] = json::array({"no-new-privileges"});
+        host_config["CapDrop"] = json::array({"MKNOD", "SETFCAP"});
         if (host_network) {
             host_config["NetworkMode"] = "host";
         } else {

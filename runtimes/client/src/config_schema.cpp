@@ -82,7 +82,8 @@ const std::vector<Field> &sandbox_fields() {
         {"enable_auto_lint", T::Bool, false, false},
         {"use_host_network", T::Bool, false, false},
         {"additional_networks", T::List, json::array(), false},
-        {"runtime_binding_address", T::Str, "0.0.0.0", false},
+        // OpenHands: 0.0.0.0. Ours: the machine's loopback unless asked (docs/compat.md).
+        {"runtime_binding_address", T::Str, "127.0.0.1", false},
         {"runtime_extra_build_args", T::List, nullptr},
         {"initialize_plugins", T::Bool, true, false},
         {"force_rebuild_runtime", T::Bool, false, false},

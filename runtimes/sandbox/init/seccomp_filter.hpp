@@ -1,13 +1,12 @@
-// The seccomp filter of the sandbox's processes (libseccomp): everything allowed except what a
-// workload never needs and a container escape would (mounts, modules, kexec, namespaces, keyrings,
-// bpf, clock changes...), answered with EPERM — Docker's default profile in spirit, as a deny list —
-// and no set-user-ID or set-group-ID mode bits through chmod, open, creat or mknod (EPERM).
+// The seccomp filter of the sandbox's processes: the policy of common/syscall_policy.hpp (an allow list
+// with Docker's default profile as the reference, set-user/group-id mode bits refused) loaded with
+// libseccomp.
 #pragma once
 
 namespace sandbox {
 
 enum class FilterScope {
-    Full,          // the deny list below plus the mode-bit rules
+    Full,          // the allow list and the mode-bit rules
     ModeBitsOnly,  // [sandbox] seccomp = false: only the rules that keep setuid files off the machine
 };
 

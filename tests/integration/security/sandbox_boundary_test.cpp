@@ -12,11 +12,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
 #include "integration/runtimes/runtime_harness.hpp"
 #include "support/proc_file.hpp"
+#include "support/run_process.hpp"
 #include "sandbox_probe.hpp"
 
 using namespace runtimes_test;
@@ -439,4 +441,58 @@ TEST(SandboxBoundary, TheAgentFindsTheSessionKeyNowhere) {
     EXPECT_NE(found.find("holders=[]"), std::string::npos) << found;
     // The kernel and the shells are the agent's: their environments were read (and held no key).
     EXPECT_EQ(found.find("readable=0 "), std::string::npos) << found;
+}
+
+// 3c. The allow list: the calls the attack pass found open are refused, and a call on nobody's list
+// answers ENOSYS. vsock has no network namespace: a sandbox bound a vsock port of the machine (whose own
+// bind then failed), and the hypervisor's address is reachable in principle. modify_ldt (16-bit segments,
+// a history of kernel bugs), memfd_secret (memory the kernel's own checks cannot see) and
+// personality(ADDR_NO_RANDOMIZE) (address randomisation off, for exploits) were allowed too. Each is
+// first shown to work on this machine outside the sandbox, so the test cannot pass on a kernel that
+// lacks the call.
+TEST(SandboxBoundary, CallsOffTheAllowListAreRefused) {
+    const std::string code =
+        "import ctypes, socket\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def sys(nr, *a):\n"
+        "    r = libc.syscall(nr, *a); return 0 if r >= 0 else ctypes.get_errno()\n"
+        "try:\n"
+        "    s = socket.socket(40, socket.SOCK_STREAM); s.bind((0xffffffff, 40000 + __import__('os').getpid() % 20000)); v = 0\n"
+        "except OSError as e: v = e.errno\n"
+        "print('vsock', v)\n"
+        "print('modify_ldt', sys(154, 0, 0, 0))\n"
+        "print('memfd_secret', sys(447, 0))\n"
+        "print('norandom', sys(135, 0x0040000))\n"
+        "print('query', sys(135, ctypes.c_ulong(0xffffffff)))\n"
+        "print('process_madvise', sys(440, -1, 0, 0, 0, 0))\n";
+    const std::string calls = "python3 -c \"" + code + "\"";
+    // Outside: what the machine's kernel answers (the baseline each check below needs).
+    const std::string outside = actionhost::testing::run_process({"/usr/bin/python3", "-c", code}, 30).output;
+    auto parse = [](const std::string &text) {
+        std::map<std::string, long> out;
+        std::istringstream lines(text);
+        std::string name;
+        for (long value; lines >> name >> value;) out[name] = value;
+        return out;
+    };
+    const auto machine = parse(outside);
+    ASSERT_EQ(machine.size(), 6u) << outside;
+    auto s = start_runtime("sandbox");
+    const auto inside = parse(probe(*s, calls));
+    ASSERT_EQ(inside.size(), 6u);
+    // Open on this machine, refused inside with EPERM.
+    for (const char *call : {"vsock", "modify_ldt", "memfd_secret"}) {
+        if (machine.at(call) != 0) {
+            std::cerr << "note: " << call << " fails on this machine too (errno " << machine.at(call) << ")\n";
+            continue;
+        }
+        EXPECT_EQ(inside.at(call), 1) << call << " is not refused inside (errno " << inside.at(call) << ")";
+    }
+    // personality: address randomisation cannot be turned off; asking what it is still works.
+    EXPECT_EQ(machine.at("norandom"), 0);
+    EXPECT_NE(inside.at("norandom"), 0);
+    EXPECT_EQ(inside.at("query"), 0);
+    // A call on no list: ENOSYS inside, whatever the kernel would have said (EBADF here).
+    EXPECT_NE(machine.at("process_madvise"), 38);
+    EXPECT_EQ(inside.at("process_madvise"), 38);
 }

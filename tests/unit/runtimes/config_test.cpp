@@ -37,7 +37,8 @@ TEST(RuntimeConfig, DefaultsAreOpenHands) {
     EXPECT_EQ(c.get("sandbox.pause_closed_runtimes"), true);
     EXPECT_EQ(c.get("sandbox.close_delay"), 3600);
     EXPECT_EQ(c.get("sandbox.base_container_image"), "nikolaik/python-nodejs:python3.12-nodejs22");
-    EXPECT_EQ(c.get("sandbox.runtime_binding_address"), "0.0.0.0");
+    // OpenHands publishes on 0.0.0.0; ours on the loopback unless asked (docs/compat.md, issue #37).
+    EXPECT_EQ(c.get("sandbox.runtime_binding_address"), "127.0.0.1");
     EXPECT_EQ(c.get("sandbox.remote_runtime_init_timeout"), 180);
     EXPECT_EQ(c.get("sandbox.user_id"), static_cast<int>(getuid()));
     EXPECT_EQ(c.get("sandbox.runtime_startup_env_vars"), json::object());
