@@ -1,6 +1,6 @@
 #include "files/zip_files.hpp"
 
-#include "files/zip64_record_guard.hpp"
+#include <actionhost/common/archive/zip_reader.hpp>
 
 #include <Poco/DateTime.h>
 #include <Poco/Path.h>
@@ -8,7 +8,6 @@
 #include <Poco/Zip/Compress.h>
 #include <Poco/Zip/ZipArchive.h>
 #include <Poco/Zip/ZipManipulator.h>
-#include <Poco/Zip/ZipStream.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -22,22 +21,6 @@ namespace actionhost::host {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Whether an entry name is safe to unpack, or why not.
-common::Status safe_name(const std::string &name) {
-    if (name.empty()) return common::fail("an entry has an empty name");
-    if (name.find('\0') != std::string::npos) return common::fail("an entry name contains a NUL byte");
-    if (name[0] == '/') return common::fail("entry '" + name + "' has an absolute path");
-    size_t start = 0;
-    while (start <= name.size()) {
-        size_t slash = name.find('/', start);
-        std::string part = name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-        if (part == "..") return common::fail("entry '" + name + "' would be written outside the destination");
-        if (slash == std::string::npos) break;
-        start = slash + 1;
-    }
-    return common::ok();
-}
 
 std::string staging_name() {
     std::random_device rd;
@@ -66,27 +49,9 @@ void merge_into(const fs::path &from, const fs::path &to) {
 }  // namespace
 
 common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits) {
-    std::ifstream in(zip_path, std::ios::binary);
-    Zip64RecordGuard guard(zip_path);
-    if (!in || !guard.is_open()) return common::fail("cannot open the uploaded archive");
-    std::unique_ptr<Poco::Zip::ZipArchive> archive;
-    try {
-        std::istream guarded(&guard);  // the header walk only: see zip64_record_guard.hpp
-        archive = std::make_unique<Poco::Zip::ZipArchive>(guarded);
-    } catch (const std::exception &e) {
-        return common::fail("not a valid zip archive: " + (guard.refused().empty() ? std::string(e.what()) : guard.refused()));
-    }
-    if (!guard.refused().empty()) return common::fail("not a valid zip archive: " + guard.refused());
-    uint64_t declared = 0, count = 0;
-    for (auto it = archive->headerBegin(); it != archive->headerEnd(); ++it) {
-        const auto &h = it->second;
-        if (++count > limits.max_entries) return common::fail("the archive has more than " + std::to_string(limits.max_entries) + " entries");
-        if (auto safe = safe_name(h.getFileName()); !safe) return safe;
-        if (h.isEncrypted()) return common::fail("entry '" + h.getFileName() + "' is encrypted");
-        declared += h.getUncompressedSize();
-        if (declared > limits.max_total_bytes)
-            return common::fail("the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
-    }
+    auto opened = common::archive::ZipReader::open(zip_path, {limits.max_total_bytes, limits.max_entries});
+    if (!opened) return opened.as_failure();
+    common::archive::ZipReader &zip = *opened.value();
 
     const fs::path stage = fs::path(dest) / staging_name();
     std::error_code ec;
@@ -97,30 +62,23 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
         fs::remove_all(stage, ignore);
         return common::fail(why);
     };
-    uint64_t written = 0;
     try {
-        for (auto it = archive->headerBegin(); it != archive->headerEnd(); ++it) {
-            const auto &h = it->second;
-            const fs::path target = stage / h.getFileName();
-            if (h.isDirectory() || (!h.getFileName().empty() && h.getFileName().back() == '/')) {
+        for (size_t i = 0; i < zip.entries().size(); ++i) {
+            const auto &entry = zip.entries()[i];
+            const fs::path target = stage / entry.name;
+            if (entry.directory) {
                 fs::create_directories(target);
                 continue;
             }
             fs::create_directories(target.parent_path());
             std::ofstream out(target, std::ios::binary | std::ios::trunc);
             if (!out) return refuse("cannot write " + target.string());
-            Poco::Zip::ZipInputStream zis(in, h, true);
-            char buf[65536];
-            while (zis) {
-                zis.read(buf, sizeof buf);
-                const auto n = static_cast<uint64_t>(zis.gcount());
-                if (n == 0) break;
-                written += n;
-                if (written > limits.max_total_bytes)
-                    return refuse("the archive unpacks to more than " + std::to_string(limits.max_total_bytes) + " bytes");
-                out.write(buf, static_cast<std::streamsize>(n));
-            }
-            if (!out) return refuse("cannot write " + target.string());
+            auto unpacked = zip.read(i, [&](std::string_view piece) -> common::Status {
+                out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+                if (!out) return common::fail("cannot write " + target.string());
+                return common::ok();
+            });
+            if (!unpacked) return refuse(unpacked.error().message);
         }
         merge_into(stage, dest);
     } catch (const std::exception &e) {

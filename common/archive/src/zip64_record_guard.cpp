@@ -1,4 +1,4 @@
-#include "files/zip64_record_guard.hpp"
+#include "zip64_record_guard.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace actionhost::host {
+namespace actionhost::common::archive {
 
 namespace {
 constexpr char kZip64RecordSignature[4] = {'P', 'K', 6, 6};
@@ -87,4 +87,4 @@ Zip64RecordGuard::pos_type Zip64RecordGuard::seekpos(pos_type pos, std::ios_base
     return seekoff(off_type(pos), std::ios_base::beg, which);
 }
 
-}  // namespace actionhost::host
+}  // namespace actionhost::common::archive

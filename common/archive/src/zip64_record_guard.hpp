@@ -12,7 +12,7 @@
 #include <streambuf>
 #include <string>
 
-namespace actionhost::host {
+namespace actionhost::common::archive {
 
 class Zip64RecordGuard : public std::streambuf {
   public:
@@ -42,4 +42,4 @@ class Zip64RecordGuard : public std::streambuf {
     std::string refused_;
 };
 
-}  // namespace actionhost::host
+}  // namespace actionhost::common::archive
