@@ -2,7 +2,9 @@
 
 #include "actionhost/common/utf8.hpp"
 
+#include <cctype>
 #include <cstring>
+#include <utility>
 
 namespace actionhost::common {
 
@@ -89,6 +91,41 @@ std::string printable_for_terminal(std::string_view text) {
         }
     }
     return out;
+}
+
+std::string printable_name(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (size_t i = 0; i < name.size(); ++i) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        if (c == 0xC2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(name[i + 1]) <= 0x9F) {
+            out += '?';  // a C1 control (U+0080..U+009F)
+            ++i;
+        } else if (c < 0x20 || c == 0x7F) {
+            out += '?';
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+std::optional<uint64_t> parse_byte_size(std::string_view text) {
+    size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == 0 || digits > 19) return std::nullopt;
+    uint64_t n = 0;
+    for (size_t i = 0; i < digits; ++i) n = n * 10 + static_cast<uint64_t>(text[i] - '0');
+    std::string unit;
+    for (char c : text.substr(digits)) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    int shift = -1;
+    if (unit.empty() || unit == "b") shift = 0;
+    for (const auto &[letter, bits] : {std::pair{'k', 10}, std::pair{'m', 20}, std::pair{'g', 30}, std::pair{'t', 40}})
+        if (unit == std::string(1, letter) || unit == std::string(1, letter) + "b" || unit == std::string(1, letter) + "ib") shift = bits;
+    if (shift < 0 || n == 0) return std::nullopt;
+    if (n > (uint64_t{1} << 63) >> shift) return std::nullopt;
+    return n << shift;
 }
 
 std::string html_escape(std::string_view text) {

@@ -41,7 +41,7 @@ const std::vector<Command> &command_table() {
         {"env", {}},
         {"git", {{"--cwd", 1}}},
         {"microagents", {{"--root", 1}}},
-        {"cp", {}},
+        {"cp", {{"--max-size", 1}}},
     };
     return commands;
 }

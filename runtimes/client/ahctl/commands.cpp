@@ -1,8 +1,14 @@
 #include "commands.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <actionhost/client/errors.hpp>
+#include <actionhost/client/file_copy.hpp>
 #include <actionhost/client/fleet.hpp>
 #include <actionhost/client/registry.hpp>
 #include <actionhost/client/runtime.hpp>
@@ -28,6 +34,8 @@ namespace ahctl {
 
 using namespace actionhost::client;
 using nlohmann::json;
+using actionhost::common::printable_name;
+using actionhost::common::printable_for_terminal;
 
 namespace {
 
@@ -204,7 +212,7 @@ int run_everywhere(const Options &o, const json &action) {
             continue;
         }
         std::cout << "== " << r.session_id << " exit " << code << "\n";
-        if (!r.error.empty()) std::cerr << "[ahctl] " << r.session_id << ": " << r.error << "\n";
+        if (!r.error.empty()) std::cerr << "[ahctl] " << r.session_id << ": " << printable_for_terminal(r.error) << "\n";
         else print_content(r.observation, false);
     }
     std::cout.flush();
@@ -310,7 +318,7 @@ int cmd_edit(const Options &o) {
         print_content(obs, o.json);
         return code;
     }
-    std::cerr << red("ahctl: error:") << " " << without_error_line(text_of(obs, "content")) << "\n";  // as read's
+    std::cerr << red("ahctl: error:") << " " << printable_for_terminal(without_error_line(text_of(obs, "content"))) << "\n";  // as read's
     return code;
 }
 
@@ -329,7 +337,7 @@ int cmd_read(const Options &o) {
     rt->close();
     const int code = exit_for_observation(obs);
     if (o.json) print_content(obs, true);
-    else if (code != kOk) std::cerr << red("ahctl: error:") << " " << text_of(obs, "content") << "\n";
+    else if (code != kOk) std::cerr << red("ahctl: error:") << " " << printable_for_terminal(text_of(obs, "content")) << "\n";
     else std::cout << text_of(obs, "content") << std::flush;
     return code;
 }
@@ -427,15 +435,25 @@ int cmd_upload(const Options &o) {
 
 int cmd_download(const Options &o) {
     if (o.args.size() != 2) throw UsageError("download needs PATH and OUT");
-    auto rt = open_runtime(o);
-    std::string zip = rt->wire().download(o.args[0]);
-    rt->close();
-    std::ofstream out(o.args[1], std::ios::binary | std::ios::trunc);
-    out.write(zip.data(), static_cast<std::streamsize>(zip.size()));
-    if (!out) {
-        std::cerr << "[ahctl] cannot write " << o.args[1] << "\n";
+    // OUT is opened before the runtime starts, never through a link and never waiting on a FIFO; the zip
+    // goes into it as it arrives.
+    const int out = ::open(o.args[1].c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    struct stat st{};
+    if (out < 0 || ::fstat(out, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (out >= 0) ::close(out);
+        std::cerr << "[ahctl] cannot write " << o.args[1] << ": " << (out < 0 ? std::strerror(errno) : "not a regular file") << "\n";
         return kActionFailed;
     }
+    ::fcntl(out, F_SETFL, ::fcntl(out, F_GETFL) & ~O_NONBLOCK);
+    try {
+        auto rt = open_runtime(o);
+        rt->wire().download_to(o.args[0], out, CopyOptions{}.max_bytes + (64ull << 20));
+        rt->close();
+    } catch (...) {
+        ::close(out);
+        throw;
+    }
+    ::close(out);
     return kOk;
 }
 
@@ -453,7 +471,7 @@ int cmd_start(const Options &o) {
     int result = kOk;
     for (auto &s : started) {
         if (!s.runtime) {
-            std::cerr << "[ahctl] start failed: " << s.error << "\n";
+            std::cerr << "[ahctl] start failed: " << printable_for_terminal(s.error) << "\n";
             result = kRuntime;
             continue;
         }
@@ -518,8 +536,9 @@ int cmd_ps(const Options &o) {
                                : age < 7200 ? std::to_string(age / 60) + "m"
                                : age < 172800 ? std::to_string(age / 3600) + "h"
                                               : std::to_string(age / 86400) + "d";
-        std::printf("%-20s %-10s %-13s %-8s %s\n", r.value("session_id", "").c_str(), r.value("runtime", "").c_str(),
-                    states[i].c_str(), age_text.c_str(), r.value("url", "").c_str());
+        std::printf("%-20s %-10s %-13s %-8s %s\n", printable_name(r.value("session_id", "")).c_str(),
+                    printable_name(r.value("runtime", "")).c_str(), states[i].c_str(), age_text.c_str(),
+                    printable_name(r.value("url", "")).c_str());
     }
     return kOk;
 }
@@ -555,7 +574,7 @@ int cmd_stop(const Options &o) {
             std::cout << r.session_id << "\n";
             continue;
         }
-        std::cerr << "[ahctl] " << r.session_id << ": " << r.error << " (record removed)\n";
+        std::cerr << "[ahctl] " << printable_name(r.session_id) << ": " << printable_for_terminal(r.error) << " (record removed)\n";
         store.remove(r.session_id);
         result = kRuntime;
     }

@@ -1,3 +1,4 @@
+#include <actionhost/common/text.hpp>
 #include "live_run.hpp"
 
 #include <pthread.h>
@@ -229,7 +230,7 @@ int run_live(const Options &o, OpenRuntime open, json args) {
     const json &obs = *observation;
     if (obs.value("observation", "") != "run") {
         rt->close();
-        std::cerr << red("ahctl: error:") << " " << obs.value("content", std::string("the command did not run")) << "\n";
+        std::cerr << red("ahctl: error:") << " " << actionhost::common::printable_for_terminal(obs.value("content", std::string("the command did not run"))) << "\n";
         return kActionFailed;
     }
     // No live events (an in-process runtime): the observation's content is all there is.

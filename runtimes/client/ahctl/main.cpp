@@ -1,4 +1,5 @@
 // ahctl: starts the configured actionhost runtime and runs actions in it (docs/runtimes.md).
+#include <actionhost/common/text.hpp>
 #include <signal.h>
 
 #include <actionhost/client/errors.hpp>
@@ -10,7 +11,9 @@
 
 namespace {
 int fail(int code, const std::string &message) {
-    std::cerr << ahctl::red("ahctl: error:") << " " << message << "\n";
+    // Messages quote names and text that came from a sandbox (an entry of its zip, a host's error): never
+    // an escape sequence on the user's terminal.
+    std::cerr << ahctl::red("ahctl: error:") << " " << actionhost::common::printable_for_terminal(message) << "\n";
     return code;
 }
 }  // namespace

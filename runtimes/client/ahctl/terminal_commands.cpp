@@ -1,3 +1,4 @@
+#include <actionhost/common/text.hpp>
 #include "terminal_commands.hpp"
 
 #include <poll.h>
@@ -75,7 +76,7 @@ class Session {
         ::close(stop_[1]);
         raw.restore();
         if (detached_) std::cerr << "[ahctl] detached from terminal " << name_ << "; `ahctl attach " << name_ << "` re-attaches\n";
-        else if (exit_code_ < 0 && !error_.empty()) std::cerr << "[ahctl] " << error_ << "\n";
+        else if (exit_code_ < 0 && !error_.empty()) std::cerr << "[ahctl] " << actionhost::common::printable_for_terminal(error_) << "\n";
         if (detached_) return kOk;
         return exit_code_ < 0 ? kWire : exit_code_;
     }

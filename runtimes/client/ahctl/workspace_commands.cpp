@@ -4,6 +4,7 @@
 #include <actionhost/client/file_copy.hpp>
 #include <actionhost/client/git_workspace.hpp>
 #include <actionhost/client/microagents.hpp>
+#include <actionhost/common/text.hpp>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,9 @@ namespace ahctl {
 
 using namespace actionhost::client;
 using nlohmann::json;
+using actionhost::common::printable_name;
+using actionhost::common::printable_for_terminal;
+using actionhost::common::parse_byte_size;
 
 namespace {
 
@@ -63,26 +67,36 @@ int cmd_cp(const Options &o, OpenRuntime open) {
     if (src_in == dst_in)
         throw UsageError("cp copies between this machine and the sandbox: write exactly one side as sandbox:PATH");
     if (src_in && src_path.empty()) throw UsageError("sandbox: needs a path");
+    CopyOptions copy;
+    if (const std::string max = option_value(o, "--max-size"); !max.empty()) {
+        const auto bytes = parse_byte_size(max);
+        if (!bytes) throw UsageError("--max-size needs a size such as 4g, 512m or 1048576, got: " + max);
+        copy.max_bytes = *bytes;
+    }
+    std::vector<std::string> skipped;
+    copy.skipped = &skipped;
     std::error_code ec;
     if (dst_in && !std::filesystem::exists(std::filesystem::symlink_status(o.args[0], ec)))
         throw UsageError("no such file or directory: " + o.args[0]);
     auto rt = open(o, false);
+    std::vector<std::string> written;
     if (dst_in) {
-        copy_to(rt->wire(), o.args[0], in_workspace(*rt, dst_path));
+        copy_to(rt->wire(), o.args[0], in_workspace(*rt, dst_path), false, copy);
     } else {
         const std::string from = in_workspace(*rt, src_path);
-        std::vector<std::string> written;
         try {
-            written = copy_from_into(rt->wire(), from, o.args[1]);
+            written = copy_from_into(rt->wire(), from, o.args[1], copy);
         } catch (const WireError &e) {
             // The host answers a missing path with 404 (wrapped in a 500 by some hosts): say it plainly.
             if (e.status() != 404 && std::string(e.what()).find("404") == std::string::npos) throw;
             rt->close();
             throw std::runtime_error("no such file or directory in the sandbox: " + from);
         }
-        if (o.json) std::cout << json(written).dump() << "\n";
     }
     rt->close();
+    // FIFOs, sockets and devices are never opened, on either side: each is named on stderr.
+    for (const auto &note : skipped) std::cerr << "[ahctl] skipped " << printable_name(note) << "\n";
+    if (o.json && !dst_in) std::cout << json(written).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
     return kOk;
 }
 
@@ -101,7 +115,7 @@ int cmd_git(const Options &o, OpenRuntime open) {
             for (const auto &c : changes) out.push_back({{"status", c.status}, {"path", c.path}});
             std::cout << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
         } else {
-            for (const auto &c : changes) std::cout << c.status << "\t" << c.path << "\n";
+            for (const auto &c : changes) std::cout << printable_name(c.status) << "\t" << printable_name(c.path) << "\n";
         }
         return kOk;
     }
@@ -123,7 +137,7 @@ int cmd_git(const Options &o, OpenRuntime open) {
         auto rt = open(o, false);
         std::string path = rt->clone_repo(rest[0]);
         rt->close();
-        std::cout << path << "\n";
+        std::cout << printable_name(path) << "\n";
         return kOk;
     }
     if (sub == "init") {
@@ -146,7 +160,7 @@ int cmd_microagents(const Options &o, OpenRuntime open) {
         for (const auto &m : agents) out.push_back({{"name", m.name}, {"path", m.path}, {"content", m.content}});
         std::cout << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
     } else {
-        for (const auto &m : agents) std::cout << m.name << "\t" << m.path << "\n";
+        for (const auto &m : agents) std::cout << printable_name(m.name) << "\t" << printable_name(m.path) << "\n";
     }
     return kOk;
 }

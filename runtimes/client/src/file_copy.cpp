@@ -1,11 +1,16 @@
 #include "actionhost/client/file_copy.hpp"
 
-#include <Poco/Zip/ZipArchive.h>
-#include <Poco/Zip/ZipStream.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
+
+#include <actionhost/common/archive/zip_reader.hpp>
+#include <actionhost/common/io/unique_fd.hpp>
 
 #include "actionhost/client/errors.hpp"
 #include "actionhost/client/sandbox_shell.hpp"
@@ -15,34 +20,50 @@
 namespace actionhost::client {
 
 namespace fs = std::filesystem;
-
-void copy_to(WireClient &wire, const std::string &local_src, const std::string &sandbox_dest, bool recursive) {
-    std::error_code ec;
-    if (!fs::exists(local_src, ec)) throw WireError("No such file or directory: " + local_src);
-    wire.upload(local_src, sandbox_dest, recursive || fs::is_directory(local_src, ec));
-}
-
-std::vector<ZipEntry> read_zip(const std::string &zip_bytes) {
-    std::vector<ZipEntry> out;
-    std::istringstream in(zip_bytes);
-    Poco::Zip::ZipArchive archive(in);
-    for (auto it = archive.headerBegin(); it != archive.headerEnd(); ++it) {
-        if (it->second.isDirectory()) continue;
-        std::istringstream again(zip_bytes);
-        Poco::Zip::ZipInputStream entry(again, it->second, true);
-        std::ostringstream content;
-        content << entry.rdbuf();
-        out.push_back({it->second.getFileName(), content.str()});
-    }
-    return out;
-}
+using common::archive::ZipReader;
 
 namespace {
 
-// The zip, and whether the path was a file.
-std::pair<std::string, bool> fetch_zip(WireClient &wire, const std::string &sandbox_path) {
-    std::string zip = wire.download(sandbox_path);
-    if (!read_zip(zip).empty()) return {zip, false};
+// What an archive may weigh beside what it unpacks to (headers, stored entries' framing).
+constexpr uint64_t kArchiveOverhead = 64ull << 20;
+
+// A temporary file of ours (0600, in TMPDIR), removed with this object.
+class TempFile {
+  public:
+    TempFile() {
+        const char *tmp = std::getenv("TMPDIR");
+        path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/actionhost-copy-XXXXXX";
+        fd_.reset(::mkstemp(path_.data()));
+        if (!fd_) throw WireError("Cannot create a temporary file for the copy: " + std::string(std::strerror(errno)));
+    }
+    ~TempFile() { ::unlink(path_.c_str()); }
+    TempFile(const TempFile &) = delete;
+    TempFile &operator=(const TempFile &) = delete;
+    const std::string &path() const { return path_; }
+    int fd() const { return fd_.get(); }
+
+  private:
+    std::string path_;
+    common::io::UniqueFd fd_;
+};
+
+std::unique_ptr<ZipReader> open_zip(const std::string &path, uint64_t max_bytes, const std::string &what) {
+    auto opened = ZipReader::open(path, {max_bytes, 1000000});
+    if (!opened) throw WireError("Refusing " + what + ": " + opened.error().message + "; nothing was written");
+    return std::move(opened).value();
+}
+
+bool holds_files(const ZipReader &zip) {
+    for (const auto &e : zip.entries())
+        if (!e.directory) return true;
+    return false;
+}
+
+// The zip of `sandbox_path` in `into`, and whether the path was a file.
+bool fetch_zip(WireClient &wire, const std::string &sandbox_path, const TempFile &into, const CopyOptions &options) {
+    const uint64_t archive_limit = options.max_bytes + kArchiveOverhead;
+    wire.download_to(sandbox_path, into.fd(), archive_limit);
+    if (holds_files(*open_zip(into.path(), options.max_bytes, "the archive of " + sandbox_path))) return false;
     // An empty zip: an empty directory, or a file (which /download_files never packs). Copy a file into
     // a private directory, download that, remove it.
     ShellResult r = run_hidden(wire, "f=" + bash_quote(sandbox_path) +
@@ -50,40 +71,120 @@ std::pair<std::string, bool> fetch_zip(WireClient &wire, const std::string &sand
     std::string dir = r.output;
     while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r')) dir.pop_back();
     if (r.exit_code != 0) throw WireError("Cannot read " + sandbox_path + " in the sandbox: " + r.output);
-    if (dir.empty()) return {zip, false};  // an empty directory
+    if (dir.empty()) return false;  // an empty directory
     if (dir[0] != '/') throw WireError("Cannot read " + sandbox_path + " in the sandbox: " + r.output);
-    std::string file_zip;
     try {
-        file_zip = wire.download(dir);
+        wire.download_to(dir, into.fd(), archive_limit);
     } catch (...) {
         run_hidden(wire, "rm -rf -- " + bash_quote(dir));
         throw;
     }
     run_hidden(wire, "rm -rf -- " + bash_quote(dir));
-    return {file_zip, true};
+    return true;
+}
+
+std::string read_whole(int fd) {
+    std::string out;
+    if (::lseek(fd, 0, SEEK_SET) != 0) throw WireError(std::string("Cannot read the download: ") + std::strerror(errno));
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw WireError(std::string("Cannot read the download: ") + std::strerror(errno));
+        out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
 }
 
 }  // namespace
 
-std::string copy_from(WireClient &wire, const std::string &sandbox_path) { return fetch_zip(wire, sandbox_path).first; }
+void copy_to(WireClient &wire, const std::string &local_src, const std::string &sandbox_dest, bool recursive,
+             const CopyOptions &options) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(local_src, ec))) throw WireError("No such file or directory: " + local_src);
+    wire.upload(local_src, sandbox_dest, recursive || fs::is_directory(local_src, ec), options.skipped);
+}
 
-std::vector<std::string> copy_from_into(WireClient &wire, const std::string &sandbox_path, const std::string &local_dir) {
-    auto [zip, is_file] = fetch_zip(wire, sandbox_path);
+std::vector<ZipEntry> read_zip(const std::string &zip_bytes, uint64_t max_bytes) {
+    TempFile file;
+    for (size_t done = 0; done < zip_bytes.size();) {
+        const ssize_t n = ::write(file.fd(), zip_bytes.data() + done, zip_bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw std::runtime_error(std::string("cannot store the archive: ") + std::strerror(errno));
+        done += static_cast<size_t>(n);
+    }
+    auto opened = ZipReader::open(file.path(), {max_bytes, 100000});
+    if (!opened) throw std::runtime_error(opened.error().message);
+    ZipReader &zip = *opened.value();
+    std::vector<ZipEntry> out;
+    for (size_t i = 0; i < zip.entries().size(); ++i) {
+        if (zip.entries()[i].directory) continue;
+        ZipEntry entry{zip.entries()[i].name, {}};
+        auto read = zip.read(i, [&](std::string_view piece) {
+            entry.content.append(piece);
+            return common::ok();
+        });
+        if (!read) throw std::runtime_error(read.error().message);
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+std::string copy_from(WireClient &wire, const std::string &sandbox_path, const CopyOptions &options) {
+    TempFile zip;
+    fetch_zip(wire, sandbox_path, zip, options);
+    return read_whole(zip.fd());
+}
+
+std::vector<std::string> copy_from_into(WireClient &wire, const std::string &sandbox_path, const std::string &local_dir,
+                                        const CopyOptions &options) {
+    TempFile zip_file;
+    const bool is_file = fetch_zip(wire, sandbox_path, zip_file, options);
     fs::path src(sandbox_path);
     while (src.has_relative_path() && src.filename().empty()) src = src.parent_path();  // "/a/b/" → "/a/b"
-    std::string top = src.filename().string();
-    fs::path root = fs::absolute(local_dir).lexically_normal();
-    auto entries = read_zip(zip);
+    const std::string top = src.filename().string();
+    const fs::path root = fs::absolute(local_dir).lexically_normal();
+    // Names, count and declared sizes are checked by the reader before anything is read.
+    auto zip = open_zip(zip_file.path(), options.max_bytes, "the archive of " + sandbox_path);
     // A directory's entries are relative to it; put them under its name. A file's entry is its name.
-    fs::path base = (is_file || top.empty()) ? root : root / top;
+    const fs::path base = (is_file || top.empty()) ? root : root / top;
+    std::vector<std::string> relative;  // each entry's path below root, all checked before any is written
+    for (const auto &e : zip->entries()) {
+        const fs::path target = (base / fs::path(e.name)).lexically_normal();
+        const fs::path rel = target.lexically_relative(root);
+        if (rel.empty() || *rel.begin() == "..") throw WireError("Refusing a zip entry outside " + root.string() + ": " + e.name + "; nothing was written");
+        relative.push_back(rel.string());
+    }
     std::vector<std::string> written;
-    for (const auto &e : entries) {
-        fs::path target = (base / fs::path(e.name)).lexically_normal();
-        auto rel = target.lexically_relative(root);
-        if (rel.empty() || *rel.begin() == "..") throw WireError("Refusing a zip entry outside " + root.string() + ": " + e.name);
+    for (size_t i = 0; i < zip->entries().size(); ++i) {
+        const auto &entry = zip->entries()[i];
+        const std::string shown = (root / relative[i]).string();
+        if (entry.directory) {
+            detail::make_local_dir(root.string(), relative[i]);
+            continue;
+        }
         // Never through a link: the local tree is often the workspace, where the agent may plant one.
-        detail::write_local_file(root.string(), rel.string(), e.content);
-        written.push_back(target.string());
+        std::string skipped;
+        common::io::UniqueFd out = detail::open_local_file_for_writing(root.string(), relative[i], skipped);
+        if (!out) {
+            if (options.skipped) options.skipped->push_back(skipped);
+            continue;
+        }
+        uint64_t size = 0;
+        auto unpacked = zip->read(i, [&](std::string_view piece) {
+            detail::write_piece(out.get(), piece, shown);
+            size += piece.size();
+            return common::ok();
+        });
+        if (!unpacked) {
+            // A header that lied about its sizes, or a damaged archive: this copy's files go again.
+            out.reset();
+            ::unlink(shown.c_str());
+            for (const auto &w : written) ::unlink(w.c_str());
+            throw WireError("Refusing the archive of " + sandbox_path + ": " + unpacked.error().message +
+                            "; what this copy had written was removed");
+        }
+        detail::finish_file(out.get(), size, shown);
+        written.push_back(shown);
     }
     if (!is_file) detail::make_local_dir(root.string(), base.lexically_relative(root).string());
     return written;

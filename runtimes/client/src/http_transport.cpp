@@ -1,7 +1,9 @@
 #include "actionhost/client/http_transport.hpp"
 
 #include <Poco/Exception.h>
+#include <Poco/Net/FilePartSource.h>
 #include <Poco/Net/HTMLForm.h>
+#include <Poco/Net/MultipartWriter.h>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
@@ -100,6 +102,15 @@ HttpConnection::~HttpConnection() = default;
 HttpResponse HttpConnection::send(const HttpRequest &request) {
     if (endpoint_.in_process && request.on_body)
         throw TransportError(TransportFailure::Other, "streamed responses are not served in-process");
+    if (endpoint_.in_process && request.write_body) {
+        // In this process the body is a buffer either way.
+        HttpRequest buffered = request;
+        std::ostringstream body;
+        request.write_body(body);
+        buffered.body = body.str();
+        buffered.write_body = nullptr;
+        return send_in_process(endpoint_.host, endpoint_.base_path + request.path, buffered);
+    }
     if (endpoint_.in_process) return send_in_process(endpoint_.host, endpoint_.base_path + request.path, request);
     bool reused = false;
     try {
@@ -149,12 +160,16 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
         req.setHost(endpoint_.unix_socket ? "localhost" : endpoint_.host, static_cast<Poco::UInt16>(endpoint_.port));
         req.setKeepAlive(true);
         for (const auto &[name, value] : request.headers) req.set(name, value);
-        if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
+        if (request.write_body) {
+            req.setChunkedTransferEncoding(true);
+            if (!request.content_type.empty()) req.setContentType(request.content_type);
+        } else if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
             req.setContentLength(static_cast<std::streamsize>(request.body.size()));
             if (!request.content_type.empty()) req.setContentType(request.content_type);
         }
         std::ostream &out = session.sendRequest(req);
-        out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
+        if (request.write_body) request.write_body(out);
+        else out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
         HTTPResponse resp;
         std::istream &in = session.receiveResponse(resp);
         HttpResponse result;
@@ -210,6 +225,20 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
         impl_->session.reset();
         throw TransportError(TransportFailure::Closed, e.what());
     }
+}
+
+MultipartFile::MultipartFile(std::string field, std::string filename, std::string path)
+    : field_(std::move(field)), filename_(std::move(filename)), path_(std::move(path)),
+      boundary_(Poco::Net::MultipartWriter::createBoundary()) {}
+
+std::string MultipartFile::content_type() const { return "multipart/form-data; boundary=" + boundary_; }
+
+void MultipartFile::write(std::ostream &out) const {
+    Poco::Net::HTMLForm form;
+    form.setEncoding(Poco::Net::HTMLForm::ENCODING_MULTIPART);
+    // Poco reads the part's stream as it writes the form: the file is never in memory whole.
+    form.addPart(field_, new Poco::Net::FilePartSource(path_, filename_, "application/octet-stream"));
+    form.write(out, boundary_);
 }
 
 std::pair<std::string, std::string> multipart_file(const std::string &field, const std::string &filename,

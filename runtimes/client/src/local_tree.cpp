@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -15,63 +16,56 @@
 namespace actionhost::client::detail {
 
 namespace fs = std::filesystem;
+using common::io::UniqueFd;
 
 namespace {
 
-class Fd {
-  public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    Fd(Fd &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    Fd &operator=(Fd &&o) noexcept {
-        std::swap(fd_, o.fd_);
-        return *this;
-    }
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    int get() const { return fd_; }
-    bool ok() const { return fd_ >= 0; }
-
-  private:
-    int fd_;
-};
-
 [[noreturn]] void refuse(const std::string &what) { throw WireError(what); }
 
-Fd open_beneath(int dir_fd, const std::string &relative, int flags) {
+UniqueFd open_beneath(int dir_fd, const std::string &relative, int flags) {
     open_how how{};
     how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-    return Fd(static_cast<int>(::syscall(SYS_openat2, dir_fd, relative.c_str(), &how, sizeof how)));
+    return UniqueFd(static_cast<int>(::syscall(SYS_openat2, dir_fd, relative.c_str(), &how, sizeof how)));
 }
 
-std::string read_all(int fd, const std::string &name) {
-    struct stat st{};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) refuse("Cannot copy " + name + ": not a regular file");
-    std::string content;
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) refuse("Cannot read " + name + ": " + std::strerror(errno));
-        if (n == 0) break;
-        content.append(buf, static_cast<size_t>(n));
-    }
-    return content;
+const char *kind_of(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISDIR(mode)) return "a directory";
+    return "not a regular file";
 }
 
-std::string read_beneath(int dir_fd, const std::string &relative, const std::string &shown) {
-    Fd fd = open_beneath(dir_fd, relative, O_RDONLY);
-    if (!fd.ok() && errno == EXDEV)
+// What `relative` beneath `dir_fd` is, links inside followed, without opening it for reading (O_PATH
+// opens nothing: a FIFO is not waited on, a device's driver is not called).
+struct stat status_beneath(int dir_fd, const std::string &relative, const std::string &shown) {
+    UniqueFd target = open_beneath(dir_fd, relative, O_PATH);
+    if (!target && errno == EXDEV)
         refuse("Refusing to copy " + shown + ": it is a symbolic link that leads out of the copied directory; nothing was copied");
-    if (!fd.ok()) refuse("Cannot read " + shown + ": " + std::strerror(errno));
-    return read_all(fd.get(), shown);
+    if (!target) refuse("Cannot read " + shown + ": " + std::strerror(errno));
+    struct stat st{};
+    if (::fstat(target.get(), &st) != 0) refuse("Cannot read " + shown + ": " + std::strerror(errno));
+    return st;
+}
+
+// Opens a regular file beneath `dir_fd` for reading; O_NONBLOCK so that a FIFO swapped in after the
+// check above still cannot hold the copy, and the check repeated on what was opened.
+UniqueFd read_beneath(int dir_fd, const std::string &relative, const std::string &shown) {
+    UniqueFd fd = open_beneath(dir_fd, relative, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (!fd && errno == EXDEV)
+        refuse("Refusing to copy " + shown + ": it is a symbolic link that leads out of the copied directory; nothing was copied");
+    if (!fd) refuse("Cannot read " + shown + ": " + std::strerror(errno));
+    struct stat st{};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) refuse("Cannot copy " + shown + ": not a regular file");
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+    return fd;
 }
 
 // The directory `relative` below `root_fd`, entered component by component without following links,
 // created where missing.
-Fd enter_dirs(int root_fd, const fs::path &relative, const std::string &root) {
-    Fd dir(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
+UniqueFd enter_dirs(int root_fd, const fs::path &relative, const std::string &root) {
+    UniqueFd dir(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
     fs::path walked;
     for (const auto &part : relative) {
         const std::string name = part.string();
@@ -80,8 +74,8 @@ Fd enter_dirs(int root_fd, const fs::path &relative, const std::string &root) {
         walked /= part;
         if (::mkdirat(dir.get(), name.c_str(), 0755) != 0 && errno != EEXIST)
             refuse("Cannot create " + (fs::path(root) / walked).string() + ": " + std::strerror(errno));
-        Fd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (!next.ok())
+        UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next)
             refuse("Refusing to write through " + (fs::path(root) / walked).string() + ": " +
                    (errno == ELOOP || errno == ENOTDIR ? std::string("it is a symbolic link or not a directory") : std::strerror(errno)));
         dir = std::move(next);
@@ -89,79 +83,120 @@ Fd enter_dirs(int root_fd, const fs::path &relative, const std::string &root) {
     return dir;
 }
 
-Fd open_root(const std::string &root) {
+UniqueFd open_root(const std::string &root) {
     std::error_code ec;
     fs::create_directories(root, ec);
-    Fd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!fd.ok()) refuse("Cannot open the directory " + root + ": " + std::strerror(errno));
+    UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) refuse("Cannot open the directory " + root + ": " + std::strerror(errno));
     return fd;
+}
+
+bool all_zero(std::string_view piece) {
+    return std::all_of(piece.begin(), piece.end(), [](char c) { return c == '\0'; });
 }
 
 }  // namespace
 
-std::vector<LocalFile> read_local_tree(const std::string &dir) {
-    Fd root(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!root.ok()) refuse("Cannot open the directory " + dir + ": " + std::strerror(errno));
-    std::vector<LocalFile> files;
+LocalTree scan_local_tree(const std::string &dir) {
+    LocalTree tree;
+    tree.path = dir;
+    tree.root.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!tree.root) refuse("Cannot open the directory " + dir + ": " + std::strerror(errno));
     std::error_code ec;
-    // The iterator never descends through a directory link; such a link is read (below) like a file
+    // The iterator never descends through a directory link; such a link is looked at (below) like a file
     // link, and refused if it leads out.
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const std::string rel = it->path().lexically_relative(dir).generic_string();
         const auto status = it->symlink_status(ec);
         if (ec) break;
         if (fs::is_directory(status)) {
-            files.push_back({rel, "", true});
+            tree.entries.push_back({rel, true});
             continue;
         }
-        if (fs::is_symlink(status)) {
-            Fd target = open_beneath(root.get(), rel, O_PATH);
-            if (!target.ok() && errno == EXDEV)
-                refuse("Refusing to copy " + it->path().string() +
-                       ": it is a symbolic link that leads out of the copied directory; nothing was copied");
-            struct stat st{};
-            if (target.ok() && ::fstat(target.get(), &st) == 0 && S_ISDIR(st.st_mode)) continue;  // content seen elsewhere
-        } else if (!fs::is_regular_file(status)) {
-            continue;  // sockets, fifos, devices: not copied
+        if (fs::is_symlink(status) || fs::is_regular_file(status)) {
+            const struct stat st = status_beneath(tree.root.get(), rel, it->path().string());
+            if (S_ISDIR(st.st_mode)) continue;  // a link to a directory of the tree: its content is seen there
+            if (S_ISREG(st.st_mode)) {
+                tree.entries.push_back({rel, false});
+                continue;
+            }
+            tree.skipped.push_back(it->path().string() + ": " + kind_of(st.st_mode) + " (behind a link), not copied");
+            continue;
         }
-        files.push_back({rel, read_beneath(root.get(), rel, it->path().string()), false});
+        struct stat st{};
+        ::lstat(it->path().c_str(), &st);
+        tree.skipped.push_back(it->path().string() + ": " + kind_of(st.st_mode) + ", not copied");
     }
     if (ec) refuse("Cannot read the directory " + dir + ": " + ec.message());
-    return files;
+    return tree;
 }
 
-std::string read_local_file(const std::string &file) {
+UniqueFd open_local_entry(const LocalTree &tree, const std::string &name) {
+    return read_beneath(tree.root.get(), name, (fs::path(tree.path) / name).string());
+}
+
+UniqueFd open_local_file(const std::string &file, std::string &skipped) {
     const fs::path p = fs::absolute(file).lexically_normal();
-    Fd parent(::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!parent.ok()) refuse("Cannot open the directory of " + file + ": " + std::strerror(errno));
+    UniqueFd parent(::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!parent) refuse("Cannot open the directory of " + file + ": " + std::strerror(errno));
+    const struct stat st = status_beneath(parent.get(), p.filename().string(), file);
+    if (!S_ISREG(st.st_mode)) {
+        skipped = file + ": " + kind_of(st.st_mode) + ", not copied";
+        return UniqueFd();
+    }
     return read_beneath(parent.get(), p.filename().string(), file);
 }
 
-void write_local_file(const std::string &root, const std::string &relative, const std::string &content) {
+UniqueFd open_local_file_for_writing(const std::string &root, const std::string &relative, std::string &skipped) {
     const fs::path rel(relative);
-    Fd root_fd = open_root(root);
-    Fd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
+    UniqueFd root_fd = open_root(root);
+    UniqueFd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
     const std::string name = rel.filename().string();
     const std::string shown = (fs::path(root) / rel).string();
     if (name.empty() || name == "." || name == "..") refuse("Refusing the entry " + relative);
-    Fd out(::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (!out.ok())
-        refuse("Refusing to write " + shown + ": " +
-               (errno == ELOOP ? std::string("it is a symbolic link") : std::strerror(errno)));
     struct stat st{};
-    if (::fstat(out.get(), &st) != 0 || !S_ISREG(st.st_mode)) refuse("Refusing to write " + shown + ": not a regular file");
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+        skipped = shown + ": " + kind_of(st.st_mode) + " is there, not overwritten";
+        return UniqueFd();
+    }
+    // O_NONBLOCK: a FIFO put there since the look above fails (ENXIO) or opens without waiting.
+    UniqueFd out(::openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644));
+    if (!out && errno == ENXIO) {
+        skipped = shown + ": a FIFO or socket is there, not overwritten";
+        return UniqueFd();
+    }
+    if (!out)
+        refuse("Refusing to write " + shown + ": " + (errno == ELOOP ? std::string("it is a symbolic link") : std::strerror(errno)));
+    if (::fstat(out.get(), &st) != 0) refuse("Cannot write " + shown + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+        skipped = shown + ": " + kind_of(st.st_mode) + " is there, not overwritten";
+        return UniqueFd();
+    }
     if (st.st_nlink > 1) refuse("Refusing to write " + shown + ": it has other hard links, which would change too");
+    ::fcntl(out.get(), F_SETFL, ::fcntl(out.get(), F_GETFL) & ~O_NONBLOCK);
     if (::ftruncate(out.get(), 0) != 0) refuse("Cannot write " + shown + ": " + std::strerror(errno));
-    for (size_t done = 0; done < content.size();) {
-        const ssize_t n = ::write(out.get(), content.data() + done, content.size() - done);
+    return out;
+}
+
+void write_piece(int fd, std::string_view piece, const std::string &shown) {
+    if (all_zero(piece)) {
+        if (::lseek(fd, static_cast<off_t>(piece.size()), SEEK_CUR) < 0) refuse("Cannot write " + shown + ": " + std::strerror(errno));
+        return;
+    }
+    for (size_t done = 0; done < piece.size();) {
+        const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) refuse("Cannot write " + shown + ": " + std::strerror(errno));
         done += static_cast<size_t>(n);
     }
 }
 
+void finish_file(int fd, uint64_t size, const std::string &shown) {
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) refuse("Cannot write " + shown + ": " + std::strerror(errno));
+}
+
 void make_local_dir(const std::string &root, const std::string &relative) {
-    Fd root_fd = open_root(root);
+    UniqueFd root_fd = open_root(root);
     enter_dirs(root_fd.get(), fs::path(relative), root);
 }
 

@@ -1,33 +1,61 @@
 // Reading and writing the client machine's files for copies to and from a sandbox without ever being
-// led elsewhere by a symbolic link. The trees copied are usually the workspace itself, where the agent
-// may have planted links (to /etc/shadow, to /etc/cron.d) for a client that often runs as root.
+// led elsewhere by a symbolic link, held up by a special file, or made to hold a file in memory. The
+// trees copied are usually the workspace itself, where the agent may have planted links (to /etc/shadow,
+// to /etc/cron.d) or FIFOs for a client that often runs as root.
 //
-// Reading: a file or a directory's tree is read through its descriptor with openat2(RESOLVE_BENEATH):
-// a link that stays inside the tree is followed (its target's content is sent under the link's name), a
-// link that leads out of it refuses the whole copy (nothing is sent). Writing: every directory of a
-// path is entered with O_NOFOLLOW and files are created or truncated with O_NOFOLLOW, so an existing
-// link anywhere on the way refuses the copy, as does a file with other hard links.
+// Reading: a file or a directory's tree is read through its descriptor with openat2(RESOLVE_BENEATH): a
+// link that stays inside the tree is followed (its target's content is sent under the link's name), a
+// link that leads out of it refuses the whole copy (nothing is sent). FIFOs, sockets and devices — also
+// behind a link — are never opened for reading: they are skipped, with a note. Writing: every directory
+// of a path is entered with O_NOFOLLOW and files are created or truncated with O_NOFOLLOW, so an existing
+// link anywhere on the way refuses the copy, as does a file with other hard links; a FIFO, socket or
+// device at the name is skipped with a note, never opened. Runs of zeros are written as holes, so a
+// sparse file costs its real size on disk, not its logical one.
+//
+// Threads: any; nothing is shared.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace actionhost::client::detail {
 
-struct LocalFile {
-    std::string name;     // relative to the copied directory, '/'-separated ("" for a single file)
-    std::string content;
+struct LocalEntry {
+    std::string name;  // relative to the scanned directory, '/'-separated
     bool directory = false;
 };
 
-// The files (and directories) of `dir`, names relative to it. Throws WireError naming a link that leads
-// out of `dir` or an entry that cannot be read.
-std::vector<LocalFile> read_local_tree(const std::string &dir);
-// The content of `file`; a link is followed only if it stays within the file's directory.
-std::string read_local_file(const std::string &file);
-// Writes `content` at `relative` below `root` (created with its parents; the root itself may be
-// reached through links the user named). Throws WireError without writing through any link.
-void write_local_file(const std::string &root, const std::string &relative, const std::string &content);
+struct LocalTree {
+    common::io::UniqueFd root;          // the scanned directory
+    std::string path;                   // its name, for messages
+    std::vector<LocalEntry> entries;    // directories and regular files (links inside the tree resolved)
+    std::vector<std::string> skipped;   // "PATH: why" for what is not copied
+};
+
+// The directories and regular files below `dir`. Throws WireError naming a link that leads out of `dir`
+// or an entry that cannot be read; nothing has been read then.
+LocalTree scan_local_tree(const std::string &dir);
+// Opens entry `name` of `tree` for reading (beneath its root, non-blocking, regular files only). Throws
+// WireError.
+common::io::UniqueFd open_local_entry(const LocalTree &tree, const std::string &name);
+// Opens the file `file` for reading: a link is followed only if it stays within the file's directory;
+// `skipped` is set (and an empty descriptor returned) for a FIFO, socket or device.
+common::io::UniqueFd open_local_file(const std::string &file, std::string &skipped);
+
+// Opens `relative` below `root` (created with its parents; the root itself may be reached through links
+// the user named) for writing: created 0644 or truncated. Returns an empty descriptor and sets `skipped`
+// when something other than a regular file is at that name. Throws WireError without writing through any
+// link.
+common::io::UniqueFd open_local_file_for_writing(const std::string &root, const std::string &relative, std::string &skipped);
+// Writes `piece` at the file's position; a piece of zeros only moves the position (a hole). Throws
+// WireError naming `shown`.
+void write_piece(int fd, std::string_view piece, const std::string &shown);
+// Ends a file written with write_piece at `size` bytes (a hole at its end included).
+void finish_file(int fd, uint64_t size, const std::string &shown);
 // Creates the directory `relative` below `root` the same way.
 void make_local_dir(const std::string &root, const std::string &relative);
 

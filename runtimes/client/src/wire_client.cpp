@@ -4,6 +4,13 @@
 #include <Poco/URI.h>
 #include <Poco/UUIDGenerator.h>
 #include <Poco/Zip/Compress.h>
+#include <ext/stdio_filebuf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include <chrono>
 #include <cmath>
@@ -14,6 +21,7 @@
 
 #include "actionhost/client/errors.hpp"
 #include "local_tree.hpp"
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace actionhost::client {
 
@@ -52,6 +60,7 @@ HttpResponse WireClient::request(HttpRequest req) {
     int closed_tries = 0, busy_tries = 0;
     for (;;) {
         HttpResponse r;
+        if (req.on_attempt) req.on_attempt();
         try {
             r = connection_->send(req);
             if (observer_) observer_(req, r);
@@ -170,42 +179,175 @@ json WireClient::upload_bytes(const std::string &filename, const std::string &co
     return json::parse(request(std::move(req)).body);
 }
 
-json WireClient::upload(const std::string &local_path, const std::string &dest, bool recursive) {
+namespace {
+
+// A temporary file of ours (0600, in TMPDIR), removed with this object.
+class TempFile {
+  public:
+    explicit TempFile(const char *what) {
+        const char *tmp = std::getenv("TMPDIR");
+        path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/actionhost-" + what + "-XXXXXX";
+        fd_.reset(::mkstemp(path_.data()));
+        if (!fd_) throw WireError("Cannot create a temporary file in " + fs::path(path_).parent_path().string() + ": " + std::strerror(errno));
+    }
+    ~TempFile() { ::unlink(path_.c_str()); }
+    TempFile(const TempFile &) = delete;
+    TempFile &operator=(const TempFile &) = delete;
+    const std::string &path() const { return path_; }
+    int fd() const { return fd_.get(); }
+
+  private:
+    std::string path_;
+    common::io::UniqueFd fd_;
+};
+
+// An input stream over a descriptor we own (the stream closes it).
+class FdInputStream : public std::istream {
+  public:
+    explicit FdInputStream(common::io::UniqueFd fd) : std::istream(nullptr), buf_(fd.release(), std::ios::in, 1 << 16) { rdbuf(&buf_); }
+
+  private:
+    __gnu_cxx::stdio_filebuf<char> buf_;
+};
+
+}  // namespace
+
+json WireClient::upload_file(const std::string &path, const std::string &filename, const std::string &dest, bool recursive) {
+    const MultipartFile body("file", filename, path);
+    std::string query;
+    Poco::URI::encode(dest, "&=?#+ ", query);
+    HttpRequest req;
+    req.method = "POST";
+    req.path = "/upload_file?destination=" + query + "&recursive=" + (recursive ? "true" : "false");
+    req.write_body = [&body](std::ostream &out) { body.write(out); };
+    req.content_type = body.content_type();
+    req.timeout_s = policy_.upload_timeout_s;
+    return json::parse(request(std::move(req)).body);
+}
+
+json WireClient::upload(const std::string &local_path, const std::string &dest, bool recursive, std::vector<std::string> *skipped) {
     fs::path src(local_path);
-    if (!fs::exists(src)) throw WireError("No such file or directory: " + local_path);
-    if (recursive || fs::is_directory(src)) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(src, ec))) throw WireError("No such file or directory: " + local_path);
+    if (recursive || fs::is_directory(src, ec)) {
         // OpenHands zips the directory with names relative to its parent (the directory name is kept).
-        // The tree is read without following links out of it (local_tree.hpp) before anything is sent.
+        // The tree is looked at without following links out of it (local_tree.hpp) before anything is
+        // read; the zip is written to a temporary file as each file is read, then sent from there.
         fs::path base = fs::absolute(src).lexically_normal();
         if (base.filename().empty()) base = base.parent_path();
         const std::string top = base.filename().string() + "/";
-        std::vector<detail::LocalFile> files = detail::read_local_tree(base.string());
-        std::ostringstream zip;
-        Poco::Zip::Compress compress(zip, true);
-        const Poco::DateTime now;
-        compress.addDirectory(Poco::Path(top), now);
-        for (const auto &f : files) {
-            if (f.directory) {
-                compress.addDirectory(Poco::Path(top + f.name + "/"), now);
-                continue;
+        const detail::LocalTree tree = detail::scan_local_tree(base.string());
+        TempFile zip_file("upload");
+        {
+            std::ofstream zip(zip_file.path(), std::ios::binary | std::ios::trunc);
+            Poco::Zip::Compress compress(zip, true);
+            const Poco::DateTime now;
+            compress.addDirectory(Poco::Path(top), now);
+            for (const auto &entry : tree.entries) {
+                if (entry.directory) {
+                    compress.addDirectory(Poco::Path(top + entry.name + "/"), now);
+                    continue;
+                }
+                FdInputStream content(detail::open_local_entry(tree, entry.name));
+                compress.addFile(content, now, Poco::Path(top + entry.name), Poco::Zip::ZipCommon::CM_DEFLATE,
+                                 Poco::Zip::ZipCommon::CL_NORMAL);
             }
-            std::istringstream content(f.content);
-            compress.addFile(content, now, Poco::Path(top + f.name), Poco::Zip::ZipCommon::CM_DEFLATE,
-                             Poco::Zip::ZipCommon::CL_NORMAL);
+            compress.close();
+            if (!zip.flush()) throw WireError("Cannot write the archive of " + local_path + " to " + zip_file.path());
         }
-        compress.close();
-        return upload_bytes(base.filename().string() + ".zip", zip.str(), dest, true);
+        if (skipped) skipped->insert(skipped->end(), tree.skipped.begin(), tree.skipped.end());
+        return upload_file(zip_file.path(), base.filename().string() + ".zip", dest, true);
     }
-    return upload_bytes(src.filename().string(), detail::read_local_file(local_path), dest, false);
+    std::string why;
+    common::io::UniqueFd file = detail::open_local_file(local_path, why);
+    if (!file) {
+        if (skipped) skipped->push_back(why);
+        throw WireError("Cannot copy " + why);
+    }
+    // The file as it was opened (never by its name again: a link swapped in meanwhile changes nothing).
+    return upload_file("/proc/self/fd/" + std::to_string(file.get()), src.filename().string(), dest, false);
 }
 
-std::string WireClient::download(const std::string &sandbox_path) {
+std::string WireClient::download(const std::string &sandbox_path, uint64_t max_bytes) {
+    std::string zip;
+    if (connection_->endpoint().in_process) {
+        std::string query;
+        Poco::URI::encode(sandbox_path, "&=?#+ ", query);
+        HttpRequest req;
+        req.path = "/download_files?path=" + query;
+        req.timeout_s = policy_.download_timeout_s;
+        zip = request(std::move(req)).body;
+    } else {
+        TempFile file("download");
+        download_to(sandbox_path, file.fd(), max_bytes);
+        if (::lseek(file.fd(), 0, SEEK_SET) != 0) throw WireError(std::string("Cannot read the download: ") + std::strerror(errno));
+        char buf[65536];
+        for (ssize_t n; (n = ::read(file.fd(), buf, sizeof buf)) != 0;) {
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw WireError(std::string("Cannot read the download: ") + std::strerror(errno));
+            zip.append(buf, static_cast<size_t>(n));
+        }
+    }
+    if (zip.size() > max_bytes)
+        throw WireError("The download of " + sandbox_path + " is larger than " + std::to_string(max_bytes) + " bytes");
+    return zip;
+}
+
+void WireClient::download_to(const std::string &sandbox_path, int out_fd, uint64_t max_bytes) {
+    const auto too_big = [&] {
+        return WireError("The download of " + sandbox_path + " is larger than " + std::to_string(max_bytes) +
+                         " bytes; nothing was unpacked (a larger limit may be set)");
+    };
+    auto write_all = [out_fd](std::string_view piece) {
+        for (size_t done = 0; done < piece.size();) {
+            const ssize_t n = ::write(out_fd, piece.data() + done, piece.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) throw WireError(std::string("Cannot store the download: ") + std::strerror(errno));
+            done += static_cast<size_t>(n);
+        }
+    };
+    if (connection_->endpoint().in_process) {
+        // A runtime in this process hands its answer over as a buffer; it is this process's own host.
+        write_all(download(sandbox_path, max_bytes));
+        return;
+    }
     std::string query;
     Poco::URI::encode(sandbox_path, "&=?#+ ", query);
     HttpRequest req;
     req.path = "/download_files?path=" + query;
-    req.timeout_s = policy_.download_timeout_s;
-    return request(std::move(req)).body;
+    req.timeout_s = policy_.download_timeout_s;  // per piece: a large download may take longer in all
+    uint64_t got = 0;
+    bool over = false;
+    std::string head;  // the first bytes, the detail of an error answer
+    req.on_attempt = [&] {
+        got = 0;
+        over = false;
+        head.clear();
+        if (::ftruncate(out_fd, 0) != 0 || ::lseek(out_fd, 0, SEEK_SET) != 0)
+            throw WireError(std::string("Cannot store the download: ") + std::strerror(errno));
+    };
+    req.on_body = [&](std::string_view piece) {
+        got += piece.size();
+        if (got > max_bytes) {
+            over = true;
+            return false;
+        }
+        if (head.size() < 4096) head.append(piece.substr(0, 4096 - head.size()));
+        write_all(piece);
+        return true;
+    };
+    try {
+        request(std::move(req));
+    } catch (const WireError &e) {
+        if (over) throw too_big();
+        if (e.status() == 0) throw;
+        HttpResponse r;
+        r.status = e.status();
+        r.body = head;
+        const std::string detail = detail_of(r);
+        throw WireError("HTTP " + std::to_string(e.status()) + " from /download_files: " + detail, e.status(), detail);
+    }
+    if (over) throw too_big();
 }
 
 json WireClient::server_info() {

@@ -1,8 +1,11 @@
 // The client (ahctl) against a workspace the agent controls: the agent writes files the user's next
 // command reads from the machine's side, often as root. Each test is one attack (docs/security.md,
 // "The client"). Runs as root and, as AsUser.*, as nobody.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "support/host_process.hpp"
 #include "support/proc_file.hpp"
@@ -177,4 +181,137 @@ TEST(ClientSurface, AStoppedHostDoesNotHangTheClient) {
     EXPECT_FALSE(r.timed_out) << r.output;
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_LT(took, 60) << "reattaching to a stopped host took " << took << " s";
+}
+
+namespace {
+
+// ahctl with `args`, run as run_process would, with its peak resident memory (kB) from wait4.
+struct MeasuredRun {
+    int exit_code = -1;
+    long max_rss_kib = 0;
+    std::string output;
+};
+MeasuredRun ahctl_measured(const TempDir &home, const std::string &cwd, const std::vector<std::string> &args, double timeout_s = 300) {
+    MeasuredRun m;
+    const std::string log = home / "measured.log";
+    const pid_t child = fork();
+    if (child == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        if (chdir(cwd.c_str()) != 0) _exit(126);
+        setenv("HOME", home.path().c_str(), 1);
+        std::vector<std::string> full = {build_path("bin/ahctl"), "-q", "--state-dir", home.path() + "/state"};
+        full.insert(full.end(), args.begin(), args.end());
+        std::vector<char *> argv;
+        for (auto &a : full) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    int status = 0;
+    rusage usage{};
+    while (wait4(child, &status, WNOHANG, &usage) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            kill(child, SIGKILL);
+            wait4(child, &status, 0, &usage);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    m.max_rss_kib = usage.ru_maxrss;
+    m.output = read_file(log);
+    return m;
+}
+
+}  // namespace
+
+// 4. `ahctl cp` out of a sandbox of a 1 GiB sparse file: before, the client held the whole zip and every
+// entry twice (for 2 GiB: 4.2 GB of RSS) and wrote the whole size to disk. Now it streams: its peak memory stays small, the
+// file arrives with its logical size and sparse, and a limit below the size refuses it before anything
+// is written.
+TEST(ClientSurface, ACopyOutOfASandboxStreamsASparseFileWithBoundedMemory) {
+    TempDir home("ahsec-home"), workspace("ahsec-ws"), out("ahsec-out");
+    KeptSandbox sb(home, workspace.path());
+    ASSERT_FALSE(sb.id.empty());
+    ASSERT_EQ(sb.run("truncate -s 1G /workspace/big.sparse && echo tail >> /workspace/big.sparse").exit_code, 0);
+    MeasuredRun small = ahctl_measured(home, out.path(), {"-s", sb.id, "cp", "--max-size", "512m", "sandbox:/workspace/big.sparse", "."});
+    EXPECT_NE(small.exit_code, 0) << small.output;
+    EXPECT_NE(small.output.find("nothing was"), std::string::npos) << small.output;
+    EXPECT_FALSE(fs::exists(out / "big.sparse")) << "a refused copy wrote a file";
+    MeasuredRun whole = ahctl_measured(home, out.path(), {"-s", sb.id, "cp", "sandbox:/workspace/big.sparse", "."});
+    ASSERT_EQ(whole.exit_code, 0) << whole.output;
+    struct stat st{};
+    ASSERT_EQ(::stat((out / "big.sparse").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, (1ll << 30) + 5);
+    EXPECT_LT(st.st_blocks * 512, 64ll << 20) << "the copy is not sparse on disk";
+    char tail[8] = {};
+    const int fd = ::open((out / "big.sparse").c_str(), O_RDONLY);
+    EXPECT_EQ(::pread(fd, tail, 5, 1ll << 30), 5);
+    ::close(fd);
+    EXPECT_EQ(std::string(tail), "tail\n");
+    EXPECT_LT(whole.max_rss_kib, 100 * 1024) << "ahctl peaked at " << whole.max_rss_kib << " KiB";
+}
+
+// 5. Copies never wait on a FIFO (or open a socket or a device), on either side: a FIFO and a link to it
+// in a tree sent into the sandbox, a FIFO named on the command line, a FIFO at a name a copy out of the
+// sandbox would write. Before, each of these blocked `ahctl cp` forever. Each is skipped and named.
+TEST(ClientSurface, CopiesNeverWaitOnAFifo) {
+    TempDir home("ahsec-home"), workspace("ahsec-ws");
+    KeptSandbox sb(home, workspace.path());
+    ASSERT_FALSE(sb.id.empty());
+    fs::create_directories(workspace / "tree");
+    write_file(workspace / "tree/real.txt", "real\n");
+    ASSERT_EQ(::mkfifo((workspace / "tree/pipe").c_str(), 0600), 0);
+    fs::create_symlink("pipe", workspace / "tree/to-pipe");
+    auto t0 = std::chrono::steady_clock::now();
+    ProcessResult r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./tree sandbox:/tmp/in", 60);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("skipped"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("a FIFO"), std::string::npos) << r.output;
+    EXPECT_EQ(sb.run("cat /tmp/in/tree/real.txt; ls /tmp/in/tree | wc -l").output, "real\n1\n");
+    r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./tree/pipe sandbox:/tmp/", 60);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("a FIFO"), std::string::npos) << r.output;
+    // Out of the sandbox onto a FIFO of the machine.
+    ASSERT_EQ(sb.run("mkdir -p /tmp/out && echo data > /tmp/out/a.txt && echo b > /tmp/out/b.txt").exit_code, 0);
+    TempDir dest("ahsec-dest");
+    fs::create_directories(dest / "out");
+    ASSERT_EQ(::mkfifo((dest / "out/a.txt").c_str(), 0600), 0);
+    r = ahctl(home, dest.path(), "-s " + sb.id + " cp sandbox:/tmp/out .", 60);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("a FIFO"), std::string::npos) << r.output;
+    struct stat st{};
+    ASSERT_EQ(::lstat((dest / "out/a.txt").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+    EXPECT_EQ(read_file(dest / "out/b.txt"), "b\n");
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(120));
+}
+
+// 6. Names the agent chose, printed by ahctl: a file named with an OSC 52 sequence (which writes the
+// user's clipboard), one clearing the screen, one with a newline (a forged line of the listing), and a
+// microagent named so. Before, `git changes` and `microagents` printed them raw.
+TEST(ClientSurface, NamesFromTheSandboxNeverDriveTheTerminal) {
+    TempDir home("ahsec-home"), workspace("ahsec-ws");
+    KeptSandbox sb(home, workspace.path());
+    ASSERT_FALSE(sb.id.empty());
+    ProcessResult made = sb.run(
+        "cd /workspace && git init -q && touch \"$(printf 'clip\\033]52;c;aGVsbG8=\\007.txt')\" "
+        "\"$(printf 'clear\\033[2J.txt')\" \"$(printf 'two\\nlines.txt')\" && "
+        "mkdir -p .openhands/microagents && printf -- '---\\nname: \\033]0;title\\007agent\\n---\\nhi\\n' > .openhands/microagents/m.md");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    for (const char *command : {"git changes", "microagents"}) {
+        ProcessResult r = ahctl(home, workspace.path(), "-s " + sb.id + " " + command);
+        EXPECT_EQ(r.exit_code, 0) << command << ": " << r.output;
+        EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << command << " printed an escape: " << r.output;
+        EXPECT_EQ(r.output.find('\x07'), std::string::npos) << command;
+    }
+    ProcessResult changes = ahctl(home, workspace.path(), "-s " + sb.id + " git changes");
+    EXPECT_NE(changes.output.find("two?lines.txt"), std::string::npos) << changes.output;
+    EXPECT_NE(changes.output.find("clip?]52;c;aGVsbG8=?.txt"), std::string::npos) << changes.output;
 }

@@ -1,6 +1,8 @@
 // Small text rules shared by several actions.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,16 @@ std::string rstrip(std::string_view text);
 // control characters (C0 but newline and tab, DEL, C1) shown as '?'. A directory named with an escape
 // sequence cannot retitle, recolour or type into the terminal that prints it.
 std::string printable_for_terminal(std::string_view text);
+
+// A name a program controls (a file, a branch, a microagent, a session), made safe to print on one line
+// of a user's terminal: every control character — C0 with newline and tab, DEL, C1 — shown as '?', so an
+// escape sequence in a file name is seen for what it is and can neither drive the terminal (ESC]52 would
+// write the clipboard) nor fake further lines of a listing. The one helper `ahctl` prints names through.
+std::string printable_name(std::string_view name);
+
+// A size as people write it: "1048576", "512k", "64m", "2g", "1t" (binary multiples; "kb", "kib", "mb",
+// "mib", ... and upper case accepted). nullopt for anything else, zero, or a size past 2^63.
+std::optional<uint64_t> parse_byte_size(std::string_view text);
 
 // Text made safe inside HTML elements and attribute values (& < > " ').
 std::string html_escape(std::string_view text);

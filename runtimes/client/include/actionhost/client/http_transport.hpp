@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <ostream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ struct HttpRequest {
     // as GET /stream) instead of being collected; returning false stops reading and drops the connection.
     // timeout_s then bounds each wait for the next piece. Not for in-process endpoints.
     std::function<bool(std::string_view piece)> on_body;
+    // When set, the body is written by this instead of `body`, as it is produced (a file's upload), and
+    // sent with chunked transfer coding; it may be called again for a retry and must start over.
+    std::function<void(std::ostream &out)> write_body;
+    // Called before each attempt WireClient::request makes (a streamed response starts over).
+    std::function<void()> on_attempt;
 };
 
 struct HttpResponse {
@@ -82,6 +88,18 @@ class HttpConnection {
     struct Impl;
     Endpoint endpoint_;
     std::unique_ptr<Impl> impl_;
+};
+
+// A multipart/form-data body holding one file field whose content is a file on disk, written as it is
+// read (for HttpRequest::write_body; write() may be called again for a retry).
+class MultipartFile {
+  public:
+    MultipartFile(std::string field, std::string filename, std::string path);
+    std::string content_type() const;
+    void write(std::ostream &out) const;
+
+  private:
+    std::string field_, filename_, path_, boundary_;
 };
 
 // Builds a multipart/form-data body holding one file field; returns {body, content type}.

@@ -6,7 +6,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "actionhost/client/http_transport.hpp"
 
@@ -54,13 +56,24 @@ class WireClient {
 
     // POST /list_files {"path": path} (10 s) → array of names.
     nlohmann::json list_files(const std::optional<std::string> &path = std::nullopt);
-    // copy_to: uploads a local file, or a directory as a zip (recursive) into `sandbox_dest` (300 s).
-    nlohmann::json upload(const std::string &local_path, const std::string &sandbox_dest, bool recursive);
+    // copy_to: uploads a local file, or a directory as a zip (recursive) into `sandbox_dest` (300 s). The
+    // zip is written to a temporary file and sent from it as it is read: no file is held in memory.
+    // FIFOs, sockets and devices are never opened: `skipped` (when given) gets "PATH: why" for each
+    // (a single such file is refused with a WireError).
+    nlohmann::json upload(const std::string &local_path, const std::string &sandbox_dest, bool recursive,
+                          std::vector<std::string> *skipped = nullptr);
+    // Uploads the file at `path` as `filename` into `sandbox_dest`, read as it is sent.
+    nlohmann::json upload_file(const std::string &path, const std::string &filename, const std::string &sandbox_dest,
+                               bool recursive = false);
     // Uploads bytes as `filename` into `sandbox_dest`.
     nlohmann::json upload_bytes(const std::string &filename, const std::string &content,
                                 const std::string &sandbox_dest, bool recursive = false);
-    // GET /download_files?path= (30 s) → the zip's bytes.
-    std::string download(const std::string &sandbox_path);
+    // GET /download_files?path= (30 s) → the zip's bytes, at most `max_bytes` of them (WireError past it):
+    // for small trees; larger ones go to a file with download_to.
+    std::string download(const std::string &sandbox_path, uint64_t max_bytes = 64ull << 20);
+    // The same, written to `out_fd` (a file of the caller's, truncated first) as it arrives, never more
+    // than `max_bytes` of it (WireError past that). 30 s per wait for the next piece.
+    void download_to(const std::string &sandbox_path, int out_fd, uint64_t max_bytes);
     // GET /server_info.
     nlohmann::json server_info();
 
