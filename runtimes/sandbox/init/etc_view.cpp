@@ -20,7 +20,7 @@ namespace sandbox {
 
 namespace {
 
-// Named secrets and identity backups; top-level entries others may not read are removed as well.
+// Named secrets and identity backups; entries others may not read, at any depth, are removed as well.
 const char *const kRemovedEntries[] = {
     "shadow", "shadow-", "gshadow", "gshadow-", "passwd-", "group-", "sudoers", "sudoers.d", "subuid", "subuid-",
     "subgid", "subgid-", ".pwd.lock", "krb5.keytab", "ipsec.secrets", "credstore", "credstore.encrypted",
@@ -81,6 +81,30 @@ void whiteout(int layer_fd, const std::string &relative) {
         fail("whiteout " + relative + " in the /etc layer");
 }
 
+// Whites out, below `relative` of the machine's /etc (`path`), each entry others may not read, at most
+// kMaxDepth levels down, never through a link. A few thousand entries: about a millisecond of a start.
+constexpr int kMaxDepth = 12;
+void hide_unreadable(int layer_fd, const std::string &path, const std::string &relative, int depth = 0) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    DIR *dir = ::fdopendir(fd);
+    if (dir == nullptr) {
+        ::close(fd);
+        return;
+    }
+    for (dirent *e = ::readdir(dir); e != nullptr; e = ::readdir(dir)) {
+        const std::string name = e->d_name;
+        if (name == "." || name == "..") continue;
+        struct stat st{};
+        if (::fstatat(::dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISLNK(st.st_mode)) continue;
+        const std::string entry = relative.empty() ? name : relative + "/" + name;
+        const bool unreadable = !(st.st_mode & S_IROTH) || (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH));
+        if (unreadable) whiteout(layer_fd, entry);
+        else if (S_ISDIR(st.st_mode) && depth < kMaxDepth) hide_unreadable(layer_fd, path + "/" + name, entry, depth + 1);
+    }
+    ::closedir(dir);
+}
+
 void write_at(int dir_fd, const std::string &name, const std::string &text) {
     const int fd = ::openat(dir_fd, name.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) fail("create " + name + " in the /etc layer");
@@ -110,17 +134,9 @@ void mount_etc_view(const DetachedMount &scratch, const std::string &layer, cons
                                   "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     write_at(dir_fd, "resolv.conf", id.network ? read_text("/etc/resolv.conf") : "# This sandbox has no network.\n");
 
-    // What the machine's /etc holds that the sandbox must not see.
-    if (DIR *etc = ::opendir("/etc")) {
-        for (dirent *e = ::readdir(etc); e != nullptr; e = ::readdir(etc)) {
-            const std::string name = e->d_name;
-            if (name == "." || name == "..") continue;
-            struct stat st{};
-            if (::fstatat(::dirfd(etc), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-            if (!S_ISLNK(st.st_mode) && !(st.st_mode & S_IROTH)) whiteout(dir_fd, name);
-        }
-        ::closedir(etc);
-    }
+    // What the machine's /etc holds that the sandbox must not see: every entry, at any depth, that other
+    // users may not read (a directory they may not list or enter is hidden whole, not walked).
+    hide_unreadable(dir_fd, "/etc", "");
     for (const char *entry : kRemovedEntries) {
         struct stat st{};
         if (::lstat((std::string("/etc/") + entry).c_str(), &st) == 0) whiteout(dir_fd, entry);
