@@ -128,6 +128,14 @@ class SandboxRuntime : public Backend {
         long pids = static_cast<long>(config_number("sandbox.pids_limit", 1024));
         double cpus = config_number("sandbox.cpu_limit", 0);
         if (memory > 0) argv.insert(argv.end(), {"--memory-mb", std::to_string(memory)});
+        // Socket buffers beside the memory limit (cgroup v1 keeps them apart): a quarter of it, at most
+        // 256 MiB, unless set.
+        const long tcp = static_cast<long>(config_number("sandbox.socket_memory_mb", memory > 0 ? std::min(256L, std::max(16L, memory / 4)) : 0));
+        if (tcp > 0) argv.insert(argv.end(), {"--tcp-memory-mb", std::to_string(tcp)});
+        const long max_file = static_cast<long>(config_number("sandbox.max_file_size_mb", 8192));
+        if (max_file > 0) argv.insert(argv.end(), {"--max-file-mb", std::to_string(max_file)});
+        const long address_space = static_cast<long>(config_number("sandbox.address_space_mb", 0));
+        if (address_space > 0) argv.insert(argv.end(), {"--address-space-mb", std::to_string(address_space)});
         if (pids > 0) argv.insert(argv.end(), {"--pids", std::to_string(pids)});
         if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");

@@ -105,7 +105,10 @@ const std::vector<Field> &sandbox_fields() {
         {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none
         {"pids_limit", T::Int, 1024, false},           // sandbox/docker: process limit, 0 = none
         {"cpu_limit", T::Float, 0.0, false},           // sandbox/docker: CPUs (e.g. 1.5), 0 = none
-        {"seccomp", T::Bool, true, false},             // sandbox: install the seccomp filter
+        {"seccomp", T::Bool, true, false},             // sandbox/docker: the seccomp policy (off: mode-bit rules only)
+        {"socket_memory_mb", T::Int, nullptr},         // sandbox: TCP buffer limit (cgroup v1); unset: memory/4, <= 256
+        {"max_file_size_mb", T::Int, 8192, false},     // sandbox: largest file a process writes (RLIMIT_FSIZE), 0 = none
+        {"address_space_mb", T::Int, 0, false},        // sandbox: address space per process (RLIMIT_AS), 0 = none
         {"docker_socket", T::Str, "/var/run/docker.sock", false},
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
         {"docker_mount_host_usr", T::Bool, false, false},  // docker, legacy opt-in: the machine's /usr over the image's

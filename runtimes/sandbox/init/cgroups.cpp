@@ -136,6 +136,11 @@ Cgroup::Cgroup(const std::string &name, const Limits &limits) {
         if (std::string(w.controller) == "memory") {
             ok = write_text(dir + "/memory.limit_in_bytes", std::to_string(limits.memory_mb * 1024 * 1024));
             write_text(dir + "/memory.memsw.limit_in_bytes", std::to_string(limits.memory_mb * 1024 * 1024));
+            // Setting it turns the group's TCP accounting on: past it, the group's sockets are under
+            // memory pressure (windows shrink, sends wait) instead of taking the machine's memory.
+            if (limits.tcp_memory_mb > 0 &&
+                !write_text(dir + "/memory.kmem.tcp.limit_in_bytes", std::to_string(limits.tcp_memory_mb * 1024 * 1024)))
+                warnings_.push_back("cannot bound socket memory in " + dir + " (no memory.kmem.tcp.limit_in_bytes)");
         } else if (std::string(w.controller) == "pids") {
             ok = write_text(dir + "/pids.max", std::to_string(limits.pids));
         } else if (std::string(w.controller) == "cpu") {

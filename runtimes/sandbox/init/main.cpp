@@ -72,6 +72,36 @@ bool write_file(const std::string &path, const std::string &text) {
     return ok;
 }
 
+// The sandbox's own network namespace: no socket's buffers may grow past 1 MiB each way (the
+// machine's default lets a receive buffer reach 32 MiB; 45 loopback pairs then held 528 MiB). A sandbox's
+// TCP peers are on its loopback or, with user-mode networking, one hop away: a 1 MiB window is plenty. Per
+// namespace since Linux 4.15, written as the namespace's root before the root is assembled. The memory
+// cgroup's TCP limit bounds their sum (Limits::tcp_memory_mb); this bounds each, for callers without
+// cgroups too.
+void bound_socket_buffers() {
+    for (const char *setting : {"/proc/sys/net/ipv4/tcp_rmem", "/proc/sys/net/ipv4/tcp_wmem"})
+        if (!write_file(setting, std::string(setting).find("rmem") != std::string::npos ? "4096 131072 1048576" : "4096 16384 1048576"))
+            std::fprintf(stderr, "ah-sandbox-init: warning: cannot bound %s\n", setting);
+}
+
+// Resource limits of every process of the sandbox, as nsjail sets them: no core files (a crash would
+// write its memory into the workspace), the largest file a process may write, and, when asked, the
+// address space. Limits a process may lower but not raise (hard = soft).
+void set_resource_limits(const Options &o) {
+    const rlimit none{0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    if (o.max_file_mb > 0) {
+        const rlim_t bytes = static_cast<rlim_t>(o.max_file_mb) << 20;
+        const rlimit fsize{bytes, bytes};
+        setrlimit(RLIMIT_FSIZE, &fsize);
+    }
+    if (o.address_space_mb > 0) {
+        const rlim_t bytes = static_cast<rlim_t>(o.address_space_mb) << 20;
+        const rlimit as{bytes, bytes};
+        setrlimit(RLIMIT_AS, &as);
+    }
+}
+
 [[noreturn]] void die(const std::string &msg) {
     std::fprintf(stderr, "ah-sandbox-init: %s\n", msg.c_str());
     _exit(125);
@@ -103,7 +133,10 @@ int child_main(void *arg) {
         // P has moved us into the sandbox's cgroups: they become this namespace's root ("/").
         if (unshare(CLONE_NEWCGROUP) != 0) throw std::runtime_error(std::string("cgroup namespace: ") + std::strerror(errno));
         if (sethostname(o.hostname.data(), o.hostname.size()) != 0) throw std::runtime_error("sethostname failed");
-        if (!o.network) loopback_up();
+        if (!o.network) {
+            loopback_up();
+            bound_socket_buffers();
+        }
         MachineTrees trees = take_machine_trees(*ctx->plan);
         // The host runs as the sandbox's root; it switches to the sandbox's user for commands itself.
         if (ctx->switch_ids) become_sandbox_root();
@@ -130,6 +163,7 @@ int child_main(void *arg) {
             const rlimit tasks{static_cast<rlim_t>(ctx->rlimit_tasks), static_cast<rlim_t>(ctx->rlimit_tasks)};
             setrlimit(RLIMIT_NPROC, &tasks);
         }
+        set_resource_limits(o);
         if (chdir(o.workspace_target.c_str()) != 0 && chdir("/") != 0) die("cannot enter a working directory");
         try {
             install_seccomp_filter(o.seccomp ? FilterScope::Full : FilterScope::ModeBitsOnly);
@@ -262,7 +296,7 @@ int main(int argc, char **argv) {
     auto creating = std::make_unique<CgroupCreationLock>(CgroupCreationLock::Creating);
     std::unique_ptr<Cgroup> cgroup;
     if (!o.cgroup_name.empty()) {
-        cgroup = std::make_unique<Cgroup>(o.cgroup_name, Limits{o.memory_mb, o.pids, o.cpus});
+        cgroup = std::make_unique<Cgroup>(o.cgroup_name, Limits{o.memory_mb, o.pids, o.cpus, o.tcp_memory_mb});
         for (const auto &w : cgroup->warnings()) std::fprintf(stderr, "ah-sandbox-init: warning: %s\n", w.c_str());
     }
     const bool root_caller = geteuid() == 0;

@@ -21,6 +21,11 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
     app.add_option("--memory-mb", o.memory_mb, "memory limit")->check(CLI::NonNegativeNumber);
     app.add_option("--pids", o.pids, "task limit")->check(CLI::NonNegativeNumber);
     app.add_option("--cpus", o.cpus, "CPU limit in cores")->check(CLI::NonNegativeNumber);
+    app.add_option("--tcp-memory-mb", o.tcp_memory_mb, "TCP socket buffer limit (cgroup v1 memory.kmem.tcp)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--max-file-mb", o.max_file_mb, "largest file a process may write (RLIMIT_FSIZE)")->check(CLI::NonNegativeNumber);
+    app.add_option("--address-space-mb", o.address_space_mb, "address space of each process (RLIMIT_AS)")
+        ->check(CLI::NonNegativeNumber);
     app.add_option("--scratch-mb", o.scratch_mb, "size of the tmpfs behind /tmp, /dev/shm, /run and homes")
         ->check(CLI::NonNegativeNumber);
     app.add_flag("--network", o.network, "share the caller's network namespace");

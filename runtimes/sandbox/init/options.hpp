@@ -19,6 +19,9 @@ struct Options {
     int forward_port = 0;          // the host's port on the sandbox's loopback
     std::string cgroup_name;       // "" → no cgroup
     long memory_mb = 0, pids = 0;  // 0 = no limit
+    long tcp_memory_mb = 0;        // the memory cgroup's TCP buffer limit (cgroup v1; v2 counts it in memory)
+    long max_file_mb = 0;          // RLIMIT_FSIZE of every process (0 = none)
+    long address_space_mb = 0;     // RLIMIT_AS of every process (0 = none)
     double cpus = 0;
     long scratch_mb = 0;           // size of the one tmpfs behind /tmp, /var/tmp, /dev/shm, /run, homes
                                    // (0 → half the memory limit, or 1024 MiB without one)

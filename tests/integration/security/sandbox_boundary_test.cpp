@@ -496,3 +496,140 @@ TEST(SandboxBoundary, CallsOffTheAllowListAreRefused) {
     EXPECT_NE(machine.at("process_madvise"), 38);
     EXPECT_EQ(inside.at("process_madvise"), 38);
 }
+
+// 5b. /etc inside lists nothing of the machine's that other users may not read, at any depth: before,
+// only top-level entries were hidden, and names such as /etc/polkit-1/rules.d or a database's
+// pg_hba.conf showed (unreadable, but listed). As root the test adds such an entry two levels down.
+TEST(SandboxBoundary, EtcListsNothingOthersMayNotRead) {
+    const std::string tag = "ahsec-etc-" + random_tag();
+    struct Planted {
+        std::string dir;
+        ~Planted() {
+            if (!dir.empty()) fs::remove_all(dir);
+        }
+    } planted;
+    if (running_as_root()) {
+        planted.dir = "/etc/" + tag;
+        fs::create_directories(planted.dir + "/conf.d");
+        std::ofstream(planted.dir + "/conf.d/private.conf") << "secret\n";
+        fs::permissions(planted.dir + "/conf.d/private.conf", fs::perms::owner_read | fs::perms::owner_write);
+        std::ofstream(planted.dir + "/conf.d/public.conf") << "public\n";
+        fs::permissions(planted.dir + "/conf.d/public.conf", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    }
+    // Every entry of the machine's /etc that others may not read (not under a hidden directory).
+    std::vector<std::string> hidden;
+    for (auto it = fs::recursive_directory_iterator("/etc", fs::directory_options::skip_permission_denied);
+         it != fs::recursive_directory_iterator(); ++it) {
+        struct stat st{};
+        if (::lstat(it->path().c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+        const bool unreadable = !(st.st_mode & S_IROTH) || (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH));
+        if (!unreadable) continue;
+        hidden.push_back(it->path().string());
+        if (it->is_directory()) it.disable_recursion_pending();
+    }
+    if (running_as_root()) {
+        EXPECT_NE(std::find(hidden.begin(), hidden.end(), planted.dir + "/conf.d/private.conf"), hidden.end());
+    }
+    auto s = start_runtime("sandbox");
+    std::string check = "for p in";
+    for (const auto &p : hidden) check += " '" + p + "'";
+    check += "; do test -e \"$p\" || test -L \"$p\" && echo \"listed: $p\"; done; echo checked";
+    const std::string listed = probe(*s, check);
+    EXPECT_EQ(listed, "checked") << listed;
+    if (running_as_root()) {
+        EXPECT_EQ(probe(*s, "ls /etc/" + tag + "/conf.d"), "public.conf");
+    }
+}
+
+namespace {
+
+// The machine's TCP buffer memory in bytes (/proc/net/sockstat "TCP: ... mem PAGES").
+long long machine_tcp_memory() {
+    std::ifstream in("/proc/net/sockstat");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("TCP:", 0) != 0) continue;
+        const size_t at = line.find(" mem ");
+        if (at != std::string::npos) return std::stoll(line.substr(at + 5)) * ::sysconf(_SC_PAGESIZE);
+    }
+    return -1;
+}
+
+}  // namespace
+
+// 6g. Socket memory outside the memory limit: cgroup v1 charges TCP buffers to no group, so 45 loopback
+// TCP pairs filled in a 256 MiB sandbox took 528 MiB of the machine's TCP memory while the group saw
+// 6 MiB. Now the group's TCP buffers are bounded (a quarter of the limit: 64 MiB here), whatever buffer
+// sizes the sockets ask for. Callers without cgroups have no memory bound at all (docs/security.md); for
+// them the namespace's own TCP settings cap what the kernel sizes by itself at 1 MiB a way per socket,
+// which the unprivileged run checks (sockets that ask for more get up to the machine's
+// net.core.rmem_max/wmem_max, which only the machine's root sets).
+TEST(SandboxBoundary, SocketMemoryIsBoundedPerSandbox) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.memory_limit_mb", 256); });
+    const std::string buffers = probe(*s, "cat /proc/sys/net/ipv4/tcp_rmem /proc/sys/net/ipv4/tcp_wmem");
+    EXPECT_EQ(buffers, "4096\t131072\t1048576\n4096\t16384\t1048576") << buffers;
+    const long long before = machine_tcp_memory();
+    ASSERT_GE(before, 0);
+    // 45 pairs on the sandbox's loopback, each filled from both ends until the kernel takes no more; the
+    // sockets stay open (a background process) while the machine's TCP memory is read.
+    const std::string script =
+        std::string("ASK = ") + (running_as_root() ? "True" : "False") + "\n"
+        "import socket, time\n"
+        "pairs = []\n"
+        "srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen(64)\n"
+        "for i in range(45):\n"
+        "    a = socket.create_connection(srv.getsockname()); b, _ = srv.accept()\n"
+        "    for s in (a, b):\n"
+        "        if ASK: s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)\n"
+        "        s.setblocking(False)\n"
+        "    pairs.append((a, b))\n"
+        "chunk = b'x' * (1 << 20); total = 0\n"
+        "for rnd in range(200):\n"
+        "    moved = 0\n"
+        "    for a, b in pairs:\n"
+        "        for s in (a, b):\n"
+        "            try: n = s.send(chunk); moved += n; total += n\n"
+        "            except (BlockingIOError, OSError): pass\n"
+        "    if moved == 0: break\n"
+        "print('filled', total, flush=True)\n"
+        "time.sleep(60)\n";
+    json wrote = s->runtime->execute({{"action", "write"}, {"args", {{"path", "/tmp/fill.py"}, {"content", script}}}});
+    ASSERT_EQ(wrote.value("observation", ""), "write") << wrote.dump();
+    ASSERT_EQ(exit_code(run(*s->runtime, "python3 /tmp/fill.py > /tmp/fill.log 2>&1 &")), 0);
+    const std::string filled = probe(*s, "for i in $(seq 1 600); do grep -q filled /tmp/fill.log && break; sleep 0.1; done; cat /tmp/fill.log");
+    ASSERT_NE(filled.find("filled"), std::string::npos) << filled;
+    const long long during = machine_tcp_memory();
+    const long long grew = during - before;
+    std::cerr << "note: " << filled << " the machine's TCP memory grew by " << (grew >> 20) << " MiB\n";
+    // Root callers: the group's limit (64 MiB) and some slack for other tests' traffic. Without cgroups,
+    // 90 sockets of at most 1 MiB + 1 MiB.
+    const long long bound = running_as_root() ? (80ll << 20) : (200ll << 20);
+    EXPECT_LT(grew, bound) << "the machine's TCP memory grew by " << (grew >> 20) << " MiB";
+    run(*s->runtime, "pkill -f 'import socket' || true");
+}
+
+// 6h. Resource limits as nsjail sets them: no core file (a crash of a large process wrote its memory
+// into the workspace), the largest file a process may write (8 GiB unless set), and, when asked, the
+// address space. A process may lower them, never raise them; the host keeps answering past them.
+TEST(SandboxBoundary, ResourceLimitsHoldAndCannotBeRaised) {
+    auto s = start_runtime("sandbox", [](Config &c) {
+        c.set("sandbox.max_file_size_mb", 4);
+        c.set("sandbox.address_space_mb", 2048);
+    });
+    const std::string limits = probe(*s,
+        "python3 -c \"import resource as r\n"
+        "print(r.getrlimit(r.RLIMIT_CORE), r.getrlimit(r.RLIMIT_FSIZE), r.getrlimit(r.RLIMIT_AS))\n"
+        "try:\n    r.setrlimit(r.RLIMIT_FSIZE, (r.RLIM_INFINITY, r.RLIM_INFINITY)); print('raised')\n"
+        "except ValueError as e: print('refused')\"");
+    EXPECT_EQ(limits, "(0, 0) (4194304, 4194304) (2147483648, 2147483648)\nrefused") << limits;
+    // Past the file limit: the writer fails (EFBIG, or SIGXFSZ for dd), nothing larger lands.
+    json big = run(*s->runtime, "dd if=/dev/zero of=/workspace/big bs=1M count=8 2>&1; stat -c %s /workspace/big");
+    EXPECT_NE(content(big).find("4194304"), std::string::npos) << big.dump();
+    // Past the address space: an allocation fails inside the process, nothing else.
+    json mem = run(*s->runtime, "python3 -c \"b = bytearray(3 << 30)\" 2>&1 | tail -1");
+    EXPECT_NE(content(mem).find("MemoryError"), std::string::npos) << mem.dump();
+    EXPECT_EQ(content(run(*s->runtime, "echo still answering")), "still answering");
+    // A file of the host's own past the limit is an error observation, not a dead host.
+    json wrote = s->runtime->execute({{"action", "write"}, {"args", {{"path", "/workspace/w.txt"}, {"content", std::string(6 << 20, 'x')}}}});
+    EXPECT_EQ(wrote.value("observation", ""), "error") << wrote.dump().substr(0, 300);
+    EXPECT_EQ(content(run(*s->runtime, "echo still answering")), "still answering");
+}
