@@ -74,17 +74,19 @@ std::string rstrip(std::string_view text) {
     return std::string(text.substr(0, end));
 }
 
-std::string printable_for_terminal(std::string_view text) {
-    const std::string stripped = strip_ansi(text);
+namespace {
+
+// `text` with each control character — C0 (but newline and tab when `keep_lines`), DEL, C1 — as '?'.
+std::string controls_as_question_marks(std::string_view text, bool keep_lines) {
     std::string out;
-    out.reserve(stripped.size());
-    for (size_t i = 0; i < stripped.size(); ++i) {
-        const auto c = static_cast<unsigned char>(stripped[i]);
-        if (c == 0xC2 && i + 1 < stripped.size() && static_cast<unsigned char>(stripped[i + 1]) >= 0x80 &&
-            static_cast<unsigned char>(stripped[i + 1]) <= 0x9F) {
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
             out += '?';  // a C1 control (U+0080..U+009F), which some terminals obey like ESC sequences
             ++i;
-        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+        } else if ((c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7F) {
             out += '?';
         } else {
             out += static_cast<char>(c);
@@ -93,23 +95,11 @@ std::string printable_for_terminal(std::string_view text) {
     return out;
 }
 
-std::string printable_name(std::string_view name) {
-    std::string out;
-    out.reserve(name.size());
-    for (size_t i = 0; i < name.size(); ++i) {
-        const auto c = static_cast<unsigned char>(name[i]);
-        if (c == 0xC2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) >= 0x80 &&
-            static_cast<unsigned char>(name[i + 1]) <= 0x9F) {
-            out += '?';  // a C1 control (U+0080..U+009F)
-            ++i;
-        } else if (c < 0x20 || c == 0x7F) {
-            out += '?';
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out;
-}
+}  // namespace
+
+std::string printable_for_terminal(std::string_view text) { return controls_as_question_marks(strip_ansi(text), true); }
+
+std::string printable_name(std::string_view name) { return controls_as_question_marks(name, false); }
 
 std::optional<uint64_t> parse_byte_size(std::string_view text) {
     size_t digits = 0;

@@ -16,6 +16,7 @@
 #include "actionhost/client/sandbox_shell.hpp"
 #include "actionhost/client/shell_quote.hpp"
 #include "local_tree.hpp"
+#include "temp_file.hpp"
 
 namespace actionhost::client {
 
@@ -27,25 +28,6 @@ namespace {
 // What an archive may weigh beside what it unpacks to (headers, stored entries' framing).
 constexpr uint64_t kArchiveOverhead = 64ull << 20;
 
-// A temporary file of ours (0600, in TMPDIR), removed with this object.
-class TempFile {
-  public:
-    TempFile() {
-        const char *tmp = std::getenv("TMPDIR");
-        path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/actionhost-copy-XXXXXX";
-        fd_.reset(::mkstemp(path_.data()));
-        if (!fd_) throw WireError("Cannot create a temporary file for the copy: " + std::string(std::strerror(errno)));
-    }
-    ~TempFile() { ::unlink(path_.c_str()); }
-    TempFile(const TempFile &) = delete;
-    TempFile &operator=(const TempFile &) = delete;
-    const std::string &path() const { return path_; }
-    int fd() const { return fd_.get(); }
-
-  private:
-    std::string path_;
-    common::io::UniqueFd fd_;
-};
 
 std::unique_ptr<ZipReader> open_zip(const std::string &path, uint64_t max_bytes, const std::string &what) {
     auto opened = ZipReader::open(path, {max_bytes, 1000000});
@@ -60,7 +42,7 @@ bool holds_files(const ZipReader &zip) {
 }
 
 // The zip of `sandbox_path` in `into`, and whether the path was a file.
-bool fetch_zip(WireClient &wire, const std::string &sandbox_path, const TempFile &into, const CopyOptions &options) {
+bool fetch_zip(WireClient &wire, const std::string &sandbox_path, const detail::TempFile &into, const CopyOptions &options) {
     const uint64_t archive_limit = options.max_bytes + kArchiveOverhead;
     wire.download_to(sandbox_path, into.fd(), archive_limit);
     if (holds_files(*open_zip(into.path(), options.max_bytes, "the archive of " + sandbox_path))) return false;
@@ -105,7 +87,7 @@ void copy_to(WireClient &wire, const std::string &local_src, const std::string &
 }
 
 std::vector<ZipEntry> read_zip(const std::string &zip_bytes, uint64_t max_bytes) {
-    TempFile file;
+    detail::TempFile file("zip");
     for (size_t done = 0; done < zip_bytes.size();) {
         const ssize_t n = ::write(file.fd(), zip_bytes.data() + done, zip_bytes.size() - done);
         if (n < 0 && errno == EINTR) continue;
@@ -130,14 +112,14 @@ std::vector<ZipEntry> read_zip(const std::string &zip_bytes, uint64_t max_bytes)
 }
 
 std::string copy_from(WireClient &wire, const std::string &sandbox_path, const CopyOptions &options) {
-    TempFile zip;
+    detail::TempFile zip("copy");
     fetch_zip(wire, sandbox_path, zip, options);
     return read_whole(zip.fd());
 }
 
 std::vector<std::string> copy_from_into(WireClient &wire, const std::string &sandbox_path, const std::string &local_dir,
                                         const CopyOptions &options) {
-    TempFile zip_file;
+    detail::TempFile zip_file("copy");
     const bool is_file = fetch_zip(wire, sandbox_path, zip_file, options);
     fs::path src(sandbox_path);
     while (src.has_relative_path() && src.filename().empty()) src = src.parent_path();  // "/a/b/" → "/a/b"

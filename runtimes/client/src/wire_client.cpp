@@ -21,6 +21,7 @@
 
 #include "actionhost/client/errors.hpp"
 #include "local_tree.hpp"
+#include "temp_file.hpp"
 #include <actionhost/common/io/unique_fd.hpp>
 
 namespace actionhost::client {
@@ -181,25 +182,6 @@ json WireClient::upload_bytes(const std::string &filename, const std::string &co
 
 namespace {
 
-// A temporary file of ours (0600, in TMPDIR), removed with this object.
-class TempFile {
-  public:
-    explicit TempFile(const char *what) {
-        const char *tmp = std::getenv("TMPDIR");
-        path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/actionhost-" + what + "-XXXXXX";
-        fd_.reset(::mkstemp(path_.data()));
-        if (!fd_) throw WireError("Cannot create a temporary file in " + fs::path(path_).parent_path().string() + ": " + std::strerror(errno));
-    }
-    ~TempFile() { ::unlink(path_.c_str()); }
-    TempFile(const TempFile &) = delete;
-    TempFile &operator=(const TempFile &) = delete;
-    const std::string &path() const { return path_; }
-    int fd() const { return fd_.get(); }
-
-  private:
-    std::string path_;
-    common::io::UniqueFd fd_;
-};
 
 // An input stream over a descriptor we own (the stream closes it).
 class FdInputStream : public std::istream {
@@ -237,7 +219,7 @@ json WireClient::upload(const std::string &local_path, const std::string &dest, 
         if (base.filename().empty()) base = base.parent_path();
         const std::string top = base.filename().string() + "/";
         const detail::LocalTree tree = detail::scan_local_tree(base.string());
-        TempFile zip_file("upload");
+        detail::TempFile zip_file("upload");
         {
             std::ofstream zip(zip_file.path(), std::ios::binary | std::ios::trunc);
             Poco::Zip::Compress compress(zip, true);
@@ -278,7 +260,7 @@ std::string WireClient::download(const std::string &sandbox_path, uint64_t max_b
         req.timeout_s = policy_.download_timeout_s;
         zip = request(std::move(req)).body;
     } else {
-        TempFile file("download");
+        detail::TempFile file("download");
         download_to(sandbox_path, file.fd(), max_bytes);
         if (::lseek(file.fd(), 0, SEEK_SET) != 0) throw WireError(std::string("Cannot read the download: ") + std::strerror(errno));
         char buf[65536];

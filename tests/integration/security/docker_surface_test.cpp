@@ -63,6 +63,25 @@ void open_to_everyone(const StartedRuntime &s) {
         fs::permissions(p, fs::perms::others_exec, fs::perm_options::add);
 }
 
+// A docker runtime on the Debian test image (python3 inside), or why there cannot be one here.
+std::unique_ptr<StartedRuntime> start_on_debian(bool run_as_openhands, std::string &why_not) {
+    if (geteuid() != 0) {
+        why_not = "the Docker engine is root's";
+        return nullptr;
+    }
+    static DockerForTests docker;  // one engine for the binary's tests (started here when none runs)
+    if (!docker.available()) {
+        why_not = docker.why_not();
+        return nullptr;
+    }
+    const std::string debian = DockerForTests::debian_image(why_not);
+    if (debian.empty()) return nullptr;
+    return start_runtime("docker", [&](Config &c) {
+        c.set("sandbox.base_container_image", debian);
+        c.set("core.run_as_openhands", run_as_openhands);
+    });
+}
+
 json container_of(actionhost::client::Runtime &rt) {
     auto r = engine_request("GET", "/containers/openhands-runtime-" + rt.session_id() + "/json");
     return json::parse(r.body, nullptr, false);
@@ -74,16 +93,9 @@ json container_of(actionhost::client::Runtime &rt) {
 // and a file capability; `nobody` on the machine then runs what was planted. Every plant is refused
 // inside, and nothing in the workspace makes nobody root.
 TEST(DockerSurface, PlantsInTheWorkspaceNeverReachTheMachine) {
-    if (geteuid() != 0) GTEST_SKIP() << "the Docker engine is root's";
-    DockerForTests docker;
-    if (!docker.available()) GTEST_SKIP() << docker.why_not();
     std::string why;
-    const std::string debian = DockerForTests::debian_image(why);
-    if (debian.empty()) GTEST_SKIP() << why;
-    auto s = start_runtime("docker", [&](Config &c) {
-        c.set("sandbox.base_container_image", debian);
-        c.set("core.run_as_openhands", false);
-    });
+    auto s = start_on_debian(false, why);
+    if (!s) GTEST_SKIP() << why;
     open_to_everyone(*s);
     const std::string ws = s->workspace_inside;
     ASSERT_EQ(content(run(*s->runtime, "id -u")), "0");
@@ -123,16 +135,9 @@ TEST(DockerSurface, PlantsInTheWorkspaceNeverReachTheMachine) {
 // or set file capabilities, ports published on the machine's loopback only, and the agent's user has a
 // group of its own, not root's.
 TEST(DockerSurface, TheContainerIsConfinedAndPublishesOnLoopback) {
-    if (geteuid() != 0) GTEST_SKIP() << "the Docker engine is root's";
-    DockerForTests docker;
-    if (!docker.available()) GTEST_SKIP() << docker.why_not();
     std::string why;
-    const std::string debian = DockerForTests::debian_image(why);
-    if (debian.empty()) GTEST_SKIP() << why;
-    auto s = start_runtime("docker", [&](Config &c) {
-        c.set("sandbox.base_container_image", debian);
-        c.set("core.run_as_openhands", true);
-    });
+    auto s = start_on_debian(true, why);
+    if (!s) GTEST_SKIP() << why;
     const std::string status = content(run(*s->runtime, "grep -E '^(NoNewPrivs|Seccomp|CapBnd):' /proc/self/status"));
     EXPECT_NE(status.find("NoNewPrivs:\t1"), std::string::npos) << status;
     EXPECT_NE(status.find("Seccomp:\t2"), std::string::npos) << status;
