@@ -13,6 +13,7 @@
 #include "actionhost/common/process/shell_identity.hpp"
 #include "actionhost/common/observation.hpp"
 #include "observation_builder.hpp"
+#include "workspace_files.hpp"
 
 namespace actionhost::browser {
 namespace fs = std::filesystem;
@@ -64,6 +65,7 @@ BrowserService::BrowserService(ServiceOptions options) : options_(std::move(opti
     // commands (file:// URLs, downloads), and holds nothing the agent may not read.
     const common::ShellIdentity who = common::resolve_shell_identity(options_.username);
     if (who.switch_user) eo.user = common::UserSwitch{who.uid, who.gid, who.groups};
+    file_owner_ = eo.user;
     eo.env = who.env;
     eo.note = options_.log;
     env_ = std::make_unique<BrowserEnv>(eo);
@@ -163,24 +165,21 @@ std::string BrowserService::eval_answer(const std::string &request) {
 
 std::string BrowserService::save_screenshot(const std::string &b64) {
     if (b64.empty()) return "";
-    fs::path dir = fs::path(options_.working_dir) / ".browser_screenshots";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    fs::path file = dir / timestamp_name();
     std::istringstream in(b64);
     Poco::Base64Decoder decoder(in);
-    std::ofstream out(file, std::ios::binary);
-    out << decoder.rdbuf();
-    if (!out) return "";
-    return file.string();
+    std::ostringstream png;
+    png << decoder.rdbuf();
+    // Best effort, as OpenHands: an observation without a saved path if the directory is not usable.
+    auto saved = write_workspace_file(options_.working_dir + "/.browser_screenshots", timestamp_name(), png.str(), file_owner_);
+    return saved ? saved.value() : "";
 }
 
 std::string BrowserService::take_download(const DownloadResult &d) {
     downloaded_files_.push_back(fs::path(d.path).filename().string());
-    std::string ext = guess_extension(d.path, d.suggested_filename);
-    fs::path target = fs::path(options_.working_dir) / ("file_" + std::to_string(downloaded_files_.size()) + ext);
-    fs::copy_file(d.path, target, fs::copy_options::overwrite_existing);
-    return target.string();
+    const std::string ext = guess_extension(d.path, d.suggested_filename);
+    auto copied = copy_into_workspace(d.path, options_.working_dir, "file_" + std::to_string(downloaded_files_.size()) + ext, file_owner_);
+    if (!copied) throw std::runtime_error(copied.error().message);
+    return copied.value();
 }
 
 std::string BrowserService::step_to_observation(const std::string &action, const nlohmann::json &args, double timeout_s,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "browser_env.hpp"
+#include <optional>
 #include "eval_task.hpp"
 
 namespace actionhost::browser {
@@ -54,6 +55,7 @@ class BrowserService {
     std::string eval_answer(const std::string &request);
 
     ServiceOptions options_;
+    std::optional<common::UserSwitch> file_owner_;  // who screenshots and downloads in the workspace belong to
     std::mutex mu_;  // one step at a time: the browser has one active page
     std::unique_ptr<BrowserEnv> env_;
     std::vector<std::string> downloaded_files_;

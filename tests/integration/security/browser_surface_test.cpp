@@ -255,3 +255,38 @@ TEST(BrowserSurface, InsideASandboxChromiumIsTheAgentsNotRoots) {
     EXPECT_NE(who.find("openhands"), std::string::npos) << who;
 }
 
+
+// 5. What the host writes into the agent's workspace for the browser — the step's screenshot, a copy of a
+// download — never goes through a link the agent planted there (before: written as the host, root in a
+// sandbox, wherever the link led), and belongs to the browser's user.
+TEST(BrowserSurface, ScreenshotsAndDownloadsNeverGoThroughAPlantedLink) {
+    at::TempDir victims("ahsec-victims");
+    at::HostOptions o;
+    o.api_key = "k" + std::to_string(getpid());
+    at::HostProcess host(o);
+    const std::string ws = host.working_dir();
+    fs::create_symlink(victims.path(), ws + "/.browser_screenshots");
+    fs::create_symlink(victims / "stolen.pdf", ws + "/file_1.pdf");
+    {
+        std::ofstream pdf(ws + "/doc.pdf");
+        pdf << "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+               "trailer<</Root 1 0 R>>\n%%EOF\n";
+    }
+    json obs = host.execute(browse("file://" + ws + "/doc.pdf"));
+    // The download is refused rather than written through the link.
+    EXPECT_NE(obs.dump().find("could not be copied"), std::string::npos) << obs.dump().substr(0, 1000);
+    obs = host.execute(browse("about:blank"));
+    ASSERT_EQ(obs.value("observation", ""), "browse") << obs.dump().substr(0, 1000);
+    EXPECT_TRUE(fs::is_empty(victims.path())) << "the host wrote through a link the agent planted";
+    EXPECT_FALSE(fs::exists(victims / "stolen.pdf"));
+    // Without the planted links both land in the workspace as regular files.
+    fs::remove(ws + "/.browser_screenshots");
+    fs::remove(ws + "/file_1.pdf");
+    obs = host.execute(browse("about:blank"));
+    const std::string shot = obs["extras"].value("screenshot_path", "");
+    ASSERT_FALSE(shot.empty()) << obs.dump().substr(0, 1000);
+    struct stat st{};
+    ASSERT_EQ(::lstat(shot.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
+    EXPECT_EQ(st.st_uid, ::geteuid());
+}
