@@ -159,6 +159,7 @@ TEST(DockerSurface, TheContainerIsConfinedAndPublishesOnLoopback) {
         cfg.set("sandbox.base_container_image", DockerForTests::image());
         cfg.set("sandbox.runtime_binding_address", "0.0.0.0");
     });
-    for (const auto &[port, binding] : container_of(*wide->runtime)["HostConfig"]["PortBindings"].items())
+    const json wide_container = container_of(*wide->runtime);  // kept: items() does not own what it walks
+    for (const auto &[port, binding] : wide_container["HostConfig"]["PortBindings"].items())
         EXPECT_EQ(binding[0].value("HostIp", ""), "0.0.0.0") << port;
 }
