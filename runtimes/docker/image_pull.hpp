@@ -6,22 +6,15 @@
 #include <functional>
 #include <string>
 
+#include <actionhost/runtime_support/image_reference.hpp>
+
 #include "engine_api.hpp"
 
 namespace docker {
 
-// An image reference split as the docker CLI does: [registry/]path[:tag][@digest]; a first component
-// with a '.' or ':' or "localhost" is a registry, else the image is on Docker Hub ("docker.io", path
-// "library/<name>" for an official image).
-struct ImageReference {
-    std::string registry;  // "docker.io", "127.0.0.1:5000", "ghcr.io"
-    std::string path;      // "library/busybox", "owner/repo"
-    std::string tag;       // "latest" when neither tag nor digest is given
-    std::string digest;    // "sha256:..." or ""
-    std::string from_image() const;  // the fromImage parameter: the name without tag or digest
-};
-// Throws std::invalid_argument for an empty or malformed reference.
-ImageReference parse_image_reference(const std::string &image);
+// References are read as the docker CLI reads them (actionhost/runtime_support/image_reference.hpp).
+using actionhost::runtime_support::ImageReference;
+using actionhost::runtime_support::parse_image_reference;
 
 struct PullSettings {
     std::string platform;     // sandbox.platform ("" = the engine's)

@@ -1,30 +1,19 @@
-// Registry credentials as the docker CLI finds them in its config.json ($DOCKER_CONFIG/config.json, else
-// ~/.docker/config.json): a credential helper named for the registry in "credHelpers", else the
-// "credsStore" helper, else the "auths" entry (base64 "user:password" in "auth", or "identitytoken").
-// Helpers are run as the CLI runs them: `docker-credential-<name> get`, the server on stdin, JSON out.
-// The result goes to the engine as the X-Registry-Auth header (base64url JSON).
+// Registry credentials (actionhost/runtime_support/registry_credentials.hpp, shared with the client's image
+// store) as the engine takes them: the X-Registry-Auth header (base64url JSON).
 #pragma once
 
-#include <optional>
+#include <actionhost/runtime_support/registry_credentials.hpp>
+
 #include <string>
 
 namespace docker {
 
-struct RegistryCredentials {
-    std::string username, password, identity_token, server;
-};
-
-// The key a registry has in config.json: "https://index.docker.io/v1/" for Docker Hub, else the host.
-std::string registry_config_key(const std::string &registry);
-
-// Credentials for `registry` from `config_dir`/config.json, or nullopt when it names none. Throws
-// std::runtime_error when the file is malformed or a helper fails (naming the file or the helper).
-std::optional<RegistryCredentials> registry_credentials(const std::string &config_dir, const std::string &registry);
+using actionhost::runtime_support::default_docker_config_dir;
+using actionhost::runtime_support::registry_config_key;
+using actionhost::runtime_support::registry_credentials;
+using actionhost::runtime_support::RegistryCredentials;
 
 // The X-Registry-Auth header value.
 std::string registry_auth_header(const RegistryCredentials &credentials);
-
-// $DOCKER_CONFIG, else $HOME/.docker (the password database's home when HOME is unset).
-std::string default_docker_config_dir();
 
 }  // namespace docker
