@@ -105,6 +105,10 @@ const std::vector<Field> &sandbox_fields() {
         {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none
         {"pids_limit", T::Int, 1024, false},           // sandbox/docker: process limit, 0 = none
         {"cpu_limit", T::Float, 0.0, false},           // sandbox/docker: CPUs (e.g. 1.5), 0 = none
+        {"registry_mirrors", T::List, json::array(), false},  // sandbox images: Docker Hub mirrors, tried first
+        {"insecure_registries", T::List, json::array(), false},  // sandbox images: registries reached over plain http
+        {"image_store", T::Str, nullptr},             // sandbox images: the store's directory
+        {"image_max_size_mb", T::Int, 32768, false},  // sandbox images: what an image's layers may unpack to
         {"seccomp", T::Bool, true, false},             // sandbox/docker: the seccomp policy (off: mode-bit rules only)
         {"socket_memory_mb", T::Int, nullptr},         // sandbox: TCP buffer limit (cgroup v1); unset: memory/4, <= 256
         {"max_file_size_mb", T::Int, 8192, false},     // sandbox: largest file a process writes (RLIMIT_FSIZE), 0 = none

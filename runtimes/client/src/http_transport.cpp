@@ -180,6 +180,10 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
             auto [it, fresh] = result.headers.emplace(lower, value);
             if (!fresh) it->second += ", " + value;  // a repeated header is one list (RFC 9110 §5.3)
         }
+        if (request.on_body && request.on_head && !request.on_head(result.status, result.headers)) {
+            impl_->session.reset();
+            return result;
+        }
         if (request.on_body) {
             // A stream: each piece as soon as it arrives; the connection is not reused afterwards.
             char buf[16384];

@@ -1,6 +1,7 @@
 // The host services a backend module calls through ah_runtime_host_t: logging, errors, status,
 // configuration, HTTP and waiting for a host to come alive.
 #include <actionhost/ext/http_response_headers.h>
+#include <actionhost/ext/runtime_images.h>
 #include <actionhost/runtime_support/header_line.hpp>
 
 #include <string_view>
@@ -105,7 +106,9 @@ const char *const *Runtime::Impl::svc_http_response_headers(const ah_runtime_hos
 
 const void *Runtime::Impl::svc_get_extension(const ah_runtime_host_t *, const char *id) {
     static const ah_ext_http_response_headers_t kHeaders{sizeof(ah_ext_http_response_headers_t), svc_http_response_headers};
+    static const ah_ext_runtime_images_t kImages{sizeof(ah_ext_runtime_images_t), svc_images_prepare, svc_images_free};
     if (id && std::string_view(id) == AH_EXT_HTTP_RESPONSE_HEADERS) return &kHeaders;
+    if (id && std::string_view(id) == AH_EXT_RUNTIME_IMAGES) return &kImages;
     return nullptr;
 }
 

@@ -3,6 +3,7 @@
 //   runtime_kept_alive.cpp      sandboxes that outlive the client: stop, exists, reclaim
 //   runtime_actions.cpp         what runs in a connected sandbox: actions, env vars, repos
 //   runtime_host_services.cpp   the C view (ah_runtime_host_t) a backend calls back into
+//   runtime_images.cpp          the images service (actionhost.images/1) over the image store
 //   runtime_host_command.cpp    the host's command line and environment a backend starts
 //   runtime_module_loader.cpp   loading and checking a backend module
 //   runtime_sandbox_setup.cpp   first-connect set-up: variables, git user, the selected repo
@@ -34,6 +35,7 @@ struct Runtime::Impl {
     Environment env;
     std::string runtime_name, module_name, session_id, install_dir, host_command_json, env_json, api_key;
     std::string url, endpoint_key, runtime_id, last_status, last_error, state_dir, workspace;
+    std::string images_root;  // the image store's directory (images/image_store.hpp)
     std::vector<std::string> plugins;  // the host's plugins (from the record when reattaching)
     std::vector<std::string> plugin_dirs;  // absolute; the host's --plugin-dir, made visible by the backend
     std::string in_process_url;        // attached while connected to an in-process runtime
@@ -76,6 +78,8 @@ struct Runtime::Impl {
     static ah_status_t svc_wait_alive(const ah_runtime_host_t *h, const char *url, const char *key, double timeout_s);
     static const char *const *svc_http_response_headers(const ah_runtime_host_t *, const ah_http_result_t *result);
     static const void *svc_get_extension(const ah_runtime_host_t *, const char *id);
+    static ah_status_t svc_images_prepare(const ah_runtime_host_t *h, const char *owners_json, char **out_json);
+    static void svc_images_free(const ah_runtime_host_t *, char *text);
     void build_host_view();
 
     // --- the host's command line and environment (runtime_host_command.cpp) ---------------------

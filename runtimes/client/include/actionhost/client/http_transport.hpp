@@ -26,6 +26,9 @@ struct HttpRequest {
     // as GET /stream) instead of being collected; returning false stops reading and drops the connection.
     // timeout_s then bounds each wait for the next piece. Not for in-process endpoints.
     std::function<bool(std::string_view piece)> on_body;
+    // With on_body: called with the status and headers before the first piece (a registry's error answer
+    // is told apart from a blob's bytes); returning false stops before the body.
+    std::function<bool(int status, const std::map<std::string, std::string> &headers)> on_head;
     // When set, the body is written by this instead of `body`, as it is produced (a file's upload), and
     // sent with chunked transfer coding; it may be called again for a retry and must start over.
     std::function<void(std::ostream &out)> write_body;

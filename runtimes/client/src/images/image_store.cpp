@@ -1,0 +1,211 @@
+#include "images/image_store.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <actionhost/common/io/unique_fd.hpp>
+#include <actionhost/common/json_io.hpp>
+#include <actionhost/runtime_support/image_reference.hpp>
+#include <actionhost/runtime_support/remove_tree.hpp>
+
+#include "images/image_sources.hpp"
+
+namespace actionhost::client::images {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Held while the store changes: two starts of one image unpack it once.
+class StoreLock {
+  public:
+    explicit StoreLock(const std::string &root) : fd_(::open((root + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+        if (!fd_ || ::flock(fd_.get(), LOCK_EX) != 0) throw std::runtime_error("cannot lock the image store " + root + ": " + std::strerror(errno));
+    }
+
+  private:
+    common::io::UniqueFd fd_;
+};
+
+std::string owners_key(const Owners &o) {
+    return o.map_owners ? "range-" + std::to_string(o.uid_base) + "-" + std::to_string(o.gid_base) : "caller";
+}
+
+json read_names(const std::string &root) {
+    auto j = common::read_json_object_file(root + "/names.json");
+    return j ? *j : json::object();
+}
+
+std::string megabytes(int64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+    return buf;
+}
+
+}  // namespace
+
+std::string ImageStore::default_root(const std::string &configured_state_dir) {
+    if (!configured_state_dir.empty()) return configured_state_dir + "/images";
+    if (const char *x = std::getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/actionhost/images";
+    if (const char *h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/state/actionhost/images";
+    return "/tmp/actionhost-" + std::to_string(::getuid()) + "/images";
+}
+
+ImageStore::ImageStore(StoreSettings settings)
+    : settings_(std::move(settings)), blobs_([&] {
+          std::error_code ec;
+          fs::create_directories(settings_.root, ec);
+          if (ec) throw std::runtime_error("cannot create the image store " + settings_.root + ": " + ec.message());
+          ::chmod(settings_.root.c_str(), 0700);
+          return settings_.root;
+      }()) {}
+
+void ImageStore::remember(const std::string &name, const std::string &digest) {
+    json names = read_names(settings_.root);
+    names[name] = {{"digest", digest}, {"created", static_cast<long long>(std::time(nullptr))}};
+    const std::string tmp = settings_.root + "/names.json.tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << common::dump_json(names);
+        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+    }
+    fs::rename(tmp, settings_.root + "/names.json");
+}
+
+std::vector<StoredImage> ImageStore::list() const {
+    std::vector<StoredImage> out;
+    const json names = read_names(settings_.root);
+    for (const auto &[name, v] : names.items())
+        if (v.is_object()) out.push_back({name, v.value("digest", ""), v.value("created", 0LL)});
+    return out;
+}
+
+std::string ImageStore::pull(const std::string &reference, const std::function<void(const std::string &)> &progress) {
+    runtime_support::ImageReference ref;
+    try {
+        ref = runtime_support::parse_image_reference(reference);
+    } catch (const std::invalid_argument &e) {
+        throw std::runtime_error(e.what());
+    }
+    RegistryClient client(ref, settings_.registry);
+    const std::string wanted = ref.digest.empty() ? ref.tag : ref.digest;
+    if (progress) progress("pulling " + reference);
+    FetchedDocument doc = client.manifest(wanted);
+    json document = json::parse(doc.bytes, nullptr, false);
+    DocumentKind kind = document_kind(doc.media_type, document);
+    if (kind == DocumentKind::Index) {
+        blobs_.put(doc.bytes);
+        const Descriptor chosen = select_platform(parse_index(document), settings_.platform);
+        doc = client.manifest(chosen.digest);
+        document = json::parse(doc.bytes, nullptr, false);
+        kind = document_kind(doc.media_type.empty() ? chosen.media_type : doc.media_type, document);
+    }
+    if (kind != DocumentKind::Manifest) throw std::runtime_error(reference + " names neither an image manifest nor an index (" + doc.media_type + ")");
+    const Manifest m = parse_manifest(document);
+    const std::string digest = blobs_.put(doc.bytes);
+    client.blob(m.config, blobs_);
+    int64_t total = 0, done = 0;
+    for (const auto &l : m.layers) total += l.size;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        client.blob(m.layers[i], blobs_, [&](int64_t bytes) {
+            if (progress)
+                progress("pulling " + reference + ": layer " + std::to_string(i + 1) + " of " + std::to_string(m.layers.size()) + ", " +
+                         megabytes(done + bytes) + " of " + megabytes(total));
+        });
+        done += m.layers[i].size;
+    }
+    return digest;
+}
+
+std::string ImageStore::resolve(const std::string &reference, const std::function<void(const std::string &)> &progress) {
+    const json names = read_names(settings_.root);
+    if (names.contains(reference) && names[reference].is_object()) {
+        const std::string digest = names[reference].value("digest", "");
+        if (blobs_.has(digest)) return digest;
+    }
+    const ImageSource source = parse_image_source(reference);
+    std::string digest;
+    switch (source.kind) {
+        case ImageSource::OciLayout:
+            if (progress) progress("importing " + reference);
+            digest = import_oci_layout(source, blobs_, settings_.platform);
+            break;
+        case ImageSource::DockerArchive:
+            if (progress) progress("importing " + reference);
+            digest = import_docker_archive(source, blobs_, static_cast<int64_t>(settings_.max_image_bytes));
+            break;
+        case ImageSource::Registry: {
+            // Known by its canonical name ("busybox" is "docker.io/library/busybox:latest")?
+            const auto ref = runtime_support::parse_image_reference(reference);
+            const std::string canonical = ref.registry + "/" + ref.path + (ref.digest.empty() ? ":" + ref.tag : "@" + ref.digest);
+            if (names.contains(canonical) && names[canonical].is_object() && blobs_.has(names[canonical].value("digest", "")))
+                return names[canonical].value("digest", "");
+            digest = pull(reference, progress);
+            remember(canonical, digest);
+            break;
+        }
+    }
+    remember(reference, digest);
+    return digest;
+}
+
+std::string ImageStore::ensure_layer(const Descriptor &layer, const Owners &owners, uint64_t &budget, PreparedImage &out) {
+    const std::string parent = settings_.root + "/layers/" + owners_key(owners);
+    const std::string dir = parent + "/" + layer.digest.substr(7);
+    struct stat st{};
+    if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return dir;
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    std::string tmp = parent + "/tmp-XXXXXX";
+    if (::mkdtemp(tmp.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + parent + ": " + std::strerror(errno));
+    UnpackPolicy policy;
+    policy.map_owners = owners.map_owners;
+    policy.uid_base = owners.uid_base;
+    policy.gid_base = owners.gid_base;
+    policy.max_bytes = budget;
+    UnpackReport report;
+    common::Status unpacked = unpack_layer(blobs_.path(layer.digest), tmp, policy, report);
+    if (!unpacked) {
+        runtime_support::remove_tree(tmp);
+        throw std::runtime_error("the layer " + layer.digest + " is refused: " + unpacked.error().message);
+    }
+    // The unpacked root is the image's "/": the sandbox's root directory, its owner's.
+    if (owners.map_owners) (void)!::lchown(tmp.c_str(), static_cast<uid_t>(owners.uid_base), static_cast<gid_t>(owners.gid_base));
+    ::chmod(tmp.c_str(), 0755);
+    budget -= std::min(budget, report.bytes);
+    for (auto &n : report.notes) out.notes.push_back(layer.digest.substr(7, 12) + ": " + n);
+    if (::rename(tmp.c_str(), dir.c_str()) != 0) runtime_support::remove_tree(tmp);  // another start unpacked it first
+    return dir;
+}
+
+PreparedImage ImageStore::prepare(const std::string &reference, const Owners &owners,
+                                  const std::function<void(const std::string &)> &progress) {
+    StoreLock lock(settings_.root);
+    PreparedImage out;
+    out.name = reference;
+    out.digest = resolve(reference, progress);
+    const Manifest m = parse_manifest(json::parse(blobs_.read(out.digest), nullptr, false));
+    out.config = parse_config(json::parse(blobs_.read(m.config.digest), nullptr, false));
+    if (!out.config.diff_ids.empty() && out.config.diff_ids.size() != m.layers.size())
+        throw std::runtime_error("the image " + reference + " has " + std::to_string(m.layers.size()) + " layers but its config lists " +
+                                 std::to_string(out.config.diff_ids.size()) + ": refused");
+    uint64_t budget = settings_.max_image_bytes;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        if (progress && !m.layers.empty()) progress("unpacking " + reference + ": layer " + std::to_string(i + 1) + " of " + std::to_string(m.layers.size()));
+        out.layers.push_back(ensure_layer(m.layers[i], owners, budget, out));
+    }
+    return out;
+}
+
+}  // namespace actionhost::client::images

@@ -1,0 +1,256 @@
+#include "images/registry_client.hpp"
+
+#include <Poco/Base64Encoder.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <stdexcept>
+
+#include <actionhost/common/digest.hpp>
+#include <actionhost/runtime_support/registry_credentials.hpp>
+#include <actionhost/runtime_support/url_encode.hpp>
+
+namespace actionhost::client::images {
+
+namespace {
+
+constexpr size_t kMaxDocumentBytes = 4 << 20;  // a manifest or an index
+constexpr size_t kMaxErrorBytes = 64 << 10;
+
+std::string base64(const std::string &text) {
+    std::ostringstream out;
+    Poco::Base64Encoder encoder(out);
+    encoder.rdbuf()->setLineLength(0);
+    encoder << text;
+    encoder.close();
+    return out.str();
+}
+
+bool loopback_host(const std::string &host_port) {
+    std::string host = host_port;
+    if (!host.empty() && host[0] == '[') host = host.substr(1, host.find(']') - 1);
+    else if (const size_t colon = host.rfind(':'); colon != std::string::npos && host.find(':') == colon) host = host.substr(0, colon);
+    return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// The host:port part of "scheme://host:port/path".
+std::string authority_of(const std::string &url) {
+    const size_t start = url.find("://");
+    if (start == std::string::npos) return "";
+    const size_t end = url.find('/', start + 3);
+    return url.substr(start + 3, end == std::string::npos ? std::string::npos : end - start - 3);
+}
+
+// The parameters of a WWW-Authenticate challenge: Bearer realm="...",service="...",scope="...".
+std::map<std::string, std::string> challenge_parameters(const std::string &challenge) {
+    std::map<std::string, std::string> out;
+    size_t i = challenge.find(' ');
+    while (i != std::string::npos && i < challenge.size()) {
+        while (i < challenge.size() && (challenge[i] == ' ' || challenge[i] == ',')) ++i;
+        const size_t eq = challenge.find('=', i);
+        if (eq == std::string::npos) break;
+        const std::string key = challenge.substr(i, eq - i);
+        std::string value;
+        size_t j = eq + 1;
+        if (j < challenge.size() && challenge[j] == '"') {
+            const size_t close = challenge.find('"', j + 1);
+            value = challenge.substr(j + 1, close == std::string::npos ? std::string::npos : close - j - 1);
+            j = close == std::string::npos ? challenge.size() : close + 1;
+        } else {
+            const size_t comma = challenge.find(',', j);
+            value = challenge.substr(j, comma == std::string::npos ? std::string::npos : comma - j);
+            j = comma == std::string::npos ? challenge.size() : comma;
+        }
+        out[key] = value;
+        i = j;
+    }
+    return out;
+}
+
+std::string header_of(const std::map<std::string, std::string> &headers, const std::string &name) {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+}
+
+std::string error_text(int status, const std::string &body) {
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_object() && j.contains("errors") && j["errors"].is_array() && !j["errors"].empty() && j["errors"][0].is_object())
+        return "HTTP " + std::to_string(status) + " " + j["errors"][0].value("code", "") + ": " + j["errors"][0].value("message", "");
+    return "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + body.substr(0, 300));
+}
+
+}  // namespace
+
+std::string registry_base_url(const std::string &registry, const std::vector<std::string> &insecure) {
+    if (registry == "docker.io") return "https://registry-1.docker.io";
+    const bool plain = loopback_host(registry) || std::find(insecure.begin(), insecure.end(), registry) != insecure.end();
+    return (plain ? "http://" : "https://") + registry;
+}
+
+RegistryClient::RegistryClient(runtime_support::ImageReference reference, RegistrySettings settings)
+    : ref_(std::move(reference)), settings_(std::move(settings)) {}
+
+RegistryClient::~RegistryClient() = default;
+
+RegistryClient::Answer RegistryClient::get_once(const std::string &url, const std::string &accept,
+                                                const std::function<bool(std::string_view)> &sink, bool authorized) {
+    auto [endpoint, path] = split_url(url);
+    const std::string key = url.substr(0, url.find('/', url.find("://") + 3));
+    auto &connection = connections_[key];
+    if (!connection) connection = std::make_unique<HttpConnection>(endpoint);
+    HttpRequest req;
+    req.path = path;
+    req.timeout_s = settings_.timeout_s;
+    if (!accept.empty()) req.headers.emplace_back("Accept", accept);
+    if (authorized && !authorization_.empty()) req.headers.emplace_back("Authorization", authorization_);
+    Answer answer;
+    bool streaming = false;
+    req.on_head = [&](int status, const std::map<std::string, std::string> &) {
+        streaming = status == 200 && sink != nullptr;
+        return true;
+    };
+    req.on_body = [&](std::string_view piece) {
+        if (streaming) return sink(piece);
+        if (answer.body.size() + piece.size() > kMaxDocumentBytes) return false;
+        answer.body.append(piece);
+        return true;
+    };
+    HttpResponse r = connection->send(req);
+    answer.status = r.status;
+    answer.headers = r.headers;
+    return answer;
+}
+
+RegistryClient::Answer RegistryClient::get(const std::string &path, const std::string &accept,
+                                           const std::function<bool(std::string_view)> &sink) {
+    std::string url = base_ + path;
+    bool same_host = true;
+    for (int hop = 0; hop < 5; ++hop) {
+        Answer a = get_once(url, accept, sink, same_host);
+        if (a.status == 401 && same_host) {
+            const std::string challenge = header_of(a.headers, "www-authenticate");
+            if (challenge.empty()) throw std::runtime_error(url + " answered 401 without saying how to authenticate");
+            const bool had = !authorization_.empty();
+            authorize(challenge);
+            a = get_once(url, accept, sink, true);
+            if (a.status == 401)
+                throw std::runtime_error("the registry " + ref_.registry + " refused the credentials" +
+                                         (had ? "" : " (none in the docker CLI's config.json: docker login " + ref_.registry + ")") +
+                                         ": " + error_text(a.status, a.body));
+        }
+        if (a.status == 301 || a.status == 302 || a.status == 303 || a.status == 307 || a.status == 308) {
+            std::string location = header_of(a.headers, "location");
+            if (location.empty()) throw std::runtime_error(url + " redirected nowhere");
+            if (location[0] == '/') location = url.substr(0, url.find('/', url.find("://") + 3)) + location;
+            if (location.rfind("https://", 0) != 0 && !loopback_host(authority_of(location)))
+                throw std::runtime_error(url + " redirected to " + location + ", which is not https");
+            same_host = authority_of(location) == authority_of(base_);
+            url = location;
+            continue;
+        }
+        return a;
+    }
+    throw std::runtime_error(url + " redirected more than 5 times");
+}
+
+void RegistryClient::authorize(const std::string &challenge) {
+    const auto creds = runtime_support::registry_credentials(settings_.docker_config_dir, ref_.registry);
+    const std::string scheme = challenge.substr(0, challenge.find(' '));
+    std::string basic;
+    if (creds && !creds->username.empty()) basic = "Basic " + base64(creds->username + ":" + creds->password);
+    if (scheme == "Basic" || scheme == "basic") {
+        if (basic.empty())
+            throw std::runtime_error("the registry " + ref_.registry + " asks for a user and password; none is in the docker CLI's "
+                                     "config.json (docker login " + ref_.registry + ")");
+        authorization_ = basic;
+        return;
+    }
+    if (scheme != "Bearer" && scheme != "bearer") throw std::runtime_error("the registry asks for '" + scheme + "' authentication, which is not supported");
+    auto params = challenge_parameters(challenge);
+    const std::string realm = params["realm"];
+    if (realm.rfind("https://", 0) != 0 && !(realm.rfind("http://", 0) == 0 && loopback_host(authority_of(realm))))
+        throw std::runtime_error("the registry's token service " + realm + " is not https");
+    std::string scope = params.count("scope") ? params["scope"] : "repository:" + ref_.path + ":pull";
+    std::string query = "?scope=" + runtime_support::url_encode(scope);
+    if (params.count("service")) query += "&service=" + runtime_support::url_encode(params["service"]);
+    auto [endpoint, path] = split_url(realm + query);
+    HttpConnection token_connection(endpoint);
+    HttpRequest req;
+    req.path = path;
+    req.timeout_s = settings_.timeout_s;
+    if (!basic.empty()) req.headers.emplace_back("Authorization", basic);
+    HttpResponse r = token_connection.send(req);
+    if (r.status != 200) throw std::runtime_error("the registry's token service " + realm + " answered " + error_text(r.status, r.body));
+    const auto j = nlohmann::json::parse(r.body, nullptr, false);
+    std::string token = j.is_object() ? j.value("token", j.value("access_token", std::string())) : std::string();
+    if (token.empty()) throw std::runtime_error("the registry's token service " + realm + " gave no token");
+    authorization_ = "Bearer " + token;
+}
+
+FetchedDocument RegistryClient::manifest(const std::string &reference) {
+    std::vector<std::string> bases;
+    if (ref_.registry == "docker.io")
+        for (const auto &m : settings_.mirrors) {
+            std::string b = m;
+            while (!b.empty() && b.back() == '/') b.pop_back();
+            if (b.rfind("http://", 0) == 0 && !loopback_host(authority_of(b)) &&
+                std::find(settings_.insecure.begin(), settings_.insecure.end(), authority_of(b)) == settings_.insecure.end())
+                throw std::runtime_error("the registry mirror " + m + " is plain http and neither on the loopback nor listed in sandbox.insecure_registries");
+            bases.push_back(b);
+        }
+    bases.push_back(registry_base_url(ref_.registry, settings_.insecure));
+    std::string why;
+    for (const auto &b : bases) {
+        base_ = b;
+        authorization_.clear();
+        Answer a;
+        try {
+            a = get("/v2/" + ref_.path + "/manifests/" + reference, media::kAcceptManifests, nullptr);
+        } catch (const TransportError &e) {
+            why += (why.empty() ? "" : "; ") + b + ": " + e.what();
+            continue;
+        }
+        if (a.status != 200) {
+            why += (why.empty() ? "" : "; ") + b + ": " + error_text(a.status, a.body);
+            if (a.status == 404 || a.status >= 500) continue;  // a mirror without it: the next one
+            break;
+        }
+        FetchedDocument doc;
+        doc.bytes = std::move(a.body);
+        doc.media_type = header_of(a.headers, "content-type");
+        common::Digest sha = common::Digest::sha256();
+        sha.update(doc.bytes);
+        doc.digest = "sha256:" + sha.hex();
+        if (reference.rfind("sha256:", 0) == 0 && doc.digest != reference)
+            throw std::runtime_error("the registry sent a manifest whose digest is " + doc.digest + ", not " + reference + ": refused");
+        return doc;
+    }
+    throw std::runtime_error("cannot get " + ref_.path + ":" + reference + " from " + ref_.registry + ": " + why);
+}
+
+void RegistryClient::blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress) {
+    if (store.has(d.digest)) return;
+    BlobWriter writer = store.writer(d.digest, d.size);
+    auto last = std::chrono::steady_clock::now();
+    std::string failure;
+    Answer a = get("/v2/" + ref_.path + "/blobs/" + d.digest, "", [&](std::string_view piece) {
+        try {
+            writer.write(piece);
+        } catch (const std::exception &e) {
+            failure = e.what();
+            return false;
+        }
+        if (progress && std::chrono::steady_clock::now() - last > std::chrono::milliseconds(500)) {
+            last = std::chrono::steady_clock::now();
+            progress(writer.written());
+        }
+        return true;
+    });
+    if (!failure.empty()) throw std::runtime_error(failure);
+    if (a.status != 200) throw std::runtime_error("cannot get the blob " + d.digest + " of " + ref_.path + ": " + error_text(a.status, a.body));
+    writer.commit();
+    if (progress) progress(writer.written());
+}
+
+}  // namespace actionhost::client::images

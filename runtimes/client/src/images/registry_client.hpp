@@ -1,0 +1,79 @@
+// Pulling from a registry without a daemon, over the OCI Distribution API v2 (GET /v2/<name>/manifests/
+// <reference>, GET /v2/<name>/blobs/<digest>), through the client library's HTTP layer:
+//   - authentication as registries ask for it: anonymous, a bearer token from the realm a 401 names
+//     (with the user's credentials when the docker CLI's config.json holds some: `docker login` works
+//     here too), or HTTP basic auth (a registry behind htpasswd);
+//   - https, verified against the system's certificates; plain http only for a registry on the
+//     loopback (127.0.0.0/8, ::1, localhost) or one the configuration lists as insecure;
+//   - Docker Hub through the configured mirrors first (`sandbox.registry_mirrors`), as dockerd does;
+//   - blobs streamed into the store (blob_store.hpp), never held in memory, refused when they are
+//     longer than their descriptor says or their digest differs; redirects to another host followed
+//     without the credentials.
+//
+// Threads: one RegistryClient per thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <actionhost/runtime_support/image_reference.hpp>
+
+#include "actionhost/client/http_transport.hpp"
+#include "images/blob_store.hpp"
+#include "images/oci.hpp"
+
+namespace actionhost::client::images {
+
+struct RegistrySettings {
+    std::vector<std::string> mirrors;   // base URLs ("https://mirror.example", "http://127.0.0.1:5000") for docker.io
+    std::vector<std::string> insecure;  // registry hosts ("name:port") that may be reached over plain http
+    std::string docker_config_dir;      // where config.json is ("" = $DOCKER_CONFIG or ~/.docker)
+    double timeout_s = 60;              // per request, and per wait for the next piece of a blob
+};
+
+struct FetchedDocument {
+    std::string bytes;
+    std::string media_type;
+    std::string digest;  // sha256 of the bytes, checked against the reference when it is a digest
+};
+
+class RegistryClient {
+  public:
+    RegistryClient(runtime_support::ImageReference reference, RegistrySettings settings);
+    ~RegistryClient();
+
+    // The manifest or index `reference` (a tag or a digest) names; std::runtime_error with why.
+    FetchedDocument manifest(const std::string &reference);
+    // The blob `d` into `store` (verified). `progress` gets the bytes so far now and then.
+    void blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress = {});
+    // The base URL requests go to ("https://registry-1.docker.io", a mirror's, ...).
+    const std::string &base_url() const { return base_; }
+
+  private:
+    struct Answer {
+        int status = 0;
+        std::map<std::string, std::string> headers;
+        std::string body;
+    };
+    // GET `path` at the chosen base with the current authorization, answering a 401 challenge once.
+    // `sink` (when set) takes a 200's body as it arrives instead of collecting it.
+    Answer get(const std::string &path, const std::string &accept, const std::function<bool(std::string_view)> &sink);
+    Answer get_once(const std::string &url, const std::string &accept, const std::function<bool(std::string_view)> &sink,
+                    bool authorized);
+    void authorize(const std::string &challenge);
+
+    runtime_support::ImageReference ref_;
+    RegistrySettings settings_;
+    std::string base_;           // scheme://host[:port] of the registry (or mirror) in use
+    std::string authorization_;  // the Authorization header value, once known
+    std::map<std::string, std::unique_ptr<HttpConnection>> connections_;  // by scheme://host:port
+};
+
+// The base URL of `registry` ("https://ghcr.io", "http://127.0.0.1:5000"), or std::runtime_error when
+// it would be plain http to a host neither on the loopback nor listed as insecure.
+std::string registry_base_url(const std::string &registry, const std::vector<std::string> &insecure);
+
+}  // namespace actionhost::client::images
