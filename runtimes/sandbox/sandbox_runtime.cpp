@@ -14,7 +14,9 @@
 
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/common/result.hpp>
+#include <actionhost/ext/runtime_images.h>
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/host_bundle.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -28,6 +30,7 @@
 #include <optional>
 #include <thread>
 
+#include "id_map.hpp"
 #include "sandbox_leftovers.hpp"
 #include "supervisor.hpp"
 #include "workspace_path.hpp"
@@ -120,10 +123,33 @@ class SandboxRuntime : public Backend {
             ~CloseFd() { ::close(fd); }
         } child_end{control[1]};
 
+        // The image the user named, ready in the client's image store (its layers unpacked for this caller's
+        // ids), or none: then the machine's own software, read-only.
+        const std::optional<json> image = prepare_image();
         std::vector<std::string> argv = {init, "--root-mount", run_dir_ + "/root", "--workspace", workspace_,
-                                         "--workspace-target", target, "--ro-bind", install,
+                                         "--workspace-target", target,
                                          "--rw-bind", run_dir_ + "/ports:" + kPortDirInside, "--cgroup", cgroup_,
                                          "--lock-fd", std::to_string(lock_fd_), "--control-fd", std::to_string(control[1])};
+        std::string host_binary = install + "/bin/actionhost";
+        if (image) {
+            // The host goes in as the bundle (it runs in any image); the image's layers under an overlay
+            // whose upper directory is this sandbox's own writes.
+            const HostBundle bundle = find_host_bundle(install);
+            if (bundle.prefix != "/openhands/actionhost")
+                throw std::runtime_error("the host bundle in " + bundle.dir + " runs from " + bundle.prefix + ", not /openhands/actionhost");
+            for (const auto &layer : (*image)["layers"]) argv.insert(argv.end(), {"--image-layer", layer.get<std::string>()});
+            const IdOwners owners = id_owners();
+            for (const char *dir : {"upper", "work"}) {
+                const std::string path = run_dir_ + "/" + dir;
+                fs::create_directories(path);
+                if (owners.map) (void)!::chown(path.c_str(), static_cast<uid_t>(owners.uid_base), static_cast<gid_t>(owners.gid_base));
+                ::chmod(path.c_str(), 0755);
+            }
+            argv.insert(argv.end(), {"--upper", run_dir_ + "/upper", "--work", run_dir_ + "/work", "--bundle", bundle.tree()});
+            host_binary = bundle.prefix + "/bin/actionhost";
+        } else {
+            argv.insert(argv.end(), {"--ro-bind", install});
+        }
         long memory = static_cast<long>(config_number("sandbox.memory_limit_mb", 4096));
         long pids = static_cast<long>(config_number("sandbox.pids_limit", 1024));
         double cpus = config_number("sandbox.cpu_limit", 0);
@@ -168,7 +194,7 @@ class SandboxRuntime : public Backend {
         set_flag(args, "--host", "127.0.0.1");
         set_flag(args, "--port-file", std::string(kPortDirInside) + "/port");
         argv.push_back("--");
-        argv.push_back(install + "/bin/actionhost");
+        argv.push_back(host_binary);
         argv.push_back(network_ ? "0" : std::to_string(kHostPortInside));
         argv.insert(argv.end(), args.begin(), args.end());
 
@@ -180,6 +206,12 @@ class SandboxRuntime : public Backend {
                      {"OPENHANDS_SESSION_ID", info().session_id},
                      // The workspace keeps the user's group when the host hands it over (not root's).
                      {"SANDBOX_GROUP_ID", std::to_string(uid)}};
+        // An image's own environment (its PATH above all) first; the configuration's variables win.
+        if (image)
+            for (const auto &e : (*image)["env"]) {
+                const std::string kv = e.get<std::string>();
+                spawn.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+            }
         for (const auto &[k, v] : host_env()) spawn.env[k] = v;
         key_ = spawn.env["SESSION_API_KEY"];
         spawn.log_path = run_dir_ + "/sandbox.log";
@@ -240,6 +272,38 @@ class SandboxRuntime : public Backend {
     }
 
   private:
+    struct IdOwners {
+        bool map = false;  // a root caller: the sandbox's ids are a range of the machine's
+        unsigned long uid_base = 0, gid_base = 0;
+    };
+    static IdOwners id_owners() {
+        if (::geteuid() != 0) return {};
+        return {true, sandbox::subordinate_base("/etc/subuid", "actionhost", sandbox::kDefaultIdBase),
+                sandbox::subordinate_base("/etc/subgid", "actionhost", sandbox::kDefaultIdBase)};
+    }
+
+    // The configured image, made ready by the client library's image store, or nullopt when none is
+    // configured (or the client library has no image store).
+    std::optional<json> prepare_image() {
+        const auto *images = static_cast<const ah_ext_runtime_images_t *>(host()->get_extension(host(), AH_EXT_RUNTIME_IMAGES));
+        if (images == nullptr) return std::nullopt;
+        const IdOwners owners = id_owners();
+        const json owners_json = owners.map ? json{{"map_owners", true}, {"uid_base", owners.uid_base}, {"gid_base", owners.gid_base}}
+                                            : json::object();
+        char *answer = nullptr;
+        const ah_status_t st = images->prepare(host(), common::dump_json(owners_json).c_str(), &answer);
+        if (answer == nullptr) {
+            if (st != AH_OK) throw std::runtime_error("the image could not be prepared");
+            return std::nullopt;
+        }
+        json image = json::parse(answer, nullptr, false);
+        images->free_string(host(), answer);
+        if (st != AH_OK) throw std::runtime_error(image.is_object() ? image.value("error", "the image could not be prepared") : "the image could not be prepared");
+        if (!image.is_object() || !image.contains("layers") || !image["layers"].is_array() || image["layers"].empty())
+            throw std::runtime_error("the image store described the image without layers");
+        return image;
+    }
+
     static void close_fd(int &fd) {
         if (fd >= 0) ::close(fd);
         fd = -1;

@@ -29,6 +29,9 @@ struct Identity {
 
 // Writes the generated layer into the directory `layer` of `scratch` and mounts the overlay at `target`
 // (which must exist). Must run before the machine's root is left (the lower layer is its /etc).
+// The machine's /etc/resolv.conf, for a sandbox on the machine's network.
+std::string machine_resolv_conf();
+
 void mount_etc_view(const DetachedMount &scratch, const std::string &layer, const Identity &id, const std::string &target);
 
 }  // namespace sandbox

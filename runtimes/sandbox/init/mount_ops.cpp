@@ -77,46 +77,61 @@ DetachedMount clone_subtree(const DetachedMount &of, const std::string &relative
     return m;
 }
 
+DetachedMount new_filesystem(const std::string &type, const std::vector<std::pair<std::string, std::string>> &options,
+                             unsigned attrs) {
+    const int fs_fd = fsopen(type.c_str(), FSOPEN_CLOEXEC);
+    if (fs_fd < 0) fail("fsopen " + type);
+    auto close_fs = [fs_fd] {
+        const int e = errno;
+        ::close(fs_fd);
+        errno = e;
+    };
+    for (const auto &[key, value] : options) {
+        const int rc = value.empty() ? fsconfig(fs_fd, FSCONFIG_SET_FLAG, key.c_str(), nullptr, 0)
+                                     : fsconfig(fs_fd, FSCONFIG_SET_STRING, key.c_str(), value.c_str(), 0);
+        if (rc < 0) {
+            close_fs();
+            fail(type + " option " + key + (value.empty() ? "" : "=" + value));
+        }
+    }
+    if (fsconfig(fs_fd, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) < 0) {
+        close_fs();
+        fail("create " + type);
+    }
+    const int fd = fsmount(fs_fd, FSMOUNT_CLOEXEC, static_cast<unsigned>(mount_attr_bits(attrs & ~kReadOnly)));
+    close_fs();
+    if (fd < 0) fail("fsmount " + type);
+    DetachedMount m(fd);
+    if (attrs & kReadOnly) set_attrs(m, attrs);
+    return m;
+}
+
 DetachedMount new_tmpfs(const std::string &options, unsigned attrs) {
-    const int fs_fd = fsopen("tmpfs", FSOPEN_CLOEXEC);
-    if (fs_fd < 0) fail("fsopen tmpfs");
-    auto close_fs = [fs_fd] { ::close(fs_fd); };
+    std::vector<std::pair<std::string, std::string>> pairs;
     size_t start = 0;
     while (start < options.size()) {
         size_t comma = options.find(',', start);
         if (comma == std::string::npos) comma = options.size();
         const std::string opt = options.substr(start, comma - start);
         const auto eq = opt.find('=');
-        const int rc = eq == std::string::npos
-                           ? fsconfig(fs_fd, FSCONFIG_SET_FLAG, opt.c_str(), nullptr, 0)
-                           : fsconfig(fs_fd, FSCONFIG_SET_STRING, opt.substr(0, eq).c_str(), opt.substr(eq + 1).c_str(), 0);
-        if (rc < 0) {
-            const int e = errno;
-            close_fs();
-            errno = e;
-            fail("tmpfs option " + opt);
-        }
+        if (eq == std::string::npos) pairs.emplace_back(opt, "");
+        else pairs.emplace_back(opt.substr(0, eq), opt.substr(eq + 1));
         start = comma + 1;
     }
-    if (fsconfig(fs_fd, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) < 0) {
-        const int e = errno;
-        close_fs();
-        errno = e;
-        fail("create tmpfs");
-    }
-    const int fd = fsmount(fs_fd, FSMOUNT_CLOEXEC, static_cast<unsigned>(mount_attr_bits(attrs & ~kReadOnly)));
-    const int e = errno;
-    close_fs();
-    errno = e;
-    if (fd < 0) fail("fsmount tmpfs");
-    DetachedMount m(fd);
-    return m;
+    return new_filesystem("tmpfs", pairs, attrs & ~kReadOnly);
 }
 
 void set_attrs(const DetachedMount &m, unsigned attrs) { apply(m.fd(), attrs, "a detached mount"); }
 
 void attach(DetachedMount m, const std::string &target) {
     if (move_mount(m.fd(), "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) < 0) fail("move_mount to " + target);
+}
+
+int attach_on(DetachedMount m, int dir_fd, const std::string &shown) {
+    if (move_mount(m.fd(), "", dir_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) fail("move_mount to " + shown);
+    const int root = ::fcntl(m.fd(), F_DUPFD_CLOEXEC, 0);
+    if (root < 0) fail("keep the mount of " + shown);
+    return root;
 }
 
 void make_dir(const std::string &path, mode_t mode) {

@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sandbox {
 
@@ -45,10 +47,17 @@ DetachedMount clone_tree_of(int dir_fd, const std::string &path, unsigned attrs)
 DetachedMount clone_subtree(const DetachedMount &of, const std::string &relative, unsigned attrs);
 // A fresh tmpfs with the given options ("size=64m,mode=0755"), not attached anywhere.
 DetachedMount new_tmpfs(const std::string &options, unsigned attrs);
+// A fresh filesystem of `type` made with `options` ({key, value}; an empty value is a flag), with `attrs`,
+// not attached anywhere: an image's overlay ("lowerdir", "upperdir", "workdir", "userxattr").
+DetachedMount new_filesystem(const std::string &type, const std::vector<std::pair<std::string, std::string>> &options,
+                             unsigned attrs);
 // Sets `attrs` on the (whole) detached mount.
 void set_attrs(const DetachedMount &m, unsigned attrs);
 // Attaches `m` at `target` (which must exist) and consumes it.
 void attach(DetachedMount m, const std::string &target);
+// Attaches `m` on the directory `dir_fd` is open on (O_PATH will do) and returns a descriptor of the
+// attached mount's root (the caller's to close), e.g. to enter it with fchdir.
+int attach_on(DetachedMount m, int dir_fd, const std::string &shown);
 
 // Directory or empty file creation on paths being assembled (parents made as needed).
 void make_dir(const std::string &path, mode_t mode = 0755);

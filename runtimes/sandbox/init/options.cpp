@@ -30,6 +30,10 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
         ->check(CLI::NonNegativeNumber);
     app.add_flag("--network", o.network, "share the caller's network namespace");
     app.add_flag("!--no-seccomp", o.seccomp, "no seccomp filter");
+    app.add_option("--image-layer", o.image_layers, "an unpacked image layer, bottom first (repeated): the root is the image's");
+    app.add_option("--upper", o.upper_dir, "with --image-layer: the overlay's upper directory (the sandbox's writes)");
+    app.add_option("--work", o.work_dir, "with --image-layer: the overlay's work directory (same file system as --upper)");
+    app.add_option("--bundle", o.bundle_dir, "with --image-layer: the host bundle, read-only at /openhands/actionhost");
     app.add_option("--hostname", o.hostname, "host name inside");
     app.add_option("--user", o.user, "the sandbox's user name");
     app.add_option("--uid", o.uid, "the sandbox's user id inside");
@@ -58,6 +62,8 @@ Options parse_options(int argc, char **argv) {
         o.rw_binds.emplace_back(v.substr(0, colon), v.substr(colon + 1));
     }
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
+    if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))
+        throw std::invalid_argument("--image-layer needs --upper, --work and --bundle");
     if (o.user.empty() || o.user.find_first_of(":\n/") != std::string::npos)
         throw std::invalid_argument("--user must be a plain user name");
     return o;

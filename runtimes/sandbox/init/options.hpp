@@ -32,6 +32,12 @@ struct Options {
     std::string user = "root";
     uid_t uid = 0;
     gid_t gid = 0;
+    // An image's root instead of the machine's software (image_root in root_layout.hpp): its unpacked
+    // layers, bottom first, under an overlay whose upper and work directories are the sandbox's own; the
+    // host bundle (a tree that runs in any image) at /openhands/actionhost.
+    std::vector<std::string> image_layers;
+    std::string upper_dir, work_dir, bundle_dir;
+    bool image() const { return !image_layers.empty(); }
     int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
     int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process

@@ -49,17 +49,12 @@ void symlink_at(const std::string &target, const std::string &path) {
 
 }  // namespace
 
-MachineTrees take_machine_trees(const RootPlan &plan) {
+namespace {
+
+// What both kinds of root take from the machine: read-only extras, the workspace, the read-write binds,
+// the devices, the sandbox's cgroup trees.
+void take_common_trees(const RootPlan &plan, MachineTrees &t) {
     const Options &o = *plan.options;
-    must(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "make / private");
-    MachineTrees t;
-    for (const char *name : kSoftwareTrees) {
-        const std::string path = std::string("/") + name;
-        struct stat st{};
-        if (::lstat(path.c_str(), &st) != 0) continue;
-        if (S_ISLNK(st.st_mode)) t.links[path] = fs::read_symlink(path).string();
-        else if (S_ISDIR(st.st_mode)) t.software[path] = clone_tree(path, kReadOnly | kNoSuid | kNoDev);
-    }
     for (const auto &p : o.ro_binds) {
         std::error_code ec;
         const std::string real = fs::canonical(p, ec).string();
@@ -80,6 +75,44 @@ MachineTrees take_machine_trees(const RootPlan &plan) {
         if (::access(path.c_str(), F_OK) == 0) t.devices[d] = clone_tree(path, kNoSuid | kNoExec);
     }
     t.sys = take_sys_trees(plan.cgroup_views);
+}
+
+actionhost::common::io::UniqueFd open_path(const std::string &path, const char *what) {
+    actionhost::common::io::UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) fail(std::string("open ") + what + " " + path);
+    return fd;
+}
+
+
+MachineTrees take_image_trees(const RootPlan &plan) {
+    const Options &o = *plan.options;
+    MachineTrees t;
+    // Opened here, with the creator's ids: the image store is the caller's alone, and phase 2 names
+    // each directory through its descriptor.
+    for (const auto &layer : o.image_layers) t.layers.push_back(open_path(layer, "the image layer"));
+    t.upper = open_path(o.upper_dir, "the upper directory");
+    t.work = open_path(o.work_dir, "the work directory");
+    t.root_mount = open_path(o.root_mount, "the root mount point");
+    t.bundle = clone_tree(o.bundle_dir, kReadOnly | kNoSuid | kNoDev);
+    take_common_trees(plan, t);
+    return t;
+}
+
+}  // namespace
+
+MachineTrees take_machine_trees(const RootPlan &plan) {
+    const Options &o = *plan.options;
+    must(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), "make / private");
+    if (o.image()) return take_image_trees(plan);
+    MachineTrees t;
+    for (const char *name : kSoftwareTrees) {
+        const std::string path = std::string("/") + name;
+        struct stat st{};
+        if (::lstat(path.c_str(), &st) != 0) continue;
+        if (S_ISLNK(st.st_mode)) t.links[path] = fs::read_symlink(path).string();
+        else if (S_ISDIR(st.st_mode)) t.software[path] = clone_tree(path, kReadOnly | kNoSuid | kNoDev);
+    }
+    take_common_trees(plan, t);
     // The new root: a tmpfs of mount points (read-only at the end), entered so that phase 2 never walks
     // the machine's directories (the sandbox's ids may not pass them).
     attach(new_tmpfs("size=1m,mode=0755,uid=" + std::to_string(plan.builder_uid) + ",gid=" + std::to_string(plan.builder_gid),
@@ -89,18 +122,68 @@ MachineTrees take_machine_trees(const RootPlan &plan) {
     return t;
 }
 
+
+namespace {
+
+// The image's root, entered: its layers under the sandbox's upper directory, named through the
+// descriptors phase 1 opened (the store is the caller's alone). Made here, with the sandbox's ids, so that
+// the overlay works as the sandbox's root: what it copies up and creates belongs to the sandbox's ids.
+// userxattr: in a user namespace overlayfs keeps its marks (opaque directories) in user.overlay.* — the
+// form the image store unpacks layers in.
+void enter_image_root(MachineTrees &t, const std::string &shown) {
+    std::string lower;
+    for (auto it = t.layers.rbegin(); it != t.layers.rend(); ++it) lower += (lower.empty() ? "" : ":") + std::string("/proc/self/fd/") + std::to_string(it->get());
+    DetachedMount overlay = new_filesystem("overlay",
+                                           {{"lowerdir", lower},
+                                            {"upperdir", "/proc/self/fd/" + std::to_string(t.upper.get())},
+                                            {"workdir", "/proc/self/fd/" + std::to_string(t.work.get())},
+                                            {"userxattr", ""}},
+                                           kNoSuid | kNoDev);
+    actionhost::common::io::UniqueFd root(attach_on(std::move(overlay), t.root_mount.get(), shown));
+    must(::fchdir(root.get()), "enter the image's root");
+    t.layers.clear();
+    t.upper.reset();
+    t.work.reset();
+}
+
+// /etc/hostname, /etc/hosts and /etc/resolv.conf of an image's root: the sandbox's own, written into the
+// scratch tmpfs and bound over the image's (created when it has none), never into its layers.
+void bind_generated_etc(const DetachedMount &scratch, const Identity &id, const std::string &root) {
+    make_dir_at(scratch, "etc-gen", 0755);
+    const std::pair<const char *, std::string> files[] = {
+        {"hostname", id.hostname + "\n"},
+        {"hosts", "127.0.0.1\tlocalhost\n127.0.1.1\t" + id.hostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n"},
+        {"resolv.conf", id.network ? machine_resolv_conf() : "# This sandbox has no network.\n"},
+    };
+    make_dir(root + "/etc");
+    for (const auto &[name, text] : files) {
+        write_file_at(scratch, std::string("etc-gen/") + name, text);
+        const std::string target = root + "/etc/" + name;
+        struct stat st{};
+        if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::unlink(target.c_str());
+            make_file(target);
+        }
+        attach(clone_subtree(scratch, std::string("etc-gen/") + name, kNoSuid | kNoDev | kNoExec | kReadOnly), target);
+    }
+}
+
+}  // namespace
+
 void assemble_root(const RootPlan &plan, MachineTrees t) {
     const Options &o = *plan.options;
     const Identity &id = plan.identity;
     const std::string root = ".";
     const unsigned kScratchAttrs = kNoSuid | kNoDev;
+    if (o.image()) enter_image_root(t, o.root_mount);
 
     // The scratch tmpfs behind every writable place but the workspace, mounted nowhere itself.
     const long inodes = std::max(4096L, plan.scratch_mb * 256);
     DetachedMount scratch = new_tmpfs(
         "size=" + std::to_string(plan.scratch_mb) + "m,nr_inodes=" + std::to_string(inodes) + ",mode=0755", kScratchAttrs);
     for (const ScratchDir &d : {kTmp, kVarTmp, kRun, kShm, kRootHome}) make_dir_at(scratch, d.name, d.mode);
-    const bool user_home = id.home != "/root";
+    // An image brings its own homes (what is installed there goes into the sandbox's layer).
+    const bool user_home = id.home != "/root" && !o.image();
     if (user_home) make_dir_at(scratch, kUserHome.name, kUserHome.mode, id.uid, id.gid);
     make_dir_at(scratch, "run/lock", 01777);
 
@@ -110,8 +193,12 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
     }
     for (const auto &[path, target] : t.links) symlink_at(target, root + path);
 
-    make_dir(root + "/etc");
-    mount_etc_view(scratch, "etc-layer", id, root + "/etc");
+    if (o.image()) {
+        bind_generated_etc(scratch, id, root);
+    } else {
+        make_dir(root + "/etc");
+        mount_etc_view(scratch, "etc-layer", id, root + "/etc");
+    }
 
     make_dir(root + "/tmp", 01777);
     attach(clone_subtree(scratch, kTmp.name, kScratchAttrs), root + "/tmp");
@@ -122,9 +209,11 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
     symlink_at("/run", root + "/var/run");
     symlink_at("/run/lock", root + "/var/lock");
 
-    make_dir(root + "/home");  // empty but for the sandbox user's own home: none of the machine's users
-    make_dir(root + "/root", 0700);
-    attach(clone_subtree(scratch, kRootHome.name, kScratchAttrs), root + "/root");
+    if (!o.image()) {
+        make_dir(root + "/home");  // empty but for the sandbox user's own home: none of the machine's users
+        make_dir(root + "/root", 0700);
+        attach(clone_subtree(scratch, kRootHome.name, kScratchAttrs), root + "/root");
+    }
     if (user_home) {
         make_dir(root + id.home, 0755);
         attach(clone_subtree(scratch, kUserHome.name, kScratchAttrs), root + id.home);
@@ -172,13 +261,19 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
         make_dir(root + o.workspace_target);
         attach(std::move(t.workspace), root + o.workspace_target);
     }
+    if (t.bundle.valid()) {
+        make_dir(root + "/openhands/actionhost");
+        attach(std::move(t.bundle), root + "/openhands/actionhost");
+    }
 
     // Into it; the machine's root goes away entirely.
     must(static_cast<int>(::syscall(SYS_pivot_root, ".", ".")), "pivot_root");
     must(::umount2(".", MNT_DETACH), "detach old root");
     must(::chdir("/"), "chdir /");
-    must(::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr),
-         "make the root read-only");
+    // The machine's kind of root is a tmpfs of mount points, read-only; an image's is the sandbox's own.
+    if (!o.image())
+        must(::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr),
+             "make the root read-only");
 }
 
 void loopback_up() {

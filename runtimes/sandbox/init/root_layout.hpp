@@ -14,6 +14,13 @@
 // /srv /mnt /media /home's other users, /root's files, /var/lib, /boot and every other tree of the
 // machine are absent. The root itself is a read-only tmpfs of mount points.
 //
+// With an image (Options::image()), the root is the image's instead — nothing of the machine's software
+// or /etc: an overlay of the image's unpacked layers (read-only, shared by every sandbox of the image)
+// under the sandbox's own upper directory, so root inside can install packages and write /usr/local,
+// /etc or /opt while the image never changes. /etc/hostname, /etc/hosts and /etc/resolv.conf are the
+// sandbox's (bound over the image's), the homes the image's own; the scratch tmpfs, /dev, /proc, /sys
+// and the workspace as above; the host bundle read-only at /openhands/actionhost.
+//
 // All tmpfs space is one mount, so together it is bounded by one size below the memory limit: filling
 // it ends in "No space left on device", never in the OOM killer taking the sandbox's server.
 //
@@ -29,6 +36,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <actionhost/common/io/unique_fd.hpp>
 
 #include "etc_view.hpp"
 #include "mount_ops.hpp"
@@ -57,6 +66,11 @@ struct MachineTrees {
     std::vector<std::pair<std::string, DetachedMount>> extra, rw, sys;  // inside path → clone
     std::map<std::string, DetachedMount> devices;   // "null" → clone of /dev/null
     DetachedMount workspace;
+    // With an image: its layers (bottom first), the overlay's upper and work directories, the new root's
+    // mount point (all O_PATH, opened with the creator's ids) and the host bundle.
+    std::vector<actionhost::common::io::UniqueFd> layers;
+    actionhost::common::io::UniqueFd upper, work, root_mount;
+    DetachedMount bundle;
 };
 
 // Phase 1 (creator's ids, inside the new mount namespace): makes every mount private, takes the trees,
