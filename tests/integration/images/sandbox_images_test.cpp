@@ -1,0 +1,189 @@
+// Images on the daemonless `sandbox` runtime: an image's layers unpacked once into the client's image
+// store and stacked under the sandbox's own writable layer (overlayfs in its user namespace), the host
+// going in as the bundle. Images made here: a busybox-static root and the mmdebstrap Debian root, as OCI
+// layouts (oci:DIR:TAG), as `docker save` archives (skopeo), and pushed to Debian's docker-registry
+// started on 127.0.0.1 (anonymous and htpasswd). No dockerd anywhere.
+#include <crypt.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <Poco/Base64Encoder.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "images_harness.hpp"
+#include "support/oci_layout.hpp"
+#include "support/run_process.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_images.hpp"
+
+using namespace runtimes_test;
+using namespace images_test;
+namespace at = actionhost::testing;
+using actionhost::client::Config;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string content(const json &obs) { return obs.value("content", ""); }
+
+// A busybox image as an OCI layout in `dir`, tag "v1"; "" or why not.
+std::string busybox_layout(const std::string &dir) {
+    at::TempDir root("ahimg-root");
+    if (auto why = at::make_busybox_rootfs(root.path()); !why.empty()) return why;
+    if (auto why = at::tar_directory(root.path(), dir + ".layer.tar"); !why.empty()) return why;
+    auto why = at::write_oci_layout(dir, "v1", {{dir + ".layer.tar", true}});
+    fs::remove(dir + ".layer.tar");
+    return why;
+}
+
+// Every file below `dir` with its size and mode, to compare a layer before and after sandboxes wrote.
+std::string tree_listing(const std::string &dir) {
+    std::set<std::string> lines;
+    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
+         it != fs::recursive_directory_iterator(); ++it) {
+        struct stat st{};
+        ::lstat(it->path().c_str(), &st);
+        lines.insert(it->path().lexically_relative(dir).string() + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mode));
+    }
+    std::string out;
+    for (const auto &l : lines) out += l + "\n";
+    return out;
+}
+
+std::unique_ptr<StartedRuntime> start_image(const std::string &image, bool as_openhands = false,
+                                            const std::function<void(Config &)> &more = {}) {
+    return start_runtime("sandbox", [&](Config &c) {
+        c.set("sandbox.base_container_image", image);
+        c.set("core.run_as_openhands", as_openhands);
+        if (more) more(c);
+    });
+}
+
+std::string image_store_of(const StartedRuntime &s) { return s.state->path() + "/images"; }
+
+}  // namespace
+
+// The image's root, not the machine's: busybox's /bin, no python3 of the machine, the host from the bundle.
+// Root inside writes /usr/local, /etc and /opt; the image's layer does not change; another sandbox of the
+// same image sees nothing of it.
+TEST(SandboxImages, AnOciLayoutIsTheSandboxsWritableRoot) {
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    auto a = start_image("oci:" + (dir / "layout") + ":v1");
+    // busybox's applets, not the machine's tools.
+    EXPECT_NE(content(run(*a->runtime, "ls -l /bin/sh")).find("busybox"), std::string::npos);
+    EXPECT_NE(exit_code(run(*a->runtime, "test -e /usr/bin/python3")), 0) << "the machine's /usr shows";
+    EXPECT_EQ(exit_code(run(*a->runtime, "mkdir -p /usr/local/bin /opt/tool && echo hi > /opt/tool/x && "
+                                         "echo 'echo from-local' > /usr/local/bin/mine && chmod +x /usr/local/bin/mine && "
+                                         "echo 'extra:x:1234:1234::/:/bin/sh' >> /etc/passwd")),
+              0);
+    EXPECT_EQ(content(run(*a->runtime, "mine")), "from-local");
+    // The store's layer as it was; a second sandbox of the image sees none of it.
+    std::string layer;
+    for (const auto &e : fs::recursive_directory_iterator(image_store_of(*a) + "/layers", fs::directory_options::skip_permission_denied))
+        if (e.is_directory() && e.path().parent_path().parent_path().filename() == "layers" && e.path().filename().string().size() == 64)
+            layer = e.path();
+    ASSERT_FALSE(layer.empty());
+    const std::string before = tree_listing(layer);
+    EXPECT_EQ(before.find("usr/local/bin/mine"), std::string::npos);
+    auto b = start_runtime("sandbox", [&](Config &c) {
+        c.set("sandbox.base_container_image", "oci:" + (dir / "layout") + ":v1");
+        c.set("core.state_dir", a->state->path());
+        c.set("core.run_as_openhands", false);
+    });
+    EXPECT_NE(exit_code(run(*b->runtime, "test -e /usr/local/bin/mine || test -e /opt/tool/x")), 0);
+    EXPECT_EQ(content(run(*b->runtime, "grep -c extra /etc/passwd || true")), "0");
+    EXPECT_EQ(tree_listing(layer), before);
+    // The host is the bundle's, at its prefix, read-only.
+    EXPECT_NE(exit_code(run(*a->runtime, "touch /openhands/actionhost/x")), 0);
+}
+
+// A registry reference, pulled without dockerd from Debian's docker-registry on the loopback (plain http
+// there only): anonymous, then behind htpasswd with the credentials in a docker config.json.
+TEST(SandboxImages, ARegistryImageIsPulledWithoutADaemon) {
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    LocalRegistry open;
+    if (!open.started()) GTEST_SKIP() << open.why_not();
+    const std::string ref = open.address() + "/tests/busybox:1";
+    ASSERT_EQ(at::skopeo_copy("oci:" + (dir / "layout") + ":v1", "docker://" + ref), "");
+    auto s = start_image(ref);
+    EXPECT_EQ(content(run(*s->runtime, "echo pulled")), "pulled");
+    bool pulled = false;
+    for (const auto &st : s->statuses) pulled = pulled || st == "STATUS$BUILDING_RUNTIME";
+    EXPECT_TRUE(pulled);
+
+    // htpasswd: bcrypt from libcrypt, as htpasswd -B makes it.
+    char salt[64];
+    ASSERT_NE(crypt_gensalt_rn("$2b$", 5, nullptr, 0, salt, sizeof salt), nullptr);
+    crypt_data data{};
+    const std::string hash = crypt_r("s3cret-pw", salt, &data);
+    at::TempDir auth("ahimg-auth");
+    LocalRegistry locked("tester:" + hash + "\n");
+    if (!locked.started()) GTEST_SKIP() << locked.why_not();
+    const std::string private_ref = locked.address() + "/tests/private:1";
+    ASSERT_EQ(at::skopeo_copy("oci:" + (dir / "layout") + ":v1", "docker://" + private_ref, "tester:s3cret-pw"), "");
+    // Without credentials: a clear refusal naming docker login.
+    try {
+        auto refused = start_image(private_ref);
+        ADD_FAILURE() << "pulled without credentials";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("docker login"), std::string::npos) << e.what();
+    }
+    // With them in $DOCKER_CONFIG/config.json.
+    std::ostringstream b64;
+    Poco::Base64Encoder enc(b64);
+    enc.rdbuf()->setLineLength(0);
+    enc << "tester:s3cret-pw";
+    enc.close();
+    std::ofstream(auth / "config.json") << json{{"auths", {{locked.address(), {{"auth", b64.str()}}}}}}.dump();
+    ::setenv("DOCKER_CONFIG", auth.path().c_str(), 1);
+    auto s2 = start_image(private_ref);
+    ::unsetenv("DOCKER_CONFIG");
+    EXPECT_EQ(content(run(*s2->runtime, "echo private")), "private");
+}
+
+// `docker save` archives (made with skopeo from the layout) import too.
+TEST(SandboxImages, ADockerArchiveImports) {
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    ASSERT_EQ(at::skopeo_copy("oci:" + (dir / "layout") + ":v1", "docker-archive:" + (dir / "bb.tar") + ":tests/bb:1"), "");
+    auto s = start_image("docker-archive:" + (dir / "bb.tar"));
+    EXPECT_EQ(content(run(*s->runtime, "busybox echo archived")), "archived");
+}
+
+// The Debian root: OpenHands' user set-up in the image (openhands created by the image's useradd), the
+// image's own python3, and root installing a package with dpkg into its own layer.
+TEST(SandboxImages, DebianImageInstallsPackagesAndSetsUpItsUser) {
+    std::string why;
+    const std::string tar = at::debian_rootfs_tar(why);
+    if (tar.empty()) GTEST_SKIP() << why;
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(at::write_oci_layout(dir / "layout", "bookworm", {{tar, false}}), "");
+    const std::string image = "oci:" + (dir / "layout") + ":bookworm";
+    {
+        auto root = start_image(image, false);
+        EXPECT_EQ(content(run(*root->runtime, "id -u")), "0");
+        const std::string build =
+            "mkdir -p /tmp/pkg/DEBIAN /tmp/pkg/usr/local/bin && printf 'Package: ahtest\\nVersion: 1.0\\nArchitecture: all\\n"
+            "Maintainer: t <t@t>\\nDescription: test\\n' > /tmp/pkg/DEBIAN/control && printf '#!/bin/sh\\necho installed\\n' > "
+            "/tmp/pkg/usr/local/bin/ahtest && chmod 755 /tmp/pkg/usr/local/bin/ahtest && dpkg-deb --build /tmp/pkg /tmp/ahtest.deb "
+            ">/dev/null && dpkg -i /tmp/ahtest.deb >/dev/null && ahtest && dpkg -s ahtest | grep Status";
+        json obs = run(*root->runtime, build, 120);
+        EXPECT_EQ(exit_code(obs), 0) << obs.dump();
+        EXPECT_NE(content(obs).find("installed"), std::string::npos) << obs.dump();
+        EXPECT_NE(content(obs).find("install ok installed"), std::string::npos) << obs.dump();
+        EXPECT_NE(content(run(*root->runtime, "python3 -c 'import sys; print(sys.version_info[0])'")).find("3"), std::string::npos);
+    }
+    auto user = start_image(image, true);
+    EXPECT_EQ(content(run(*user->runtime, "id -un")), "openhands");
+    EXPECT_EQ(content(run(*user->runtime, "grep -c '^openhands:' /etc/passwd")), "1");
+    // Nothing of the other sandbox's dpkg run.
+    EXPECT_NE(exit_code(run(*user->runtime, "command -v ahtest")), 0);
+}
