@@ -23,13 +23,11 @@ namespace fs = std::filesystem;
 
 std::string random_hex(size_t bytes) { return common::random_hex(bytes); }
 
-std::string select_runtime_name(const Config &config, const Environment &env) {
+std::string select_runtime_name(const Config &config, const Environment &) {
+    // OpenHands defaults to docker. Ours is the daemonless sandbox everywhere, a Docker engine on the
+    // machine or not: docker only when asked for (core.runtime, RUNTIME, ahctl -r docker).
     if (config.is_explicit("core.runtime")) return config.runtime();
-    // OpenHands defaults to docker; without a Docker engine the daemonless sandbox is the useful default.
-    std::string socket = config.get_string("sandbox.docker_socket", "/var/run/docker.sock");
-    auto host = env.find("DOCKER_HOST");
-    bool docker = (host != env.end() && !host->second.empty()) || fs::exists(socket);
-    return docker ? "docker" : "sandbox";
+    return "sandbox";
 }
 
 

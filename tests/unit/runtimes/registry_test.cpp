@@ -76,10 +76,16 @@ TEST(RuntimeRegistry, CreateRefusesUnknownRuntime) {
     }
 }
 
-TEST(RuntimeRegistry, DefaultIsSandboxWithoutDocker) {
+// Issue 31: `sandbox` is the default everywhere; a Docker engine on the machine (its socket, DOCKER_HOST)
+// no longer picks docker — the README's main job failed there on an image nobody had pulled.
+TEST(RuntimeRegistry, DefaultIsSandboxEvenWithADockerEngine) {
     Config c;
     c.set("sandbox.docker_socket", "/nonexistent/docker.sock");
     EXPECT_EQ(select_runtime_name(c, {}), "sandbox");
+    EXPECT_EQ(select_runtime_name(c, {{"DOCKER_HOST", "unix:///x.sock"}}), "sandbox");
+    Config with_socket;
+    EXPECT_EQ(select_runtime_name(with_socket, {}), "sandbox");
+    c.set("core.runtime", "docker");
     EXPECT_EQ(select_runtime_name(c, {{"DOCKER_HOST", "unix:///x.sock"}}), "docker");
     c.set("core.runtime", "local");
     EXPECT_EQ(select_runtime_name(c, {}), "local");
