@@ -48,7 +48,7 @@ const std::vector<Command> &command_table() {
 
 const std::vector<std::string> kGlobalOptions = {"--config", "--runtime", "--workspace", "--session", "--state-dir",
                                                  "--install-dir", "--keep", "--quiet", "--json", "--all", "--count",
-                                                 "--jobs", "--plugins", "--plugin-dir", "--set", "--env", "--repo", "--timeout",
+                                                 "--jobs", "--plugins", "--plugin-dir", "--set", "--env", "--repo", "--image", "--timeout",
                                                  "--help", "--version"};
 
 size_t positive_count(const std::string &name, const std::string &v) {
@@ -108,7 +108,7 @@ Options parse_command_line(int argc, char **argv) {
     app.require_subcommand(0, 1);  // one command; a command's words are never taken for another command
     // An option given twice: the last one counts (scripts append overrides: `... -r sandbox ... -r local`).
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    std::string config, runtime, workspace, session, state_dir, install_dir, repo, timeout, count, jobs;
+    std::string config, runtime, workspace, session, state_dir, install_dir, repo, image, timeout, count, jobs;
     std::vector<std::string> plugins, plugin_dirs, sets, env;
     app.add_flag("-h,--help", o.help);
     app.add_flag("--version", o.version);
@@ -119,6 +119,7 @@ Options parse_command_line(int argc, char **argv) {
     auto *state_opt = app.add_option("--state-dir", state_dir);
     auto *install_opt = app.add_option("--install-dir", install_dir);
     auto *repo_opt = app.add_option("--repo", repo);
+    auto *image_opt = app.add_option("--image", image);
     auto *timeout_opt = app.add_option("-t,--timeout", timeout);
     auto *count_opt = app.add_option("--count", count);
     auto *jobs_opt = app.add_option("-j,--jobs", jobs);
@@ -167,6 +168,7 @@ Options parse_command_line(int argc, char **argv) {
     if (state_opt->count()) o.state_dir = state_dir;
     if (install_opt->count()) o.install_dir = install_dir;
     if (repo_opt->count()) o.repo = repo;
+    if (image_opt->count()) o.image = image;
     if (count_opt->count()) o.count = positive_count("--count", count);
     if (jobs_opt->count()) o.jobs = positive_count("--jobs", jobs);
     for (const auto &p : plugins)

@@ -33,6 +33,7 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> sets;  // --set section.key=value
     std::vector<std::pair<std::string, std::string>> env;   // --env KEY=VALUE (sandbox variables)
     std::optional<std::string> repo;                        // --repo URL[@branch] ([sandbox] selected_repo)
+    std::optional<std::string> image;                       // --image REF ([sandbox] base_container_image)
     bool keep = false;
     bool quiet = false;
     bool json = false;

@@ -90,6 +90,7 @@ Config load_config(const Options &o, const Environment &env) {
     if (o.state_dir) config.set("core.state_dir", *o.state_dir);
     if (o.keep) config.set("sandbox.keep_runtime_alive", true);
     if (o.repo) config.set("sandbox.selected_repo", *o.repo);
+    if (o.image) config.set("sandbox.base_container_image", *o.image);
     for (const auto &[k, v] : o.sets) {
         json value = parse_set_value(v);
         try {
