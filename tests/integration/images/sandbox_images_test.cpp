@@ -187,3 +187,85 @@ TEST(SandboxImages, DebianImageInstallsPackagesAndSetsUpItsUser) {
     // Nothing of the other sandbox's dpkg run.
     EXPECT_NE(exit_code(run(*user->runtime, "command -v ahtest")), 0);
 }
+
+namespace {
+
+// The layout's one image turned into a two-platform image index (amd64: the image; arm64: the same
+// layers under a config saying arm64), as a multi-architecture image is published.
+void make_multi_platform(const std::string &layout) {
+    auto blob_path = [&](const std::string &digest) { return layout + "/blobs/sha256/" + digest.substr(7); };
+    auto put = [&](const json &doc) {
+        const std::string tmp = layout + "/doc.tmp";
+        std::ofstream(tmp) << doc.dump();
+        const std::string hex = at::sha256_of_file(tmp);
+        fs::rename(tmp, layout + "/blobs/sha256/" + hex);
+        return json{{"digest", "sha256:" + hex}, {"size", fs::file_size(layout + "/blobs/sha256/" + hex)}};
+    };
+    json index = json::parse(std::ifstream(layout + "/index.json"));
+    json amd64 = index["manifests"][0];
+    json manifest = json::parse(std::ifstream(blob_path(amd64["digest"])));
+    json config = json::parse(std::ifstream(blob_path(manifest["config"]["digest"])));
+    config["architecture"] = "arm64";
+    json arm_config = put(config);
+    manifest["config"]["digest"] = arm_config["digest"];
+    manifest["config"]["size"] = arm_config["size"];
+    json arm64 = put(manifest);
+    arm64["mediaType"] = "application/vnd.oci.image.manifest.v1+json";
+    arm64["platform"] = {{"os", "linux"}, {"architecture", "arm64"}};
+    amd64.erase("annotations");
+    amd64["platform"] = {{"os", "linux"}, {"architecture", "amd64"}};
+    json inner = put({{"schemaVersion", 2}, {"mediaType", "application/vnd.oci.image.index.v1+json"}, {"manifests", {arm64, amd64}}});
+    inner["mediaType"] = "application/vnd.oci.image.index.v1+json";
+    inner["annotations"] = {{"org.opencontainers.image.ref.name", "v1"}};
+    index["manifests"] = json::array({inner});
+    std::ofstream(layout + "/index.json") << index.dump();
+}
+
+}  // namespace
+
+// A multi-platform image (an image index) in a registry: this machine's platform is pulled, or the one
+// sandbox.platform names; a platform the image lacks is refused, listing the ones it has.
+TEST(SandboxImages, AnIndexIsResolvedForThePlatform) {
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    make_multi_platform(dir / "layout");
+    LocalRegistry registry;
+    if (!registry.started()) GTEST_SKIP() << registry.why_not();
+    const std::string ref = registry.address() + "/tests/multi:1";
+    auto pushed = at::run_process({"skopeo", "--insecure-policy", "copy", "--quiet", "--all", "--dest-tls-verify=false",
+                                   "oci:" + (dir / "layout") + ":v1", "docker://" + ref}, 600);
+    ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
+    auto s = start_image(ref);
+    EXPECT_EQ(content(run(*s->runtime, "echo amd64 picked")), "amd64 picked");
+    try {
+        auto refused = start_image(ref, false, [](Config &c) { c.set("sandbox.platform", "linux/s390x"); });
+        ADD_FAILURE() << "an s390x image that does not exist started";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("no linux/s390x variant"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("linux/arm64"), std::string::npos) << e.what();
+    }
+    // The layout's index is resolved the same way.
+    auto from_layout = start_image("oci:" + (dir / "layout") + ":v1");
+    EXPECT_EQ(content(run(*from_layout->runtime, "echo layout")), "layout");
+}
+
+// A Docker Hub reference through a mirror (sandbox.registry_mirrors): the mirror answers, Docker Hub is
+// never asked (this machine could not reach it).
+TEST(SandboxImages, DockerHubImagesComeThroughAMirror) {
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    LocalRegistry mirror;
+    if (!mirror.started()) GTEST_SKIP() << mirror.why_not();
+    ASSERT_EQ(at::skopeo_copy("oci:" + (dir / "layout") + ":v1", "docker://" + mirror.address() + "/library/ahtest-mirrored:1"), "");
+    auto s = start_image("ahtest-mirrored:1", false,
+                         [&](Config &c) { c.set("sandbox.registry_mirrors", json::array({"http://" + mirror.address()})); });
+    EXPECT_EQ(content(run(*s->runtime, "echo mirrored")), "mirrored");
+    // A plain-http mirror that is not on the loopback is refused before any request.
+    try {
+        auto refused = start_image("ahtest-mirrored:2", false,
+                                   [](Config &c) { c.set("sandbox.registry_mirrors", json::array({"http://mirror.example:5000"})); });
+        ADD_FAILURE() << "a plain-http mirror off the loopback was used";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("plain http"), std::string::npos) << e.what();
+    }
+}
