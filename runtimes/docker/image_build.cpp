@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "install_hash.hpp"
-#include "md5.hpp"
+#include <actionhost/common/digest.hpp>
 #include "tar_context.hpp"
 
 namespace docker {
@@ -64,7 +64,7 @@ void build(Engine &engine, const std::string &dockerfile, const ImagePlan &plan,
 }  // namespace
 
 std::string md5_hex(const std::string &text) {
-    Md5 m;
+    actionhost::common::Digest m = actionhost::common::Digest::md5();
     m.update(text);
     return m.hex();
 }

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "md5.hpp"
+#include <actionhost/common/digest.hpp>
 
 namespace docker {
 
@@ -38,7 +38,7 @@ std::vector<fs::path> tree_files(const std::string &install_dir) {
 }
 
 std::string hash_files(const std::string &install_dir, const std::vector<fs::path> &files) {
-    Md5 m;
+    actionhost::common::Digest m = actionhost::common::Digest::md5();
     std::vector<char> buffer(1 << 20);
     for (const auto &f : files) {
         m.update(fs::relative(f, install_dir).string());
@@ -52,7 +52,7 @@ std::string hash_files(const std::string &install_dir, const std::vector<fs::pat
 
 // Path, size, mtime and inode of every file; false when a file is too fresh to trust.
 bool metadata_signature(const std::string &install_dir, const std::vector<fs::path> &files, std::string &out) {
-    Md5 m;
+    actionhost::common::Digest m = actionhost::common::Digest::md5();
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     bool trusted = true;
     for (const auto &f : files) {
