@@ -17,6 +17,7 @@
 #include <actionhost/ext/runtime_images.h>
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/host_bundle.hpp>
+#include <actionhost/runtime_support/image_lease.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -146,6 +147,9 @@ class SandboxRuntime : public Backend {
                 ::chmod(path.c_str(), 0755);
             }
             argv.insert(argv.end(), {"--upper", run_dir_ + "/upper", "--work", run_dir_ + "/work", "--bundle", bundle.tree()});
+            image_digest_ = (*image).value("digest", "");
+            // While this sandbox runs, removing its image from the store leaves these layers in place.
+            write_image_lease(run_dir_, (*image).value("store", ""), image_digest_);
             host_binary = bundle.prefix + "/bin/actionhost";
         } else {
             argv.insert(argv.end(), {"--ro-bind", install});
@@ -249,6 +253,19 @@ class SandboxRuntime : public Backend {
     }
 
     bool reclaims_sandboxes() const override { return true; }
+
+    // A snapshot: the sandbox frozen (its cgroup freezer), its own layer described for the client, which
+    // commits it as an image and thaws it.
+    bool takes_snapshots() const override { return true; }
+    std::string freeze_layer() override {
+        if (image_digest_.empty())
+            throw Unsupported("this sandbox has no image below it (the machine's /usr): start it with --image to take snapshots");
+        freeze(true);
+        const IdOwners owners = id_owners();
+        return common::dump_json(json{{"upper", run_dir_ + "/upper"}, {"image", image_digest_}, {"map_owners", owners.map},
+                                      {"uid_base", owners.uid_base}, {"gid_base", owners.gid_base}});
+    }
+    void thaw_layer() override { freeze(false); }
 
     bool sandbox_exists() override {
         auto record = read_record();
@@ -358,6 +375,7 @@ class SandboxRuntime : public Backend {
         temp_workspace_ = s.value("temp_workspace", "");
         cgroup_ = s.value("cgroup", "");
         started_at_ = s.value("started_at", 0LL);
+        image_digest_ = s.value("image_digest", "");
     }
 
     bool attach() {
@@ -377,7 +395,7 @@ class SandboxRuntime : public Backend {
         save_kept_alive_record(state_path(), json{{"pid", pid_}, {"pid_start", identity_.start_ticks}, {"boot_id", identity_.boot_id},
                                                   {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
                                                   {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_},
-                                                  {"started_at", started_at_}});
+                                                  {"started_at", started_at_}, {"image_digest", image_digest_}});
     }
 
     // ah-sandbox-init turns SIGTERM into SIGKILL of the namespace's pid 1 (after thawing a paused
@@ -403,6 +421,7 @@ class SandboxRuntime : public Backend {
     bool kept_ = false, network_ = false;
     long long started_at_ = 0;
     std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;
+    std::string image_digest_;  // the manifest of the image below the sandbox ("" = the machine's /usr)
 };
 
 std::unique_ptr<Backend> create(const ah_runtime_host_t *host, const std::string &) {

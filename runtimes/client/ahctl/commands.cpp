@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 
+#include "image_commands.hpp"
 #include "live_run.hpp"
 #include "progress.hpp"
 #include "style.hpp"
@@ -66,6 +67,8 @@ json parse_set_value(const std::string &text) {
     }
 }
 
+}  // namespace
+
 Config load_config(const Options &o, const Environment &env) {
     Config config = Config::load(o.config_path, env);
     // Once per process: the configuration is loaded again by each step that needs it.
@@ -101,6 +104,8 @@ Config load_config(const Options &o, const Environment &env) {
     }
     return config;
 }
+
+namespace {
 
 std::string state_dir_of(const Config &config) { return StateStore::default_dir(config.get_text("core.state_dir")); }
 
@@ -621,6 +626,9 @@ int run_command(const Options &o) {
         {"attach", [](const Options &o) { return cmd_terminal(o, &open_runtime, true); }}, {"upload", cmd_upload},
         {"download", cmd_download}, {"start", cmd_start}, {"ps", cmd_ps},       {"stop", cmd_stop},
         {"runtimes", cmd_runtimes},
+        {"snapshot", [](const Options &o) { return cmd_snapshot(o, &open_runtime); }},
+        {"images", cmd_images},
+        {"rmi", cmd_rmi},
         {"env", [](const Options &o) { return cmd_env(o, &open_runtime); }},
         {"cp", [](const Options &o) { return cmd_cp(o, &open_runtime); }},
         {"git", [](const Options &o) { return cmd_git(o, &open_runtime); }},

@@ -58,6 +58,8 @@ const char *const kOverview =
     "  cp SRC DST           copy files/directories in or out; sandbox:PATH names the sandbox side\n"
     "  git changes|diff|clone|init   the workspace's git changes, a file's diff, clone, init\n"
     "  microagents          list .openhands/microagents/*.md of the workspace\n"
+    "  snapshot NAME        keep a sandbox's files as the image NAME (-s SID); --image NAME starts from it\n"
+    "  images               list the image store;  rmi NAME...  removes images\n"
     "  help COMMAND         help of one command (or: ahctl COMMAND --help)\n\n"
     "Examples:\n"
     "  ahctl -r sandbox run -- 'make test'\n"
@@ -201,6 +203,27 @@ const std::map<std::string, std::string> &pages() {
          "Lists the microagents of DIR/.openhands/microagents/*.md (default DIR: the workspace): one\n"
          "`NAME<TAB>PATH` line each; --json prints [{\"name\",\"path\",\"content\"}].\n\n"
          "Example:\n  ahctl -w ./repo -r sandbox microagents\n"},
+        {"snapshot",
+         "Usage: ahctl -s SID snapshot NAME\n\n"
+         "Keeps what the kept-alive sandbox SID wrote over its image (packages installed, files anywhere but\n"
+         "the workspace, which stays on this machine) as a new image NAME of the image store, and prints its\n"
+         "digest. The sandbox is frozen while its files are read and runs on after, its processes untouched.\n"
+         "Sandboxes started with --image NAME then start from it: a fork. Needs a sandbox started with\n"
+         "--image, and its cgroup freezer (a root caller's sandbox). A name already in the store now means\n"
+         "the new image. At most sandbox.image_max_size_mb of files (a sparse file counts at full size).\n\n"
+         "Example:\n  SID=$(ahctl --image ./rootfs.oci start)\n  ahctl -s $SID run -- apt-get install -y ./tool.deb\n"
+         "  ahctl -s $SID snapshot with-tool\n  ahctl --image with-tool run -- tool --version\n"},
+        {"images",
+         "Usage: ahctl [options] images [--json]\n\n"
+         "Lists the images of the store (sandbox.image_store, else <state dir>/images): the names they were\n"
+         "asked for or given by a snapshot, their manifest digests, when they were stored.\n\n"
+         "Example:\n  ahctl images\n"},
+        {"rmi",
+         "Usage: ahctl [options] rmi NAME...\n\n"
+         "Removes images from the store, then every blob and unpacked layer no remaining image needs. An image\n"
+         "a running sandbox stands on is refused (exit 1) until that sandbox stops; the layers of running\n"
+         "sandboxes are never removed.\n\n"
+         "Example:\n  ahctl rmi with-tool\n"},
         {"runtimes",
          "Usage: ahctl [options] runtimes\n\nLists the runtime names the manifests on the search path provide.\n\n"
          "Example:\n  ahctl runtimes\n"},

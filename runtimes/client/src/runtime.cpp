@@ -12,7 +12,7 @@
 #include "actionhost/client/in_process.hpp"
 #include "actionhost/client/sandbox_env.hpp"
 #include "actionhost/client/state_store.hpp"
-#include "images/image_store.hpp"
+#include "actionhost/client/images.hpp"
 #include "runtime_impl.hpp"
 #include "actionhost/common/random.hpp"
 
@@ -66,8 +66,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     s.api_key = random_hex(16);
     s.options.wire_policy.default_action_timeout_s = s.options.config.get_number("sandbox.timeout", 120);
     // Backends store attach data next to the library's records; give them a real directory.
-    s.images_root = s.options.config.get_string("sandbox.image_store", "");
-    if (s.images_root.empty()) s.images_root = images::ImageStore::default_root(s.options.config.get_string("core.state_dir", ""));
+    s.images_root = image_store_root(s.options.config);
     s.state_dir = StateStore::default_dir(s.options.config.get_text("core.state_dir"));
     s.options.config.set("core.state_dir", s.state_dir);
     s.runtime_name = select_runtime_name(s.options.config, s.env);

@@ -15,7 +15,11 @@
 #include <set>
 #include <sstream>
 
+#include <actionhost/client/errors.hpp>
+#include <actionhost/client/images.hpp>
+
 #include "images_harness.hpp"
+#include "support/host_process.hpp"
 #include "support/oci_layout.hpp"
 #include "support/run_process.hpp"
 #include "support/temp_dir.hpp"
@@ -268,4 +272,163 @@ TEST(SandboxImages, DockerHubImagesComeThroughAMirror) {
     } catch (const std::exception &e) {
         EXPECT_NE(std::string(e.what()).find("plain http"), std::string::npos) << e.what();
     }
+}
+
+namespace {
+
+actionhost::client::Config store_config(const std::string &state_dir) {
+    Config c;
+    c.set("core.state_dir", state_dir);
+    return c;
+}
+
+bool has_image(const std::string &state_dir, const std::string &name) {
+    for (const auto &i : actionhost::client::list_images(store_config(state_dir)))
+        if (i.name == name) return true;
+    return false;
+}
+
+}  // namespace
+
+// A snapshot keeps what the sandbox wrote over its image — files anywhere, owners and modes, deletions
+// (whiteouts), a directory replaced whole (opaque), hard and symbolic links, FIFOs — as a new image; a
+// sandbox started from it (a fork) sees exactly that, and its own writes stay its own. The snapshotted
+// sandbox runs on, its processes untouched.
+TEST(SandboxImages, ASnapshotForksTheSandboxsFiles) {
+    if (geteuid() != 0) GTEST_SKIP() << "the cgroup freezer is root's here";
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    auto a = start_image("oci:" + (dir / "layout") + ":v1");
+    ASSERT_EQ(exit_code(run(*a->runtime, "test -e /bin/vi && test -n \"$(ls /usr/sbin)\"")), 0) << "the busybox root changed";
+    const std::string writes =
+        "mkdir -p /opt/tool && echo tool > /opt/tool/x && echo owned > /opt/owned && chown 1234:2345 /opt/owned && "
+        "chmod 640 /opt/owned && echo data > /opt/h1 && ln /opt/h1 /opt/h2 && ln -s /etc/shadow /opt/link && mkfifo /opt/fifo && "
+        "rm /bin/vi && rm -rf /usr/sbin && mkdir /usr/sbin && echo only > /usr/sbin/only && echo ws > /workspace/in-ws && "
+        "echo 'extra:x:1234:2345::/:/bin/sh' >> /etc/passwd";
+    ASSERT_EQ(exit_code(run(*a->runtime, writes)), 0);
+    // A process that keeps counting through the snapshot.
+    ASSERT_EQ(exit_code(run(*a->runtime, "(i=0; while [ $i -lt 100000 ]; do i=$((i+1)); echo $i > /tmp/count; sleep 0.05; done) "
+                                         ">/dev/null 2>&1 & echo $! > /tmp/counter.pid")),
+              0);
+    const std::string counter = content(run(*a->runtime, "cat /tmp/counter.pid"));
+    const std::string digest = a->runtime->snapshot("tests-fork:1");
+    EXPECT_EQ(digest.rfind("sha256:", 0), 0u) << digest;
+    EXPECT_TRUE(has_image(a->state->path(), "tests-fork:1"));
+    // Thawed: the counter still runs, the same process, and goes on counting.
+    const std::string before = content(run(*a->runtime, "cat /tmp/count"));
+    EXPECT_EQ(exit_code(run(*a->runtime, "sleep 0.5; kill -0 " + counter)), 0);
+    EXPECT_NE(content(run(*a->runtime, "cat /tmp/count")), before);
+
+    auto b = start_image("tests-fork:1", false, [&](Config &c) { c.set("core.state_dir", a->state->path()); });
+    EXPECT_EQ(content(run(*b->runtime, "cat /opt/tool/x")), "tool");
+    EXPECT_EQ(content(run(*b->runtime, "stat -c '%u:%g %a' /opt/owned")), "1234:2345 640");
+    EXPECT_EQ(content(run(*b->runtime, "[ $(stat -c %i /opt/h1) = $(stat -c %i /opt/h2) ] && stat -c %h /opt/h1")), "2");
+    EXPECT_EQ(content(run(*b->runtime, "readlink /opt/link")), "/etc/shadow");
+    EXPECT_EQ(exit_code(run(*b->runtime, "test -p /opt/fifo")), 0);
+    EXPECT_NE(exit_code(run(*b->runtime, "test -e /bin/vi")), 0) << "a deleted file came back";
+    EXPECT_EQ(content(run(*b->runtime, "ls /usr/sbin")), "only") << "the replaced directory kept the image's entries";
+    EXPECT_EQ(content(run(*b->runtime, "grep -c '^extra:' /etc/passwd")), "1");
+    EXPECT_NE(exit_code(run(*b->runtime, "test -e /workspace/in-ws")), 0) << "the workspace is not the image's";
+    EXPECT_EQ(content(run(*b->runtime, "busybox echo still busybox")), "still busybox");
+    // The fork's writes are its own: a does not see them.
+    ASSERT_EQ(exit_code(run(*b->runtime, "echo fork > /opt/only-in-b")), 0);
+    EXPECT_NE(exit_code(run(*a->runtime, "test -e /opt/only-in-b")), 0);
+    // A snapshot of the fork stacks another layer: both sandboxes' writes.
+    b->runtime->snapshot("tests-fork:2");
+    auto c = start_image("tests-fork:2", false, [&](Config &cfg) { cfg.set("core.state_dir", a->state->path()); });
+    EXPECT_EQ(content(run(*c->runtime, "cat /opt/only-in-b /opt/tool/x")), "fork\ntool");
+}
+
+// rmi: an image a running sandbox stands on is refused; once it stops the image goes, with the blobs and
+// unpacked layers no other image needs, and never what another image still needs.
+TEST(SandboxImages, RemovingAnImageSparesWhatIsStillNeeded) {
+    if (geteuid() != 0) GTEST_SKIP() << "the cgroup freezer is root's here";
+    at::TempDir dir("ahimg");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    const std::string base = "oci:" + (dir / "layout") + ":v1";
+    at::TempDir state("ahimg-state");
+    auto a = start_image(base, false, [&](Config &c) { c.set("core.state_dir", state.path()); });
+    ASSERT_EQ(exit_code(run(*a->runtime, "mkdir -p /opt && head -c 3000000 /dev/urandom > /opt/big")), 0);
+    a->runtime->snapshot("tests-big");
+    auto b = start_image("tests-big", false, [&](Config &c) { c.set("core.state_dir", state.path()); });
+    try {
+        actionhost::client::remove_image(store_config(state.path()), "tests-big");
+        ADD_FAILURE() << "an image in use was removed";
+    } catch (const actionhost::client::RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("in use"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(content(run(*b->runtime, "wc -c < /opt/big")), "3000000");
+    EXPECT_THROW(actionhost::client::remove_image(store_config(state.path()), base), actionhost::client::RuntimeError) << "a runs on it";
+    // Once a stops, the base goes; its layers stay, for the snapshot stacks on them: another sandbox of
+    // the snapshot starts, and b runs on.
+    a.reset();
+    actionhost::client::remove_image(store_config(state.path()), base);
+    EXPECT_FALSE(has_image(state.path(), base));
+    auto c = start_image("tests-big", false, [&](Config &cfg) { cfg.set("core.state_dir", state.path()); });
+    EXPECT_EQ(content(run(*c->runtime, "wc -c < /opt/big && busybox echo c runs")), "3000000\nc runs");
+    EXPECT_EQ(content(run(*b->runtime, "busybox echo b runs")), "b runs");
+    b.reset();
+    c.reset();
+    const uint64_t freed = actionhost::client::remove_image(store_config(state.path()), "tests-big");
+    EXPECT_GE(freed, 3000000u) << "the snapshot's layer blob stayed";
+    EXPECT_FALSE(has_image(state.path(), "tests-big"));
+    // Nothing left behind: no blob, no unpacked layer.
+    size_t left = 0;
+    for (const char *sub : {"/images/blobs/sha256", "/images/layers"})
+        for (const auto &e : fs::recursive_directory_iterator(state.path() + sub))
+            if (!e.is_directory() || e.path().parent_path().filename() != "layers") ++left;
+    EXPECT_EQ(left, 0u);
+    try {
+        actionhost::client::remove_image(store_config(state.path()), "tests-big");
+        ADD_FAILURE() << "a removed image was removed again";
+    } catch (const actionhost::client::RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("no image named"), std::string::npos) << e.what();
+    }
+}
+
+// A sandbox on the machine's own /usr has no layer of its own to keep: the error says how to get one.
+TEST(SandboxImages, ASnapshotNeedsAnImage) {
+    auto s = start_runtime("sandbox");
+    try {
+        s->runtime->snapshot("nothing");
+        ADD_FAILURE() << "a sandbox without an image was snapshotted";
+    } catch (const actionhost::client::RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("--image"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(content(run(*s->runtime, "echo runs")), "runs");
+}
+
+// The same through ahctl, as a user would (the agent as openhands, its home in the image): start on an
+// image, change it, snapshot, list, run the fork (openhands already in its /etc/passwd),
+// remove the image once nothing runs on it.
+TEST(SandboxImagesAhctl, SnapshotImagesAndRmi) {
+    if (geteuid() != 0) GTEST_SKIP() << "the cgroup freezer is root's here";
+    at::TempDir dir("ahimg"), state("ahimg-state");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    auto ahctl = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {at::build_path("bin/ahctl"), "-q", "--state-dir", state.path(), "-r", "sandbox"});
+        return at::run_process(args, 120);
+    };
+    auto started = ahctl({"--image", "oci:" + (dir / "layout") + ":v1", "start"});
+    ASSERT_EQ(started.exit_code, 0) << started.output;
+    const std::string sid = started.output.substr(0, started.output.find('\n'));
+    auto wrote = ahctl({"-s", sid, "run", "--", "echo made-in-a > ~/mark"});
+    ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+    auto snap = ahctl({"-s", sid, "snapshot", "tests-ahctl"});
+    EXPECT_EQ(snap.exit_code, 0) << snap.output;
+    EXPECT_EQ(snap.output.rfind("sha256:", 0), 0u) << snap.output;
+    auto listed = ahctl({"images"});
+    EXPECT_NE(listed.output.find("tests-ahctl"), std::string::npos) << listed.output;
+    auto fork = ahctl({"--image", "tests-ahctl", "run", "--", "cat ~/mark && whoami"});
+    EXPECT_EQ(fork.exit_code, 0) << fork.output;
+    EXPECT_NE(fork.output.find("made-in-a\nopenhands"), std::string::npos) << fork.output;
+    // Without -s there is nothing to snapshot; the base image is in use by the kept sandbox.
+    EXPECT_EQ(ahctl({"snapshot", "x"}).exit_code, 2);
+    auto in_use = ahctl({"rmi", "oci:" + (dir / "layout") + ":v1"});
+    EXPECT_EQ(in_use.exit_code, 1) << in_use.output;
+    EXPECT_NE(in_use.output.find("in use"), std::string::npos) << in_use.output;
+    EXPECT_EQ(ahctl({"stop", sid}).exit_code, 0);
+    auto removed = ahctl({"rmi", "tests-ahctl", "oci:" + (dir / "layout") + ":v1"});
+    EXPECT_EQ(removed.exit_code, 0) << removed.output;
+    EXPECT_EQ(ahctl({"images", "--json"}).output.find("tests-ahctl"), std::string::npos);
 }

@@ -14,6 +14,9 @@
 #include <fstream>
 #include <random>
 
+#include <actionhost/client/errors.hpp>
+#include <actionhost/client/images.hpp>
+
 #include "integration/runtimes/runtime_harness.hpp"
 #include "support/oci_layout.hpp"
 #include "support/run_process.hpp"
@@ -234,4 +237,80 @@ TEST(ImageStore, TamperedBlobsAndLyingSizesAreRefused) {
     std::ofstream(work / "lying/index.json") << new_index.dump();
     why = start_error("oci:" + (work / "lying") + ":v1");
     EXPECT_NE(why.find("longer than"), std::string::npos) << why;
+}
+
+// A snapshot reads what a hostile sandbox wrote into its own layer (docs/security.md, "Images"). Links
+// out of the sandbox stay links, never followed; a sparse giant stays sparse; a layer past
+// sandbox.image_max_size_mb and a tree nested past reason are refused, leaving nothing in the store; after
+// each refusal the sandbox runs on, thawed. As nobody there is no freezer: refused, saying why.
+TEST(ImageStore, SnapshotsOfAHostileSandboxAreHarmless) {
+    at::TempDir work("ahsec-img");
+    ASSERT_EQ(python_tar(work / "plain.tar", "add('hello', b'hi')\n"), "");
+    ASSERT_EQ(hostile_image(work, work / "base", work / "plain.tar"), "");
+    at::TempDir state("ahsec-state");
+    auto s = start_runtime("sandbox", [&](Config &c) {
+        c.set("sandbox.base_container_image", "oci:" + (work / "base") + ":v1");
+        c.set("core.state_dir", state.path());
+        c.set("sandbox.image_max_size_mb", 64);
+    });
+    auto refused = [&](const std::string &name) -> std::string {
+        try {
+            s->runtime->snapshot(name);
+            return "";
+        } catch (const actionhost::client::RuntimeError &e) {
+            return e.what();
+        }
+    };
+    if (!running_as_root()) {
+        const std::string why = refused("tests-unfrozen");
+        EXPECT_NE(why.find("freezer"), std::string::npos) << why;
+        EXPECT_EQ(run(*s->runtime, "echo runs").value("content", ""), "runs");
+        return;
+    }
+    EXPECT_NE(refused("").find("not an image name"), std::string::npos);
+    ASSERT_EQ(exit_code(run(*s->runtime, "mkdir -p /opt && ln -s /etc/shadow /opt/shadow && ln -s / /opt/root && "
+                                         "truncate -s 6G /opt/sparse && printf x | dd of=/opt/sparse bs=1 seek=1000 conv=notrunc 2>/dev/null")),
+              0);
+    struct stat shadow_before{};
+    ::stat("/etc/shadow", &shadow_before);
+    EXPECT_EQ(refused("tests-hostile"), "");
+    struct stat shadow_after{};
+    ::stat("/etc/shadow", &shadow_after);
+    EXPECT_EQ(shadow_before.st_mtime, shadow_after.st_mtime);
+    uint64_t stored = 0;  // what the store takes on disk, holes not counted
+    for (const auto &e : fs::recursive_directory_iterator(state / "images")) {
+        struct stat st{};
+        if (::lstat(e.path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) stored += 512ull * static_cast<uint64_t>(st.st_blocks);
+    }
+    EXPECT_LT(stored, 64ull << 20) << "the 6 GB sparse file took its size in the store";
+    {
+        auto fork = start_runtime("sandbox", [&](Config &c) {
+            c.set("sandbox.base_container_image", "tests-hostile");
+            c.set("core.state_dir", state.path());
+        });
+        EXPECT_EQ(run(*fork->runtime, "readlink /opt/shadow; readlink /opt/root").value("content", ""), "/etc/shadow\n/");
+        EXPECT_EQ(run(*fork->runtime, "stat -c %s /opt/sparse && dd if=/opt/sparse bs=1 skip=1000 count=1 2>/dev/null").value("content", ""),
+                  "6442450944\nx");
+    }
+
+    // Past the limit: refused, the half-written blob gone, the sandbox thawed.
+    ASSERT_EQ(exit_code(run(*s->runtime, "head -c 70000000 /dev/zero > /opt/zeros")), 0);
+    std::string why = refused("tests-too-big");
+    EXPECT_NE(why.find("image_max_size_mb"), std::string::npos) << why;
+    EXPECT_TRUE(fs::is_empty(state / "images/blobs/tmp")) << "a refused snapshot left its blob";
+    EXPECT_EQ(run(*s->runtime, "rm /opt/zeros && echo thawed").value("content", ""), "thawed");
+
+    // Nested deeper than any tree needs: refused before it could exhaust the client's stack.
+    ASSERT_EQ(exit_code(run(*s->runtime, "d=/opt/deep; i=0; while [ $i -lt 600 ]; do d=$d/a; i=$((i+1)); done; mkdir -p $d")), 0);
+    why = refused("tests-deep");
+    EXPECT_NE(why.find("deeper than"), std::string::npos) << why;
+    EXPECT_EQ(run(*s->runtime, "echo thawed again").value("content", ""), "thawed again");
+    bool listed = false;
+    for (const auto &i : actionhost::client::list_images([&] {
+             Config c;
+             c.set("core.state_dir", state.path());
+             return c;
+         }()))
+        listed = listed || i.name == "tests-too-big" || i.name == "tests-deep";
+    EXPECT_FALSE(listed) << "a refused snapshot was named in the store";
 }

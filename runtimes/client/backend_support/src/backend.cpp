@@ -2,6 +2,10 @@
 
 #include <actionhost/ext/runtime_reclaim.h>
 #include <actionhost/ext/runtime_recovery.h>
+#include <actionhost/ext/runtime_snapshot.h>
+
+#include <cstdlib>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -149,11 +153,25 @@ ah_status_t c_reclaim(ah_runtime_t *rt, uint32_t flags, ah_session_ended_fn ende
 }
 const ah_ext_runtime_reclaim_t kReclaim = {sizeof(ah_ext_runtime_reclaim_t), c_exists, c_discard, c_reclaim};
 
+ah_status_t c_freeze_layer(ah_runtime_t *rt, char **out_json) {
+    return barrier(rt, [out_json](Wrapper &w) {
+        if (out_json == nullptr) throw std::invalid_argument("freeze_layer: out_json is NULL");
+        *out_json = nullptr;
+        const std::string text = w.backend->freeze_layer();
+        *out_json = ::strdup(text.c_str());
+        if (*out_json == nullptr) throw std::bad_alloc();
+    });
+}
+ah_status_t c_thaw_layer(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->thaw_layer(); }); }
+void c_free_string(ah_runtime_t *, char *text) { std::free(text); }
+const ah_ext_runtime_snapshot_t kSnapshot = {sizeof(ah_ext_runtime_snapshot_t), c_freeze_layer, c_thaw_layer, c_free_string};
+
 const void *c_get_extension(const ah_runtime_t *rt, const char *id) {
     if (!rt || !id) return nullptr;
     const Wrapper *w = static_cast<const Wrapper *>(rt->runtime_data);
     if (std::string(id) == AH_EXT_RUNTIME_RECOVERY && w->backend->handles_sandbox_errors()) return &kRecovery;
     if (std::string(id) == AH_EXT_RUNTIME_RECLAIM && w->backend->reclaims_sandboxes()) return &kReclaim;
+    if (std::string(id) == AH_EXT_RUNTIME_SNAPSHOT && w->backend->takes_snapshots()) return &kSnapshot;
     try {
         return w->backend->extension(id);
     } catch (...) {

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 
 #include <actionhost/common/io/unique_fd.hpp>
@@ -19,6 +20,7 @@
 #include <actionhost/runtime_support/remove_tree.hpp>
 
 #include "images/image_sources.hpp"
+#include "images/layer_writer.hpp"
 
 namespace actionhost::client::images {
 
@@ -187,6 +189,76 @@ std::string ImageStore::ensure_layer(const Descriptor &layer, const Owners &owne
     for (auto &n : report.notes) out.notes.push_back(layer.digest.substr(7, 12) + ": " + n);
     if (::rename(tmp.c_str(), dir.c_str()) != 0) runtime_support::remove_tree(tmp);  // another start unpacked it first
     return dir;
+}
+
+std::string ImageStore::commit(const std::string &base_digest, const std::string &upper, const Owners &owners,
+                               const std::string &name) {
+    if (name.empty() || name.find_first_of(" \t\n") != std::string::npos || name.find(':') == 0)
+        throw std::runtime_error("not an image name: '" + name + "'");
+    StoreLock lock(settings_.root);
+    json manifest = json::parse(blobs_.read(base_digest), nullptr, false);
+    const Manifest base = parse_manifest(manifest);
+    json config = json::parse(blobs_.read(base.config.digest), nullptr, false);
+    if (!config.is_object()) throw std::runtime_error("the base image's config is not an object");
+    const WrittenLayer layer = write_layer(upper, {owners.map_owners, owners.uid_base, owners.gid_base}, blobs_, settings_.max_image_bytes);
+    if (!config.contains("rootfs") || !config["rootfs"].is_object()) config["rootfs"] = {{"type", "layers"}, {"diff_ids", json::array()}};
+    config["rootfs"]["diff_ids"].push_back(layer.digest);
+    if (!config.contains("history") || !config["history"].is_array()) config["history"] = json::array();
+    config["history"].push_back({{"created_by", "actionhost snapshot " + name}, {"comment", "a sandbox's own layer"}});
+    const std::string config_text = common::dump_json(config);
+    const std::string config_digest = blobs_.put(config_text);
+    manifest["config"]["digest"] = config_digest;
+    manifest["config"]["size"] = static_cast<int64_t>(config_text.size());
+    manifest["mediaType"] = media::kOciManifest;
+    manifest["config"]["mediaType"] = media::kOciConfig;
+    manifest["layers"].push_back({{"mediaType", media::kOciLayer}, {"digest", layer.digest}, {"size", layer.size}});
+    const std::string digest = blobs_.put(common::dump_json(manifest));
+    remember(name, digest);
+    return digest;
+}
+
+uint64_t ImageStore::remove(const std::string &name, const std::vector<std::string> &in_use) {
+    StoreLock lock(settings_.root);
+    json names = read_names(settings_.root);
+    if (!names.contains(name)) throw std::runtime_error("no image named '" + name + "' in " + settings_.root);
+    const std::string digest = names[name].value("digest", "");
+    if (std::find(in_use.begin(), in_use.end(), digest) != in_use.end())
+        throw std::runtime_error("the image '" + name + "' is in use by a running sandbox: stop it first");
+    names.erase(name);
+    {
+        const std::string tmp = settings_.root + "/names.json.tmp";
+        std::ofstream(tmp, std::ios::trunc) << common::dump_json(names);
+        fs::rename(tmp, settings_.root + "/names.json");
+    }
+    // What the remaining names and the running sandboxes still need.
+    std::set<std::string> needed;
+    auto keep = [&](const std::string &manifest_digest) {
+        if (!blobs_.has(manifest_digest)) return;
+        needed.insert(manifest_digest);
+        const json m = json::parse(blobs_.read(manifest_digest), nullptr, false);
+        if (document_kind("", m) != DocumentKind::Manifest) return;
+        const Manifest parsed = parse_manifest(m);
+        needed.insert(parsed.config.digest);
+        for (const auto &l : parsed.layers) needed.insert(l.digest);
+    };
+    for (const auto &[n, v] : names.items())
+        if (v.is_object()) keep(v.value("digest", ""));
+    for (const auto &d : in_use) keep(d);
+    uint64_t freed = 0;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(settings_.root + "/blobs/sha256", ec)) {
+        if (needed.count("sha256:" + e.path().filename().string())) continue;
+        freed += static_cast<uint64_t>(e.file_size(ec));
+        fs::remove(e.path(), ec);
+    }
+    for (const auto &owners_dir : fs::directory_iterator(settings_.root + "/layers", ec)) {
+        for (const auto &layer : fs::directory_iterator(owners_dir.path(), ec)) {
+            const std::string hex = layer.path().filename().string();
+            if (needed.count("sha256:" + hex) || hex.rfind("tmp-", 0) == 0) continue;
+            runtime_support::remove_tree(layer.path().string());
+        }
+    }
+    return freed;
 }
 
 PreparedImage ImageStore::prepare(const std::string &reference, const Owners &owners,

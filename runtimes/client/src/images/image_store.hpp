@@ -63,6 +63,15 @@ class ImageStore {
                           const std::function<void(const std::string &)> &progress = {});
     std::vector<StoredImage> list() const;
 
+    // A snapshot: `upper` (a sandbox's own layer, owned as `owners` says) written as a new layer on top of
+    // the image `base_digest`, stored under `name` (replacing an image of that name). Returns the new
+    // manifest's digest. std::runtime_error with why.
+    std::string commit(const std::string &base_digest, const std::string &upper, const Owners &owners, const std::string &name);
+    // Removes the name; then every blob and unpacked layer no remaining name and none of `in_use` (manifest
+    // digests of running sandboxes) needs. std::runtime_error when the name is unknown or its image is in
+    // use. Returns how many bytes were freed.
+    uint64_t remove(const std::string &name, const std::vector<std::string> &in_use);
+
     // The store's directory for a state directory: <state_dir>/images when one is configured, else next
     // to the default state directory (~/.local/state/actionhost/images).
     static std::string default_root(const std::string &configured_state_dir);

@@ -30,8 +30,11 @@ typedef struct ah_ext_runtime_images {
      * "gid_base": N} maps every owner into the id range from N (a root caller's sandbox ids), {} leaves
      * them the caller's (set-user/group-ID bits dropped). Borrowed.
      * On AH_OK, *out_json is NULL when no image is configured, else a JSON object: {"name": the reference
-     * as given, "digest": the manifest's, "layers": [directories, bottom first], "env": ["K=V", ...],
-     * "working_dir": "...", "user": "..."}; the backend frees it with free_string. On failure (a
+     * as given, "digest": the manifest's, "store": the store's directory, "layers": [directories, bottom
+     * first], "env": ["K=V", ...], "working_dir": "...", "user": "..."}; the backend frees it with
+     * free_string. While the sandbox runs on the layers, the backend holds a lease on the image (the C++
+     * support library's image_lease.hpp, or a file <owned dir>/image-lease.json of the same form), or
+     * removing the image may remove them. On failure (a
      * registry's refusal, a digest mismatch, a layer refused, ...) a status other than AH_OK and *out_json
      * is {"error": why}, freed the same way.
      * Progress: host->set_status. Blocking: yes (a pull may take minutes). Thread: any. */

@@ -77,6 +77,11 @@ class Runtime {
     // Clones "URL[@branch]" into the workspace with the matching git provider token of this process's
     // environment (git_workspace.hpp); returns the repository's sandbox path. Throws RuntimeError.
     std::string clone_repo(const std::string &spec);
+    // Commits the sandbox's own layer (what it wrote over its image) as the image `name` of the client's
+    // image store: the sandbox is frozen meanwhile and thawed after. Sandboxes started with `--image
+    // name` then start from it (a fork). Returns the new manifest's digest. Throws RuntimeError (a
+    // runtime without snapshots, a sandbox without an image, no freezer for an unprivileged caller).
+    std::string snapshot(const std::string &name);
     // Ends the session: the backend stops the sandbox, or keeps it when sandbox.keep_runtime_alive
     // (then a record is left for `ahctl ps` / `ahctl stop`). Idempotent.
     void close();

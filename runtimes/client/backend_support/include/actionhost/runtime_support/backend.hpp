@@ -60,6 +60,11 @@ class Backend {
         (void)thorough;
         (void)ended;
     }
+    // Snapshots (sdk ext/runtime_snapshot.h): a backend whose sandbox has a writable layer of its own
+    // says so, freezes the sandbox and answers the layer's description as JSON, and thaws it.
+    virtual bool takes_snapshots() const { return false; }
+    virtual std::string freeze_layer() { throw Unsupported("this runtime cannot take snapshots"); }
+    virtual void thaw_layer() {}
     // Other optional capabilities by id (ah_runtime_t.get_extension); the table must outlive the runtime.
     virtual const void *extension(const std::string &id) const {
         (void)id;
