@@ -4,7 +4,9 @@
 // sums of RSS), send `echo hi` to all of them concurrently, then stop them all, and check that nothing
 // is left. Printed against the rate of spawning `bash -c true` measured in the same run (sequentially
 // and with the same concurrency). Figures only: it never fails on time.
-//   ah_bench_density [--jobs J] [N ...]      (default: 100 500 1000)
+// With --image, every sandbox runs on one image (a busybox OCI layout made here, imported into the store
+// once): the image's layers shared, each sandbox an overlay with an upper directory of its own.
+//   ah_bench_density [--jobs J] [--image] [N ...]      (default: 100 500 1000)
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -29,7 +31,9 @@
 
 #include "../../tests/integration/runtimes/runtime_harness.hpp"
 #include "support/stats.hpp"
+#include "support/oci_layout.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_images.hpp"
 
 using namespace actionhost;
 using namespace actionhost::bench;
@@ -169,13 +173,17 @@ std::string leftovers(const std::string &tmp, const std::string &state) {
            " cgroups (any user's)";
 }
 
-void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_par) {
+void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_par, const std::string &image, const std::string &store) {
     testing::TempDir tmp("ahdensity-tmp"), state("ahdensity-state");
     setenv("TMPDIR", tmp.path().c_str(), 1);
     client::RuntimeOptions options = runtimes_test::test_runtime_options("sandbox", "", state.path());
     options.config.set("core.workspace_base", "");  // each its own temporary workspace
     options.config.set("sandbox.keep_runtime_alive", true);
-    std::printf("N = %zu sandboxes, %zu at a time\n", n, jobs);
+    if (!image.empty()) {
+        options.config.set("sandbox.base_container_image", image);
+        options.config.set("sandbox.image_store", store);
+    }
+    std::printf("N = %zu sandboxes%s, %zu at a time\n", n, image.empty() ? "" : " of one image", jobs);
 
     malloc_trim(0);
     const long used_before = machine_used_kb();
@@ -274,9 +282,30 @@ void run_density(size_t n, size_t jobs, double bash_rate_seq, double bash_rate_p
 int main(int argc, char **argv) {
     size_t jobs = client::default_concurrency();
     std::vector<size_t> sizes;
+    bool with_image = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) jobs = static_cast<size_t>(std::max(1, std::atoi(argv[++i])));
+        else if (std::strcmp(argv[i], "--image") == 0) with_image = true;
         else sizes.push_back(static_cast<size_t>(std::max(1, std::atoi(argv[i]))));
+    }
+    testing::TempDir image_dir("ahdensity-image"), store("ahdensity-store");
+    std::string image;
+    if (with_image) {
+        testing::TempDir root("ahdensity-root");
+        const std::string layout = image_dir / "busybox";
+        std::string why = testing::make_busybox_rootfs(root.path());
+        if (why.empty()) why = testing::tar_directory(root.path(), layout + ".tar");
+        if (why.empty()) why = testing::write_oci_layout(layout, "v1", {{layout + ".tar", true}});
+        if (!why.empty()) {
+            std::printf("--image: no busybox image (%s)\n", why.c_str());
+            return 0;
+        }
+        image = "oci:" + layout + ":v1";
+        // Into the store once: the figures are of sandboxes on a warm image.
+        runtimes_test::start_runtime("sandbox", [&](client::Config &c) {
+            c.set("sandbox.base_container_image", image);
+            c.set("sandbox.image_store", store.path());
+        });
     }
     if (sizes.empty()) sizes = {100, 500, 1000};
     // A thousand sandboxes are a few thousand descriptors in flight for this client.
@@ -286,6 +315,6 @@ int main(int argc, char **argv) {
         setrlimit(RLIMIT_NOFILE, &files);
     }
     const double bash_seq = spawn_rate(200, 1), bash_par = spawn_rate(400, jobs);
-    for (size_t n : sizes) run_density(n, jobs, bash_seq, bash_par);
+    for (size_t n : sizes) run_density(n, jobs, bash_seq, bash_par, image, store.path());
     return 0;
 }

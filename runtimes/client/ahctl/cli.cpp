@@ -40,6 +40,7 @@ const std::vector<Command> &command_table() {
         {"snapshot", {}},
         {"images", {}},
         {"rmi", {}},
+        {"push", {}},
         {"help", {}},
         {"env", {}},
         {"git", {{"--cwd", 1}}},

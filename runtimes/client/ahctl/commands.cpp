@@ -629,6 +629,7 @@ int run_command(const Options &o) {
         {"snapshot", [](const Options &o) { return cmd_snapshot(o, &open_runtime); }},
         {"images", cmd_images},
         {"rmi", cmd_rmi},
+        {"push", cmd_push},
         {"env", [](const Options &o) { return cmd_env(o, &open_runtime); }},
         {"cp", [](const Options &o) { return cmd_cp(o, &open_runtime); }},
         {"git", [](const Options &o) { return cmd_git(o, &open_runtime); }},

@@ -60,6 +60,7 @@ const char *const kOverview =
     "  microagents          list .openhands/microagents/*.md of the workspace\n"
     "  snapshot NAME        keep a sandbox's files as the image NAME (-s SID); --image NAME starts from it\n"
     "  images               list the image store;  rmi NAME...  removes images\n"
+    "  push NAME REF        send an image of the store (a snapshot) to a registry\n"
     "  help COMMAND         help of one command (or: ahctl COMMAND --help)\n\n"
     "Examples:\n"
     "  ahctl -r sandbox run -- 'make test'\n"
@@ -218,6 +219,14 @@ const std::map<std::string, std::string> &pages() {
          "Lists the images of the store (sandbox.image_store, else <state dir>/images): the names they were\n"
          "asked for or given by a snapshot, their manifest digests, when they were stored.\n\n"
          "Example:\n  ahctl images\n"},
+        {"push",
+         "Usage: ahctl [options] push NAME REGISTRY/PATH:TAG\n\n"
+         "Sends the image NAME of the store (a snapshot, or anything pulled or imported) to a registry, without a\n"
+         "daemon: the blobs the repository lacks, then the manifest under TAG; prints the manifest's digest. The\n"
+         "docker runtime, Kubernetes and other machines can then run it. Credentials come from the docker CLI's\n"
+         "config.json (docker login); plain http only for a registry on the loopback or listed in\n"
+         "sandbox.insecure_registries.\n\n"
+         "Example:\n  ahctl push with-tool registry.example.com/team/with-tool:1\n"},
         {"rmi",
          "Usage: ahctl [options] rmi NAME...\n\n"
          "Removes images from the store, then every blob and unpacked layer no remaining image needs. An image\n"

@@ -1,6 +1,7 @@
 #include "image_commands.hpp"
 
 #include "commands.hpp"
+#include "progress.hpp"
 
 #include <actionhost/client/errors.hpp>
 #include <actionhost/client/images.hpp>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 namespace ahctl {
@@ -42,6 +44,22 @@ int cmd_images(const Options &o) {
         if (std::tm tm{}; i.created > 0 && ::gmtime_r(&t, &tm) != nullptr) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
         std::printf("%-40s %-19s %s\n", printable_name(i.name).c_str(), printable_name(i.digest.substr(0, 19)).c_str(), when);
     }
+    return kOk;
+}
+
+int cmd_push(const Options &o) {
+    if (o.args.size() != 2) throw UsageError("usage: ahctl push NAME REGISTRY/PATH:TAG (see ahctl push --help)");
+    auto progress = std::make_shared<Progress>("push", !o.quiet);
+    std::string digest;
+    try {
+        digest = push_image(load_config(o, current_environment()), o.args[0], o.args[1],
+                            [progress](const std::string &line) { progress->on_status("STATUS$UPLOADING", line); });
+    } catch (...) {
+        progress->finish();
+        throw;
+    }
+    progress->finish();
+    std::cout << digest << "\n";
     return kOk;
 }
 

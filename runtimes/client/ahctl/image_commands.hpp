@@ -1,4 +1,4 @@
-// ahctl commands for the client's image store: snapshot, images, rmi (docs/runtimes.md, "Images").
+// ahctl commands for the client's image store: snapshot, images, push, rmi (docs/runtimes.md, "Images").
 #pragma once
 
 #include "cli.hpp"
@@ -8,6 +8,7 @@ namespace ahctl {
 
 int cmd_snapshot(const Options &options, OpenRuntime open);
 int cmd_images(const Options &options);
+int cmd_push(const Options &options);
 int cmd_rmi(const Options &options);
 
 }  // namespace ahctl

@@ -63,6 +63,16 @@ uint64_t remove_image(const Config &config, const std::string &name) {
     }
 }
 
+std::string push_image(const Config &config, const std::string &name, const std::string &reference,
+                       const std::function<void(const std::string &)> &progress) {
+    images::ImageStore store(store_settings(config, image_store_root(config)));
+    try {
+        return store.push(name, reference, progress);
+    } catch (const std::runtime_error &e) {  // the store's and the registry's errors, TransportError too
+        throw RuntimeError("push " + name + " to " + reference + ": " + e.what());
+    }
+}
+
 std::string Runtime::snapshot(const std::string &name) {
     Impl &s = *impl_;
     if (!s.connected) throw RuntimeError("snapshot needs a connected runtime");

@@ -412,6 +412,11 @@ TEST(SandboxImagesAhctl, SnapshotImagesAndRmi) {
     auto started = ahctl({"--image", "oci:" + (dir / "layout") + ":v1", "start"});
     ASSERT_EQ(started.exit_code, 0) << started.output;
     const std::string sid = started.output.substr(0, started.output.find('\n'));
+    // Stopped however the test ends: a kept sandbox outlives its state directory otherwise.
+    struct StopAtEnd {
+        std::function<void()> stop;
+        ~StopAtEnd() { stop(); }
+    } stop_at_end{[&] { ahctl({"stop", sid}); }};
     auto wrote = ahctl({"-s", sid, "run", "--", "echo made-in-a > ~/mark"});
     ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
     auto snap = ahctl({"-s", sid, "snapshot", "tests-ahctl"});
@@ -431,4 +436,58 @@ TEST(SandboxImagesAhctl, SnapshotImagesAndRmi) {
     auto removed = ahctl({"rmi", "tests-ahctl", "oci:" + (dir / "layout") + ":v1"});
     EXPECT_EQ(removed.exit_code, 0) << removed.output;
     EXPECT_EQ(ahctl({"images", "--json"}).output.find("tests-ahctl"), std::string::npos);
+}
+
+// push: a snapshot sent to Debian's docker-registry (started here on 127.0.0.1) without a daemon — behind
+// htpasswd with the credentials of a docker config.json; skopeo, another registry client, reads it back;
+// a fresh store pulls it and a sandbox starts from it. A second push sends only the manifest.
+TEST(SandboxImages, ASnapshotIsPushedToARegistryAndPulledElsewhere) {
+    if (geteuid() != 0) GTEST_SKIP() << "the cgroup freezer is root's here";
+    at::TempDir dir("ahimg"), state("ahimg-state"), elsewhere("ahimg-elsewhere"), auth("ahimg-auth");
+    ASSERT_EQ(busybox_layout(dir / "layout"), "");
+    char salt[64];
+    ASSERT_NE(crypt_gensalt_rn("$2b$", 5, nullptr, 0, salt, sizeof salt), nullptr);
+    crypt_data data{};
+    LocalRegistry registry(std::string("pusher:") + crypt_r("push-pw", salt, &data) + "\n");
+    if (!registry.started()) GTEST_SKIP() << registry.why_not();
+    {
+        auto a = start_image("oci:" + (dir / "layout") + ":v1", false, [&](Config &c) { c.set("core.state_dir", state.path()); });
+        ASSERT_EQ(exit_code(run(*a->runtime, "mkdir -p /opt && echo pushed-file > /opt/p")), 0);
+        a->runtime->snapshot("tests-to-push");
+    }
+    const std::string ref = registry.address() + "/tests/pushed:1";
+    try {
+        actionhost::client::push_image(store_config(state.path()), "tests-to-push", ref);
+        ADD_FAILURE() << "pushed without credentials";
+    } catch (const actionhost::client::RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("docker login"), std::string::npos) << e.what();
+    }
+    std::ostringstream b64;
+    Poco::Base64Encoder enc(b64);
+    enc.rdbuf()->setLineLength(0);
+    enc << "pusher:push-pw";
+    enc.close();
+    std::ofstream(auth / "config.json") << json{{"auths", {{registry.address(), {{"auth", b64.str()}}}}}}.dump();
+    ::setenv("DOCKER_CONFIG", auth.path().c_str(), 1);
+    std::vector<std::string> lines;
+    const std::string digest = actionhost::client::push_image(store_config(state.path()), "tests-to-push", ref,
+                                                              [&](const std::string &l) { lines.push_back(l); });
+    EXPECT_EQ(digest.rfind("sha256:", 0), 0u);
+    bool uploaded = false;
+    for (const auto &l : lines) uploaded = uploaded || l.find("layer") != std::string::npos;
+    EXPECT_TRUE(uploaded);
+    lines.clear();
+    EXPECT_EQ(actionhost::client::push_image(store_config(state.path()), "tests-to-push", ref, [&](const std::string &l) { lines.push_back(l); }),
+              digest);
+    for (const auto &l : lines) EXPECT_NE(l.find("already there"), std::string::npos) << l;
+    // Another client reads it: skopeo copies it into an OCI layout.
+    auto copied = at::run_process({"skopeo", "--insecure-policy", "copy", "--quiet", "--src-tls-verify=false", "--src-creds", "pusher:push-pw",
+                                   "docker://" + ref, "oci:" + (dir / "copied") + ":1"},
+                                  300);
+    EXPECT_EQ(copied.exit_code, 0) << copied.output;
+    // A store that never saw it pulls it; a sandbox starts from it.
+    auto b = start_image(ref, false, [&](Config &c) { c.set("core.state_dir", elsewhere.path()); });
+    ::unsetenv("DOCKER_CONFIG");
+    EXPECT_EQ(content(run(*b->runtime, "cat /opt/p")), "pushed-file");
+    EXPECT_THROW(actionhost::client::push_image(store_config(state.path()), "no-such-image", ref), actionhost::client::RuntimeError);
 }

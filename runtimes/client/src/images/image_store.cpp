@@ -21,6 +21,7 @@
 
 #include "images/image_sources.hpp"
 #include "images/layer_writer.hpp"
+#include "images/registry_client.hpp"
 
 namespace actionhost::client::images {
 
@@ -211,10 +212,56 @@ std::string ImageStore::commit(const std::string &base_digest, const std::string
     manifest["config"]["size"] = static_cast<int64_t>(config_text.size());
     manifest["mediaType"] = media::kOciManifest;
     manifest["config"]["mediaType"] = media::kOciConfig;
+    // An OCI manifest names OCI layer types (the bytes of Docker's gzip layer are the same).
+    for (auto &l : manifest["layers"]) {
+        const std::string type = l.value("mediaType", "");
+        if (type == media::kDockerLayerGzip) l["mediaType"] = media::kOciLayerGzip;
+        else if (type.rfind("application/vnd.docker.image.rootfs.diff.tar", 0) == 0) l["mediaType"] = media::kOciLayer;
+    }
     manifest["layers"].push_back({{"mediaType", media::kOciLayer}, {"digest", layer.digest}, {"size", layer.size}});
     const std::string digest = blobs_.put(common::dump_json(manifest));
     remember(name, digest);
     return digest;
+}
+
+std::string ImageStore::push(const std::string &name, const std::string &reference, const std::function<void(const std::string &)> &progress) {
+    runtime_support::ImageReference ref;
+    try {
+        ref = runtime_support::parse_image_reference(reference);
+    } catch (const std::invalid_argument &e) {
+        throw std::runtime_error(e.what());
+    }
+    if (!ref.digest.empty()) throw std::runtime_error("push to a tag, not a digest: " + reference);
+    std::string manifest_digest;
+    {
+        StoreLock lock(settings_.root);
+        const json names = read_names(settings_.root);
+        if (!names.contains(name) || !names[name].is_object()) throw std::runtime_error("no image named '" + name + "' in " + settings_.root);
+        manifest_digest = names[name].value("digest", "");
+    }
+    const std::string bytes = blobs_.read(manifest_digest);
+    const json document = json::parse(bytes, nullptr, false);
+    if (document_kind("", document) != DocumentKind::Manifest) throw std::runtime_error("the image '" + name + "' is not a single manifest");
+    const Manifest m = parse_manifest(document);
+    RegistryClient client(ref, settings_.registry);
+    std::vector<Descriptor> blobs = m.layers;
+    blobs.insert(blobs.begin(), m.config);
+    for (size_t i = 0; i < blobs.size(); ++i) {
+        if (!blobs_.has(blobs[i].digest)) throw std::runtime_error("the store lacks the blob " + blobs[i].digest + " of '" + name + "'");
+        const std::string what = i == 0 ? std::string("config") : "layer " + std::to_string(i) + " of " + std::to_string(blobs.size() - 1);
+        if (client.has_blob(blobs[i].digest)) {
+            if (progress) progress("pushing " + reference + ": " + what + " already there");
+            continue;
+        }
+        client.upload_blob(blobs[i], blobs_, [&](int64_t sent) {
+            if (progress) progress("pushing " + reference + ": " + what + ", " + megabytes(sent) + " of " + megabytes(blobs[i].size));
+        });
+    }
+    const std::string media_type = document.value("mediaType", std::string(media::kOciManifest));
+    const std::string answered = client.put_manifest(ref.tag, bytes, media_type);
+    if (!answered.empty() && answered != manifest_digest)
+        throw std::runtime_error("the registry stored the manifest as " + answered + ", not " + manifest_digest);
+    return manifest_digest;
 }
 
 uint64_t ImageStore::remove(const std::string &name, const std::vector<std::string> &in_use) {

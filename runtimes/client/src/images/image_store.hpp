@@ -67,6 +67,10 @@ class ImageStore {
     // the image `base_digest`, stored under `name` (replacing an image of that name). Returns the new
     // manifest's digest. std::runtime_error with why.
     std::string commit(const std::string &base_digest, const std::string &upper, const Owners &owners, const std::string &name);
+    // Sends the image `name` to the registry `reference` names (docker push, without a daemon): the blobs
+    // the repository lacks, then the manifest under the reference's tag. Returns the manifest's digest.
+    // std::runtime_error with the registry's answer.
+    std::string push(const std::string &name, const std::string &reference, const std::function<void(const std::string &)> &progress = {});
     // Removes the name; then every blob and unpacked layer no remaining name and none of `in_use` (manifest
     // digests of running sandboxes) needs. std::runtime_error when the name is unknown or its image is in
     // use. Returns how many bytes were freed.

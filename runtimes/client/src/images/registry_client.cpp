@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -93,16 +94,20 @@ RegistryClient::RegistryClient(runtime_support::ImageReference reference, Regist
 
 RegistryClient::~RegistryClient() = default;
 
-RegistryClient::Answer RegistryClient::get_once(const std::string &url, const std::string &accept,
-                                                const std::function<bool(std::string_view)> &sink, bool authorized) {
+RegistryClient::Answer RegistryClient::send_once(const std::string &url, const Outgoing &out,
+                                                 const std::function<bool(std::string_view)> &sink, bool authorized) {
     auto [endpoint, path] = split_url(url);
     const std::string key = url.substr(0, url.find('/', url.find("://") + 3));
     auto &connection = connections_[key];
     if (!connection) connection = std::make_unique<HttpConnection>(endpoint);
     HttpRequest req;
+    req.method = out.method;
     req.path = path;
     req.timeout_s = settings_.timeout_s;
-    if (!accept.empty()) req.headers.emplace_back("Accept", accept);
+    req.headers = out.headers;
+    req.body = out.body;
+    req.content_type = out.content_type;
+    req.write_body = out.write_body;
     if (authorized && !authorization_.empty()) req.headers.emplace_back("Authorization", authorization_);
     Answer answer;
     bool streaming = false;
@@ -122,24 +127,25 @@ RegistryClient::Answer RegistryClient::get_once(const std::string &url, const st
     return answer;
 }
 
-RegistryClient::Answer RegistryClient::get(const std::string &path, const std::string &accept,
-                                           const std::function<bool(std::string_view)> &sink) {
-    std::string url = base_ + path;
+RegistryClient::Answer RegistryClient::send(const std::string &path_or_url, const Outgoing &out,
+                                            const std::function<bool(std::string_view)> &sink) {
+    std::string url = path_or_url.rfind("http", 0) == 0 ? path_or_url : base_ + path_or_url;
     bool same_host = true;
     for (int hop = 0; hop < 5; ++hop) {
-        Answer a = get_once(url, accept, sink, same_host);
+        Answer a = send_once(url, out, sink, same_host);
         if (a.status == 401 && same_host) {
             const std::string challenge = header_of(a.headers, "www-authenticate");
             if (challenge.empty()) throw std::runtime_error(url + " answered 401 without saying how to authenticate");
             const bool had = !authorization_.empty();
             authorize(challenge);
-            a = get_once(url, accept, sink, true);
-            if (a.status == 401)
+            a = send_once(url, out, sink, true);
+            if (a.status == 401 || a.status == 403)
                 throw std::runtime_error("the registry " + ref_.registry + " refused the credentials" +
                                          (had ? "" : " (none in the docker CLI's config.json: docker login " + ref_.registry + ")") +
                                          ": " + error_text(a.status, a.body));
         }
-        if (a.status == 301 || a.status == 302 || a.status == 303 || a.status == 307 || a.status == 308) {
+        // Redirects are followed for reads only: an upload goes where the registry's Location says.
+        if (out.method == "GET" && (a.status == 301 || a.status == 302 || a.status == 303 || a.status == 307 || a.status == 308)) {
             std::string location = header_of(a.headers, "location");
             if (location.empty()) throw std::runtime_error(url + " redirected nowhere");
             if (location[0] == '/') location = url.substr(0, url.find('/', url.find("://") + 3)) + location;
@@ -171,7 +177,7 @@ void RegistryClient::authorize(const std::string &challenge) {
     const std::string realm = params["realm"];
     if (realm.rfind("https://", 0) != 0 && !(realm.rfind("http://", 0) == 0 && loopback_host(authority_of(realm))))
         throw std::runtime_error("the registry's token service " + realm + " is not https");
-    std::string scope = params.count("scope") ? params["scope"] : "repository:" + ref_.path + ":pull";
+    std::string scope = params.count("scope") ? params["scope"] : "repository:" + ref_.path + (pushing_ ? ":pull,push" : ":pull");
     std::string query = "?scope=" + runtime_support::url_encode(scope);
     if (params.count("service")) query += "&service=" + runtime_support::url_encode(params["service"]);
     auto [endpoint, path] = split_url(realm + query);
@@ -206,7 +212,7 @@ FetchedDocument RegistryClient::manifest(const std::string &reference) {
         authorization_.clear();
         Answer a;
         try {
-            a = get("/v2/" + ref_.path + "/manifests/" + reference, media::kAcceptManifests, nullptr);
+            a = send("/v2/" + ref_.path + "/manifests/" + reference, Outgoing::get(media::kAcceptManifests), nullptr);
         } catch (const TransportError &e) {
             why += (why.empty() ? "" : "; ") + b + ": " + e.what();
             continue;
@@ -234,7 +240,7 @@ void RegistryClient::blob(const Descriptor &d, const BlobStore &store, const std
     BlobWriter writer = store.writer(d.digest, d.size);
     auto last = std::chrono::steady_clock::now();
     std::string failure;
-    Answer a = get("/v2/" + ref_.path + "/blobs/" + d.digest, "", [&](std::string_view piece) {
+    Answer a = send("/v2/" + ref_.path + "/blobs/" + d.digest, Outgoing::get(""), [&](std::string_view piece) {
         try {
             writer.write(piece);
         } catch (const std::exception &e) {
@@ -251,6 +257,74 @@ void RegistryClient::blob(const Descriptor &d, const BlobStore &store, const std
     if (a.status != 200) throw std::runtime_error("cannot get the blob " + d.digest + " of " + ref_.path + ": " + error_text(a.status, a.body));
     writer.commit();
     if (progress) progress(writer.written());
+}
+
+void RegistryClient::to_registry() {
+    if (pushing_) return;
+    pushing_ = true;
+    base_ = registry_base_url(ref_.registry, settings_.insecure);
+    authorization_.clear();
+}
+
+bool RegistryClient::has_blob(const std::string &digest) {
+    to_registry();
+    Outgoing head;
+    head.method = "HEAD";
+    const Answer a = send("/v2/" + ref_.path + "/blobs/" + digest, head, nullptr);
+    if (a.status == 200) return true;
+    if (a.status == 404) return false;
+    throw std::runtime_error("the registry " + ref_.registry + " answered " + error_text(a.status, a.body) + " for the blob " + digest);
+}
+
+void RegistryClient::upload_blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress) {
+    to_registry();
+    Outgoing start;
+    start.method = "POST";
+    const Answer started = send("/v2/" + ref_.path + "/blobs/uploads/", start, nullptr);
+    if (started.status != 202)
+        throw std::runtime_error("the registry " + ref_.registry + " refused an upload to " + ref_.path + ": " + error_text(started.status, started.body));
+    std::string location = header_of(started.headers, "location");
+    if (location.empty()) throw std::runtime_error("the registry " + ref_.registry + " started an upload without saying where");
+    if (location[0] == '/') location = base_ + location;
+    if (authority_of(location) != authority_of(base_))
+        throw std::runtime_error("the registry " + ref_.registry + " sent the upload to another host (" + authority_of(location) + "): refused");
+    location += std::string(location.find('?') == std::string::npos ? "?" : "&") + "digest=" + runtime_support::url_encode(d.digest);
+    // One PUT with the whole blob, streamed from the store's file (chunked), never held in memory.
+    const std::string path = store.path(d.digest);
+    Outgoing put;
+    put.method = "PUT";
+    put.content_type = "application/octet-stream";
+    put.write_body = [&](std::ostream &out) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw std::runtime_error("cannot read the blob " + path);
+        std::vector<char> buffer(size_t{1} << 20);
+        int64_t sent = 0;
+        auto last = std::chrono::steady_clock::now();
+        while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+            out.write(buffer.data(), in.gcount());
+            sent += in.gcount();
+            if (progress && std::chrono::steady_clock::now() - last > std::chrono::milliseconds(500)) {
+                last = std::chrono::steady_clock::now();
+                progress(sent);
+            }
+        }
+    };
+    const Answer done = send(location, put, nullptr);
+    if (done.status != 201)
+        throw std::runtime_error("the registry " + ref_.registry + " refused the blob " + d.digest + ": " + error_text(done.status, done.body));
+    if (progress) progress(d.size);
+}
+
+std::string RegistryClient::put_manifest(const std::string &tag, const std::string &bytes, const std::string &media_type) {
+    to_registry();
+    Outgoing put;
+    put.method = "PUT";
+    put.body = bytes;
+    put.content_type = media_type;
+    const Answer a = send("/v2/" + ref_.path + "/manifests/" + tag, put, nullptr);
+    if (a.status != 201)
+        throw std::runtime_error("the registry " + ref_.registry + " refused the manifest for " + ref_.path + ":" + tag + ": " + error_text(a.status, a.body));
+    return header_of(a.headers, "docker-content-digest");
 }
 
 }  // namespace actionhost::client::images

@@ -49,6 +49,13 @@ class RegistryClient {
     FetchedDocument manifest(const std::string &reference);
     // The blob `d` into `store` (verified). `progress` gets the bytes so far now and then.
     void blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress = {});
+    // Pushing (to the registry itself, never a mirror; a token asked for with pull and push scope):
+    // whether the repository has the blob already (HEAD), and an upload of one from `store` (POST, then
+    // one PUT streaming the store's file). std::runtime_error with the registry's answer.
+    bool has_blob(const std::string &digest);
+    void upload_blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress = {});
+    // The manifest `bytes` under `tag` (after its blobs); returns the digest the registry gives it.
+    std::string put_manifest(const std::string &tag, const std::string &bytes, const std::string &media_type);
     // The base URL requests go to ("https://registry-1.docker.io", a mirror's, ...).
     const std::string &base_url() const { return base_; }
 
@@ -58,17 +65,30 @@ class RegistryClient {
         std::map<std::string, std::string> headers;
         std::string body;
     };
-    // GET `path` at the chosen base with the current authorization, answering a 401 challenge once.
-    // `sink` (when set) takes a 200's body as it arrives instead of collecting it.
-    Answer get(const std::string &path, const std::string &accept, const std::function<bool(std::string_view)> &sink);
-    Answer get_once(const std::string &url, const std::string &accept, const std::function<bool(std::string_view)> &sink,
-                    bool authorized);
+    struct Outgoing {
+        std::string method = "GET";
+        HeaderList headers;
+        std::string body, content_type;
+        std::function<void(std::ostream &)> write_body;
+        static Outgoing get(const std::string &accept) {
+            Outgoing o;
+            if (!accept.empty()) o.headers.emplace_back("Accept", accept);
+            return o;
+        }
+    };
+    // `out` to `path` at the chosen base (or to a full URL) with the current authorization, answering a
+    // 401 challenge once; a GET follows redirects. `sink` (when set) takes a 200's body as it arrives
+    // instead of collecting it.
+    Answer send(const std::string &path_or_url, const Outgoing &out, const std::function<bool(std::string_view)> &sink);
+    Answer send_once(const std::string &url, const Outgoing &out, const std::function<bool(std::string_view)> &sink, bool authorized);
+    void to_registry();  // the first push call: the registry itself, with push scope
     void authorize(const std::string &challenge);
 
     runtime_support::ImageReference ref_;
     RegistrySettings settings_;
     std::string base_;           // scheme://host[:port] of the registry (or mirror) in use
     std::string authorization_;  // the Authorization header value, once known
+    bool pushing_ = false;
     std::map<std::string, std::unique_ptr<HttpConnection>> connections_;  // by scheme://host:port
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,12 @@ std::vector<ImageEntry> list_images(const Config &config);
 // Removes the image `name` and what nothing else needs; refused (RuntimeError) while a kept-alive sandbox
 // of the state directory runs on it. Returns the bytes freed.
 uint64_t remove_image(const Config &config, const std::string &name);
+
+// Sends the image `name` to the registry `reference` (REGISTRY/PATH:TAG) names, without a daemon: the
+// blobs its repository lacks, then the manifest. Credentials from the docker CLI's config.json; plain http
+// only for a registry on the loopback or in sandbox.insecure_registries. `progress` gets lines to show.
+// Returns the manifest's digest. Throws RuntimeError with the registry's answer.
+std::string push_image(const Config &config, const std::string &name, const std::string &reference,
+                       const std::function<void(const std::string &)> &progress = {});
 
 }  // namespace actionhost::client
