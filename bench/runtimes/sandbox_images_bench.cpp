@@ -1,7 +1,8 @@
 // Images on the daemonless `sandbox` runtime, each figure against a floor or a peer measured in the same
 // run (figures only: it never fails on time):
 //   - start to first observation from a warm image (busybox, an OCI layout already in the store) vs the
-//     same start without an image, and vs `docker run --rm <busybox> true` when dockerd runs or starts;
+//     same start without an image, with a disk limit (root) vs without, and vs `docker run --rm <busybox>
+//     true` when dockerd runs or starts;
 //   - the first start of a ~100 MB image from a registry started here (pull, verify, unpack, start) vs
 //     `docker pull` of the same reference;
 //   - a snapshot of a sandbox that wrote 100 MB vs GNU tar of the same 100 MB into a file;
@@ -88,6 +89,13 @@ void bench_start(int n, const std::string &layout, const std::string &store, run
     const Figures bare = bench_start_teardown("sandbox, no image (the machine's /usr)", "sandbox", n, {}, nullptr);
     const RatioFloor no_image{bare, "the same without an image"};
     const Figures warm = bench_start_teardown("sandbox, busybox image (warm)", "sandbox", n, on_image(image, store), &no_image);
+    // With a disk of its own (sandbox.disk_limit): a sparse copy of a kept ext4 template, a loop device, a mount.
+    const RatioFloor without_disk{warm, "the same without a disk limit"};
+    const auto with_disk = [&](client::Config &c) {
+        on_image(image, store)(c);
+        c.set("sandbox.disk_limit", "2g");
+    };
+    if (geteuid() == 0) bench_start_teardown("sandbox, busybox image (warm), disk_limit 2g", "sandbox", n, with_disk, &without_disk);
     if (!docker.available()) {
         std::printf("docker run --rm busybox true: skipped (%s)\n", docker.why_not().c_str());
         return;

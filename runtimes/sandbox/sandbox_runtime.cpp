@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "id_map.hpp"
+#include "sandbox_disk.hpp"
 #include "sandbox_leftovers.hpp"
 #include "supervisor.hpp"
 #include "workspace_path.hpp"
@@ -99,19 +100,35 @@ class SandboxRuntime : public Backend {
         fs::create_directories(run_dir_ + "/root");
         fs::create_directories(run_dir_ + "/ports");
         if (keep) write_run_dir_owner(run_dir_, state_dir(), info().session_id);
-        std::string workspace = config_string("core.workspace_base", "");
-        if (workspace.empty()) {
-            workspace = run_dir_ + "/workspace";
-            temp_workspace_ = workspace;
+        // sandbox.disk_limit: the sandbox's own disk (sandbox_disk.hpp), where its writable layer and a
+        // temporary workspace then are; ah-sandbox-init mounts it where only the sandbox sees it.
+        const uint64_t disk_bytes = parse_disk_limit(config_string("sandbox.disk_limit", ""));
+        disk_ = disk_bytes > 0;
+        if (disk_) {
+            if (::geteuid() != 0)
+                throw std::runtime_error("sandbox.disk_limit needs the machine's root (a loop device and an ext4 mount); "
+                                         "unset it to start this sandbox without a disk limit");
+            status(AH_STATUS_STARTING_RUNTIME, "making its disk");
+            make_disk_image(state_dir() + "/disk-templates", disk_bytes, run_dir_ + "/disk.img");
+            fs::create_directories(run_dir_ + "/disk");
         }
-        // Resolved here without following another user's link, created without following any, and
-        // opened by ah-sandbox-init refusing links (see workspace_path.hpp).
-        auto resolved = resolve_workspace(workspace);
-        if (!resolved) throw std::runtime_error(resolved.error().message);
-        if (auto made = make_workspace(resolved.value()); !made) throw std::runtime_error(made.error().message);
-        // A temporary workspace is private to the sandbox's user (it may be handed to another uid).
-        if (!temp_workspace_.empty()) fs::permissions(resolved.value(), fs::perms::owner_all);
-        workspace_ = resolved.value();
+        std::string workspace = config_string("core.workspace_base", "");
+        if (workspace.empty() && disk_) {
+            workspace_ = run_dir_ + "/disk/workspace";  // made on the disk by ah-sandbox-init
+        } else {
+            if (workspace.empty()) {
+                workspace = run_dir_ + "/workspace";
+                temp_workspace_ = workspace;
+            }
+            // Resolved here without following another user's link, created without following any, and
+            // opened by ah-sandbox-init refusing links (see workspace_path.hpp).
+            auto resolved = resolve_workspace(workspace);
+            if (!resolved) throw std::runtime_error(resolved.error().message);
+            if (auto made = make_workspace(resolved.value()); !made) throw std::runtime_error(made.error().message);
+            // A temporary workspace is private to the sandbox's user (it may be handed to another uid).
+            if (!temp_workspace_.empty()) fs::permissions(resolved.value(), fs::perms::owner_all);
+            workspace_ = resolved.value();
+        }
         std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
 
         // The control socket ties the sandbox to this process until it is kept (see init/supervisor.hpp).
@@ -140,13 +157,15 @@ class SandboxRuntime : public Backend {
                 throw std::runtime_error("the host bundle in " + bundle.dir + " runs from " + bundle.prefix + ", not /openhands/actionhost");
             for (const auto &layer : (*image)["layers"]) argv.insert(argv.end(), {"--image-layer", layer.get<std::string>()});
             const IdOwners owners = id_owners();
-            for (const char *dir : {"upper", "work"}) {
-                const std::string path = run_dir_ + "/" + dir;
-                fs::create_directories(path);
-                if (owners.map) (void)!::chown(path.c_str(), static_cast<uid_t>(owners.uid_base), static_cast<gid_t>(owners.gid_base));
-                ::chmod(path.c_str(), 0755);
-            }
-            argv.insert(argv.end(), {"--upper", run_dir_ + "/upper", "--work", run_dir_ + "/work", "--bundle", bundle.tree()});
+            if (!disk_)
+                for (const char *dir : {"upper", "work"}) {
+                    const std::string path = run_dir_ + "/" + dir;
+                    fs::create_directories(path);
+                    if (owners.map) (void)!::chown(path.c_str(), static_cast<uid_t>(owners.uid_base), static_cast<gid_t>(owners.gid_base));
+                    ::chmod(path.c_str(), 0755);
+                }
+            const std::string layer_dir = disk_ ? run_dir_ + "/disk" : run_dir_;  // on the disk, ah-sandbox-init makes them
+            argv.insert(argv.end(), {"--upper", layer_dir + "/upper", "--work", layer_dir + "/work", "--bundle", bundle.tree()});
             image_digest_ = (*image).value("digest", "");
             // While this sandbox runs, removing its image from the store leaves these layers in place.
             write_image_lease(run_dir_, (*image).value("store", ""), image_digest_);
@@ -154,6 +173,7 @@ class SandboxRuntime : public Backend {
         } else {
             argv.insert(argv.end(), {"--ro-bind", install});
         }
+        if (disk_) argv.insert(argv.end(), {"--disk", run_dir_ + "/disk.img", "--disk-dir", run_dir_ + "/disk"});
         long memory = static_cast<long>(config_number("sandbox.memory_limit_mb", 4096));
         long pids = static_cast<long>(config_number("sandbox.pids_limit", 1024));
         double cpus = config_number("sandbox.cpu_limit", 0);
@@ -262,7 +282,9 @@ class SandboxRuntime : public Backend {
             throw Unsupported("this sandbox has no image below it (the machine's /usr): start it with --image to take snapshots");
         freeze(true);
         const IdOwners owners = id_owners();
-        return common::dump_json(json{{"upper", run_dir_ + "/upper"}, {"image", image_digest_}, {"map_owners", owners.map},
+        // A disk of its own is mounted only in ah-sandbox-init's mount namespace: reached through its root.
+        const std::string upper = disk_ ? "/proc/" + std::to_string(pid_) + "/root" + run_dir_ + "/disk/upper" : run_dir_ + "/upper";
+        return common::dump_json(json{{"upper", upper}, {"image", image_digest_}, {"map_owners", owners.map},
                                       {"uid_base", owners.uid_base}, {"gid_base", owners.gid_base}});
     }
     void thaw_layer() override { freeze(false); }
@@ -376,6 +398,7 @@ class SandboxRuntime : public Backend {
         cgroup_ = s.value("cgroup", "");
         started_at_ = s.value("started_at", 0LL);
         image_digest_ = s.value("image_digest", "");
+        disk_ = s.value("disk", false);
     }
 
     bool attach() {
@@ -395,7 +418,8 @@ class SandboxRuntime : public Backend {
         save_kept_alive_record(state_path(), json{{"pid", pid_}, {"pid_start", identity_.start_ticks}, {"boot_id", identity_.boot_id},
                                                   {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
                                                   {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_},
-                                                  {"started_at", started_at_}, {"image_digest", image_digest_}});
+                                                  {"started_at", started_at_}, {"image_digest", image_digest_},
+                                                  {"disk", disk_}});
     }
 
     // ah-sandbox-init turns SIGTERM into SIGKILL of the namespace's pid 1 (after thawing a paused
@@ -419,6 +443,7 @@ class SandboxRuntime : public Backend {
     ProcessIdentity identity_;
     int control_fd_ = -1, lock_fd_ = -1, client_fd_ = -1;
     bool kept_ = false, network_ = false;
+    bool disk_ = false;  // a disk of its own (sandbox.disk_limit)
     long long started_at_ = 0;
     std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;
     std::string image_digest_;  // the manifest of the image below the sandbox ("" = the machine's /usr)

@@ -37,6 +37,7 @@
 #include <actionhost/common/user_entry.hpp>
 
 #include "cgroups.hpp"
+#include "disk_mount.hpp"
 #include "forwarder.hpp"
 #include "id_map.hpp"
 #include "options.hpp"
@@ -259,6 +260,27 @@ IdMaps choose_ids(const Options &o, int workspace_fd) {
     return m;
 }
 
+// The sandbox's own disk, mounted before anything is opened (disk_mount.hpp), and the directories the
+// rest of the start finds on it: the overlay's upper and work directories (the sandbox's root's) and a
+// temporary workspace (root's here, handed to the sandbox's user by choose_ids like any root-owned one).
+void prepare_disk(const Options &o) {
+    if (geteuid() != 0)
+        throw std::invalid_argument("a disk limit needs the machine's root (a loop device and an ext4 mount): "
+                                    "run as root, or leave sandbox.disk_limit unset");
+    mount_sandbox_disk(o.disk_image, o.disk_dir);
+    const std::string below = o.disk_dir + "/";
+    const uid_t root_uid = static_cast<uid_t>(subordinate_base("/etc/subuid", "actionhost", kDefaultIdBase));
+    const gid_t root_gid = static_cast<gid_t>(subordinate_base("/etc/subgid", "actionhost", kDefaultIdBase));
+    for (const std::string *dir : {&o.upper_dir, &o.work_dir, &o.workspace}) {
+        if (dir->rfind(below, 0) != 0 || dir->find('/', below.size()) != std::string::npos) continue;
+        const bool workspace = dir == &o.workspace;
+        if (mkdir(dir->c_str(), workspace ? 0700 : 0755) != 0 && errno != EEXIST)
+            throw std::runtime_error("cannot make " + *dir + " on the sandbox's disk: " + std::strerror(errno));
+        if (!workspace && chown(dir->c_str(), root_uid, root_gid) != 0)
+            throw std::runtime_error("cannot give " + *dir + " to the sandbox's root: " + std::strerror(errno));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -278,6 +300,7 @@ int main(int argc, char **argv) {
     IdMaps maps;
     DirIdentity workspace;  // what the new mount namespace must find at o.workspace
     try {
+        if (!o.disk_image.empty()) prepare_disk(o);
         if (!o.workspace.empty()) {
             const WorkspaceDir dir(o.workspace);
             workspace = dir.identity();

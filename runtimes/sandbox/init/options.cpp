@@ -34,6 +34,9 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
     app.add_option("--upper", o.upper_dir, "with --image-layer: the overlay's upper directory (the sandbox's writes)");
     app.add_option("--work", o.work_dir, "with --image-layer: the overlay's work directory (same file system as --upper)");
     app.add_option("--bundle", o.bundle_dir, "with --image-layer: the host bundle, read-only at /openhands/actionhost");
+    app.add_option("--disk", o.disk_image, "an ext4 image: the sandbox's own disk, mounted at --disk-dir first (root only)");
+    app.add_option("--disk-dir", o.disk_dir, "with --disk: where it is mounted (an empty directory); missing --upper, --work, "
+                   "--workspace below it are made");
     app.add_option("--hostname", o.hostname, "host name inside");
     app.add_option("--user", o.user, "the sandbox's user name");
     app.add_option("--uid", o.uid, "the sandbox's user id inside");
@@ -64,6 +67,7 @@ Options parse_options(int argc, char **argv) {
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
     if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))
         throw std::invalid_argument("--image-layer needs --upper, --work and --bundle");
+    if (o.disk_image.empty() != o.disk_dir.empty()) throw std::invalid_argument("--disk and --disk-dir go together");
     if (o.user.empty() || o.user.find_first_of(":\n/") != std::string::npos)
         throw std::invalid_argument("--user must be a plain user name");
     return o;

@@ -38,6 +38,9 @@ struct Options {
     std::vector<std::string> image_layers;
     std::string upper_dir, work_dir, bundle_dir;
     bool image() const { return !image_layers.empty(); }
+    // The sandbox's own disk (disk_mount.hpp): an ext4 image mounted at disk_dir before anything else,
+    // where --upper, --work and a temporary --workspace then are (made here when missing).
+    std::string disk_image, disk_dir;
     int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
     int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process
