@@ -189,6 +189,7 @@ class SandboxRuntime : public Backend {
         if (pids > 0) argv.insert(argv.end(), {"--pids", std::to_string(pids)});
         if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
+        if (!config_bool("sandbox.workspace_idmap", true)) argv.push_back("--workspace-chown");
         for (const auto &d : plugin_dirs()) argv.insert(argv.end(), {"--ro-bind", d});  // the host's --plugin-dir
         // The sandbox's user is the client's (--username/--user-id: openhands with `sandbox.user_id`, 1000
         // by default, or root when run_as_openhands is false), with a group of the same id. Either is
@@ -247,6 +248,7 @@ class SandboxRuntime : public Backend {
         int port = wait_port_file(run_dir_ + "/ports/port", pid_, 60, spawn.log_path);
         url_ = network_ ? "http://127.0.0.1:" + std::to_string(port) : "unix://" + run_dir_ + "/api.sock";
         wait_alive(url_, key_, 60);
+        tell_notes(spawn.log_path);
         started_at_ = static_cast<long long>(std::time(nullptr));
         if (keep) {
             save_state();
@@ -380,6 +382,15 @@ class SandboxRuntime : public Backend {
         } else {
             throw Unsupported("no cgroup freezer for this sandbox (unprivileged or no freezer controller)");
         }
+    }
+
+    // What ah-sandbox-init did that the user should know of (a workspace handed over with chown): its
+    // "note:" lines of the log, as warnings (ahctl prints them).
+    void tell_notes(const std::string &log_path) const {
+        std::ifstream in(log_path);
+        const std::string prefix = "ah-sandbox-init: note: ";
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind(prefix, 0) == 0) log(AH_LOG_WARNING, line.substr(prefix.size()));
     }
 
     std::string state_dir() const { return config_string("core.state_dir", "/tmp"); }

@@ -113,6 +113,7 @@ const std::vector<Field> &sandbox_fields() {
         {"socket_memory_mb", T::Int, nullptr},         // sandbox: TCP buffer limit (cgroup v1); unset: memory/4, <= 256
         {"max_file_size_mb", T::Int, 8192, false},     // sandbox: largest file a process writes (RLIMIT_FSIZE), 0 = none
         {"address_space_mb", T::Int, 0, false},        // sandbox: address space per process (RLIMIT_AS), 0 = none
+        {"workspace_idmap", T::Bool, true, false},     // sandbox: a root-owned -w DIR shown as the user by an idmapped mount, not chowned
         {"disk_limit", T::Str, nullptr},               // sandbox: its own disk of this size ("2g"): writable layer, temp workspace
         {"docker_socket", T::Str, "/var/run/docker.sock", false},
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"

@@ -40,6 +40,7 @@
 #include "disk_mount.hpp"
 #include "forwarder.hpp"
 #include "id_map.hpp"
+#include "idmapped_workspace.hpp"
 #include "options.hpp"
 #include "output_relay.hpp"
 #include "privileges.hpp"
@@ -142,6 +143,7 @@ int child_main(void *arg) {
         // The host runs as the sandbox's root; it switches to the sandbox's user for commands itself.
         if (ctx->switch_ids) become_sandbox_root();
         assemble_root(*ctx->plan, std::move(trees));
+        if (ctx->plan->workspace_mount >= 0) close(ctx->plan->workspace_mount);  // attached: a copy was consumed
         limit_bounding_set();
     } catch (const std::exception &e) {
         die(std::string("sandbox setup failed: ") + e.what());
@@ -225,7 +227,7 @@ void refuse_system_directory(const DirIdentity &workspace, const std::string &pa
 // The id maps for this start; for a root caller the workspace (`workspace_fd`, opened once by
 // WorkspaceDir) and the read-write binds are first made the sandbox user's (see id_map.hpp and
 // workspace_handover.hpp).
-IdMaps choose_ids(const Options &o, int workspace_fd) {
+IdMaps choose_ids(const Options &o, int workspace_fd, int *idmapped_workspace_fd) {
     IdRequest r{geteuid(), getegid(), o.uid, o.gid, geteuid(), getegid()};
     if (r.caller_uid == 0) {
         r.uid_base = subordinate_base("/etc/subuid", "actionhost", kDefaultIdBase);
@@ -238,16 +240,30 @@ IdMaps choose_ids(const Options &o, int workspace_fd) {
         if (workspace_fd >= 0) {
             struct stat st{};
             if (fstat(workspace_fd, &st) != 0) throw std::runtime_error("cannot read the workspace " + o.workspace);
+            // Shown as the sandbox's user through an idmapped mount, its files left as they are; else (and
+            // said so) handed over. Either way the sandbox's user stays in the range.
+            bool idmapped = false;
             if (needs_handover(st.st_uid, st.st_gid, h)) {
-                hand_over_tree(workspace_fd, o.workspace, h);
-                fstat(workspace_fd, &st);
+                std::string why = "asked for (sandbox.workspace_idmap = false)";
+                if (o.workspace_idmap)
+                    *idmapped_workspace_fd = idmapped_workspace(workspace_fd, o.workspace, {st.st_uid, st.st_gid, h.uid, h.gid}, why);
+                idmapped = *idmapped_workspace_fd >= 0;
+                if (!idmapped) {
+                    const long changed = hand_over_tree(workspace_fd, o.workspace, h);
+                    std::fprintf(stderr, "ah-sandbox-init: note: the workspace %s was root's: %ld of its entries now belong to the "
+                                 "sandbox's user (uid %u on this machine), as no idmapped mount could be made: %s\n",
+                                 o.workspace.c_str(), changed, static_cast<unsigned>(h.uid), why.c_str());
+                    fstat(workspace_fd, &st);
+                }
             }
-            r.owner_uid = st.st_uid;
-            r.owner_gid = st.st_gid;
+            if (!idmapped) {
+                r.owner_uid = st.st_uid;
+                r.owner_gid = st.st_gid;
+            }
             // Keep-id covers a user and their own group: a workspace of alice's in group postgres must not
             // give the sandbox the postgres group. Any other group is the range's like the rest.
             const auto owner = actionhost::common::user_by_uid(st.st_uid);
-            if (st.st_gid != h.gid && (!owner || owner->gid != st.st_gid)) r.owner_gid = h.gid;
+            if (!idmapped && st.st_gid != h.gid && (!owner || owner->gid != st.st_gid)) r.owner_gid = h.gid;
         }
     }
     IdMaps m = compute_id_maps(r);
@@ -299,15 +315,16 @@ int main(int argc, char **argv) {
     }
     IdMaps maps;
     DirIdentity workspace;  // what the new mount namespace must find at o.workspace
+    int plan_workspace_mount = -1;  // an idmapped clone of it, made here (idmapped_workspace.hpp)
     try {
         if (!o.disk_image.empty()) prepare_disk(o);
         if (!o.workspace.empty()) {
             const WorkspaceDir dir(o.workspace);
             workspace = dir.identity();
             refuse_system_directory(workspace, o.workspace);
-            maps = choose_ids(o, dir.fd());
+            maps = choose_ids(o, dir.fd(), &plan_workspace_mount);
         } else {
-            maps = choose_ids(o, -1);
+            maps = choose_ids(o, -1, &plan_workspace_mount);
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ah-sandbox-init: %s\n", e.what());
@@ -327,7 +344,7 @@ int main(int argc, char **argv) {
                   Identity{o.user, o.uid, o.gid, o.uid == 0 ? "/root" : "/home/" + o.user, o.hostname, o.network},
                   o.scratch_mb > 0 ? o.scratch_mb : (o.memory_mb > 0 ? std::max(16L, o.memory_mb / 2) : 1024),
                   cgroup ? cgroup->views() : std::vector<std::pair<std::string, std::string>>{},
-                  root_caller ? 0 : o.uid, root_caller ? 0 : o.gid, workspace};
+                  root_caller ? 0 : o.uid, root_caller ? 0 : o.gid, workspace, plan_workspace_mount};
     // A start that fails from here on leaves no group behind.
     auto fail = [&cgroup](const std::string &why) {
         std::fprintf(stderr, "ah-sandbox-init: %s\n", why.c_str());
@@ -359,6 +376,7 @@ int main(int argc, char **argv) {
     pid_t child = clone(child_main, stack.get() + stack_size, flags, &ctx);
     if (child < 0) return fail(std::string("clone: ") + std::strerror(errno));
     close(go[0]);
+    if (plan_workspace_mount >= 0) close(plan_workspace_mount);  // pid 1 has its copy
     if (cgroup) cgroup->join(child);
     creating.reset();
     const std::string proc = "/proc/" + std::to_string(child);

@@ -37,6 +37,7 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
     app.add_option("--disk", o.disk_image, "an ext4 image: the sandbox's own disk, mounted at --disk-dir first (root only)");
     app.add_option("--disk-dir", o.disk_dir, "with --disk: where it is mounted (an empty directory); missing --upper, --work, "
                    "--workspace below it are made");
+    app.add_flag("!--workspace-chown", o.workspace_idmap, "hand a root-owned workspace over with chown, never an idmapped mount");
     app.add_option("--hostname", o.hostname, "host name inside");
     app.add_option("--user", o.user, "the sandbox's user name");
     app.add_option("--uid", o.uid, "the sandbox's user id inside");

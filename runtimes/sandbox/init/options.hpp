@@ -41,6 +41,9 @@ struct Options {
     // The sandbox's own disk (disk_mount.hpp): an ext4 image mounted at disk_dir before anything else,
     // where --upper, --work and a temporary --workspace then are (made here when missing).
     std::string disk_image, disk_dir;
+    // A root-owned workspace of a root caller: shown as the sandbox's user through an idmapped mount
+    // (idmapped_workspace.hpp) rather than handed over with chown, where the kernel can.
+    bool workspace_idmap = true;
     int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
     int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process

@@ -60,7 +60,11 @@ void take_common_trees(const RootPlan &plan, MachineTrees &t) {
         const std::string real = fs::canonical(p, ec).string();
         if (!ec) t.extra.emplace_back(real, clone_tree(real, kReadOnly | kNoSuid | kNoDev));
     }
-    if (!o.workspace.empty()) {
+    if (plan.workspace_mount >= 0) {
+        // Cloned outside from the directory that was checked, with its id mapping: attached as it is.
+        t.workspace = DetachedMount(fcntl(plan.workspace_mount, F_DUPFD_CLOEXEC, 3));
+        if (!t.workspace.valid()) throw std::runtime_error(std::string("cannot take the idmapped workspace: ") + std::strerror(errno));
+    } else if (!o.workspace.empty()) {
         // Opened again here (a descriptor of the outside namespace cannot be cloned in this one), and
         // only the directory that was checked and handed over is mounted.
         const WorkspaceDir dir(o.workspace);

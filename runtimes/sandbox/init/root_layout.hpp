@@ -57,6 +57,9 @@ struct RootPlan {
     // The directory the outside checked and handed over at options->workspace: the mount is refused
     // if the path leads elsewhere now (see workspace_dir.hpp).
     DirIdentity workspace;
+    // An idmapped detached mount of that directory, made outside (idmapped_workspace.hpp), attached
+    // instead of a clone of it; -1 when none.
+    int workspace_mount = -1;
 };
 
 // What was taken from the machine, to be attached by assemble_root().

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <map>
 #include <vector>
 
 #include "id_map.hpp"
@@ -79,6 +80,53 @@ long hand_over_below(int top_fd, uint64_t mount_id, const Handover &h) {
 }
 
 }  // namespace
+
+bool every_hard_link_inside(int dir_fd, std::string *outside) {
+    const int top = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    uint64_t mount_id = 0;
+    if (top < 0 || !mount_id_of(top, "", &mount_id)) {
+        if (top >= 0) ::close(top);
+        if (outside) *outside = "(the workspace cannot be walked)";
+        return false;
+    }
+    std::map<std::pair<dev_t, ino_t>, std::pair<nlink_t, nlink_t>> linked;  // → (names seen, names it has)
+    std::map<std::pair<dev_t, ino_t>, std::string> names;
+    std::vector<std::pair<int, std::string>> pending = {{top, ""}};
+    for (size_t visited = 0; !pending.empty() && visited < 10'000'000; ++visited) {
+        auto [fd, prefix] = pending.back();
+        pending.pop_back();
+        DIR *dir = ::fdopendir(fd);
+        if (dir == nullptr) {
+            ::close(fd);
+            continue;
+        }
+        for (dirent *e = ::readdir(dir); e != nullptr; e = ::readdir(dir)) {
+            if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+            struct stat st{};
+            uint64_t mount = 0;
+            if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (!mount_id_of(fd, e->d_name, &mount) || mount != mount_id) continue;
+            if (S_ISDIR(st.st_mode)) {
+                const int sub = ::openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0) pending.emplace_back(sub, prefix + e->d_name + "/");
+                continue;
+            }
+            if (st.st_nlink < 2) continue;
+            auto &seen = linked[{st.st_dev, st.st_ino}];
+            seen.first += 1;
+            seen.second = st.st_nlink;
+            names.emplace(std::make_pair(st.st_dev, st.st_ino), prefix + e->d_name);
+        }
+        ::closedir(dir);
+    }
+    for (auto &[fd, prefix] : pending) ::close(fd);
+    for (const auto &[key, seen] : linked)
+        if (seen.first < seen.second) {
+            if (outside) *outside = names[key];
+            return false;
+        }
+    return true;
+}
 
 bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h) {
     return (!foreign_to_the_sandbox(owner_uid, h.uid_base) && owner_uid != h.uid) ||

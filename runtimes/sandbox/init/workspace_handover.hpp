@@ -30,4 +30,9 @@ bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h);
 // the directory itself cannot be changed.
 long hand_over_tree(int dir_fd, const std::string &dir, const Handover &h);
 
+// Whether every file under `dir_fd` (same mount only, links not followed) that has several names has all
+// of them inside: else one is a name of a file elsewhere (the machine's, perhaps), which a mapping of the
+// owner would hand over with the rest. `outside` gets the path (relative) of one that is not.
+bool every_hard_link_inside(int dir_fd, std::string *outside);
+
 }  // namespace sandbox

@@ -60,39 +60,88 @@ std::string start_refusal(const std::string &workspace, const std::function<void
 
 }  // namespace
 
-// 3a. The handover of a root-owned workspace never changes what is mounted inside it: a directory or a
-// file bound there from elsewhere stays its owner's, and so stays out of the sandbox's reach.
-TEST(SandboxWorkspace, TheHandoverNeverCrossesAMount) {
-    if (geteuid() != 0) GTEST_SKIP() << "only root can bind-mount, and only a root caller's sandbox hands over";
-    TempDir dir("ahsec-mounts");
-    fs::create_directories(dir / "ws/shared");
-    fs::create_directories(dir / "victim");
-    write_file(dir / "victim/secret", "machine secret\n");
-    chmod((dir / "victim/secret").c_str(), 0600);
-    chmod((dir / "victim").c_str(), 0700);
-    write_file(dir / "victim-file", "machine file\n");
-    chmod((dir / "victim-file").c_str(), 0600);
-    write_file(dir / "ws/onefile", "");
-    // The mounts live in a mount namespace of their own (unshare -m), with the sandbox started inside it:
-    // the machine's mount table is never touched. ahctl starts the sandbox there.
-    const std::string script =
-        "mount --bind " + quote(dir / "victim") + " " + quote(dir / "ws/shared") + " && mount --bind " +
-        quote(dir / "victim-file") + " " + quote(dir / "ws/onefile") + " && " + quote(actionhost::testing::build_path("bin/ahctl")) +
-        " -q -r sandbox --state-dir " + quote(dir / "state") + " -w " + quote(dir / "ws") +
-        " run -- 'cat /workspace/shared/secret /workspace/onefile; echo changed >> /workspace/shared/secret; echo changed >> /workspace/onefile; echo done'";
-    auto r = run_process({"unshare", "-m", "--propagation", "private", "sh", "-c", script}, 120, {"HOME=" + dir.path()});
-    EXPECT_NE(r.output.find("done"), std::string::npos) << r.output;
-    EXPECT_EQ(r.output.find("machine secret"), std::string::npos) << r.output;
-    EXPECT_EQ(r.output.find("machine file"), std::string::npos) << r.output;
-    for (const char *victim : {"victim", "victim/secret", "victim-file"}) {
-        const Owner o = owner_of(dir / victim);
-        EXPECT_EQ(o.uid, 0u) << victim << " was handed to the sandbox";
-        EXPECT_EQ(o.gid, 0u) << victim;
+// 3a. Neither the idmapped mount of a root-owned workspace nor its handover (the fallback) reaches what
+// is mounted inside it: a directory or a file bound there from elsewhere stays its owner's, and out of
+// the sandbox's reach.
+TEST(SandboxWorkspace, NeitherTheIdmapNorTheHandoverCrossesAMount) {
+    if (geteuid() != 0) GTEST_SKIP() << "only root can bind-mount, and only a root caller's sandbox maps or hands over";
+    for (const bool idmap : {true, false}) {
+        SCOPED_TRACE(idmap ? "idmapped mount" : "handover");
+        TempDir dir("ahsec-mounts");
+        fs::create_directories(dir / "ws/shared");
+        fs::create_directories(dir / "victim");
+        write_file(dir / "victim/secret", "machine secret\n");
+        chmod((dir / "victim/secret").c_str(), 0600);
+        chmod((dir / "victim").c_str(), 0700);
+        write_file(dir / "victim-file", "machine file\n");
+        chmod((dir / "victim-file").c_str(), 0600);
+        write_file(dir / "ws/onefile", "");
+        // The mounts live in a mount namespace of their own (unshare -m), with the sandbox started inside
+        // it: the machine's mount table is never touched. ahctl starts the sandbox there.
+        const std::string script =
+            "mount --bind " + quote(dir / "victim") + " " + quote(dir / "ws/shared") + " && mount --bind " +
+            quote(dir / "victim-file") + " " + quote(dir / "ws/onefile") + " && " + quote(actionhost::testing::build_path("bin/ahctl")) +
+            " -q -r sandbox --set sandbox.workspace_idmap=" + (idmap ? "true" : "false") + " --state-dir " + quote(dir / "state") +
+            " -w " + quote(dir / "ws") +
+            " run -- 'cat /workspace/shared/secret /workspace/onefile; echo changed >> /workspace/shared/secret; echo changed >> /workspace/onefile; echo done'";
+        auto r = run_process({"unshare", "-m", "--propagation", "private", "sh", "-c", script}, 120, {"HOME=" + dir.path()});
+        EXPECT_NE(r.output.find("done"), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("machine secret"), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("machine file"), std::string::npos) << r.output;
+        for (const char *victim : {"victim", "victim/secret", "victim-file"}) {
+            const Owner o = owner_of(dir / victim);
+            EXPECT_EQ(o.uid, 0u) << victim << " was handed to the sandbox";
+            EXPECT_EQ(o.gid, 0u) << victim;
+        }
+        EXPECT_EQ(actionhost::testing::read_file(dir / "victim/secret"), "machine secret\n");
+        EXPECT_EQ(actionhost::testing::read_file(dir / "victim-file"), "machine file\n");
+        // The workspace itself: root's still (mapped), or handed over.
+        if (idmap) EXPECT_EQ(owner_of(dir / "ws").uid, 0u);
+        else EXPECT_NE(owner_of(dir / "ws").uid, 0u);
     }
-    EXPECT_EQ(actionhost::testing::read_file(dir / "victim/secret"), "machine secret\n");
-    EXPECT_EQ(actionhost::testing::read_file(dir / "victim-file"), "machine file\n");
-    // The workspace itself was handed over.
-    EXPECT_NE(owner_of(dir / "ws").uid, 0u);
+}
+
+// 3a'. A root caller's root-owned workspace through an idmapped mount: the sandbox's user owns it inside,
+// every file stays root's on the machine (git there keeps trusting the repository), nothing is chowned,
+// and no set-user-ID file can be made there (it would be root's on the machine). A file with a hard link
+// outside the workspace makes the start fall back to the handover, said so, and that file stays root's.
+TEST(SandboxWorkspace, ARootOwnedWorkspaceIsIdmappedNotChowned) {
+    if (geteuid() != 0) GTEST_SKIP() << "only a root caller's workspace is mapped";
+    TempDir dir("ahsec-idmap");
+    fs::create_directories(dir / "repo/src");
+    write_file(dir / "repo/src/main.c", "int main(void) { return 0; }\n");
+    ASSERT_EQ(run_process({"git", "-C", dir / "repo", "init", "-q"}, 60).exit_code, 0);
+    ASSERT_EQ(run_process({"git", "-C", dir / "repo", "-c", "user.email=t@t", "-c", "user.name=t", "add", "."}, 60).exit_code, 0);
+    const std::string ahctl = actionhost::testing::build_path("bin/ahctl");
+    auto r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "repo", "run", "--",
+                          "id -un; stat -c %U /workspace/src/main.c; echo made > /workspace/new; mkdir /workspace/newdir; "
+                          "cp /bin/sh /workspace/tool 2>/dev/null || cp $(command -v bash) /workspace/tool; "
+                          "chmod 4755 /workspace/tool 2>&1; echo end"},
+                         120, {"HOME=" + dir.path()});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("openhands\nopenhands\n"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Operation not permitted"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("belong to the sandbox's user"), std::string::npos) << "handed over: " << r.output;
+    for (const char *p : {"repo", "repo/src", "repo/src/main.c", "repo/new", "repo/newdir", "repo/tool", "repo/.git/index"}) {
+        const Owner o = owner_of(dir / p);
+        EXPECT_EQ(o.uid, 0u) << p;
+        EXPECT_EQ(o.gid, 0u) << p;
+        EXPECT_EQ(o.mode & 06000, 0u) << p << " is set-user/group-ID on the machine";
+    }
+    auto git = run_process({"git", "-C", dir / "repo", "status", "--porcelain"}, 60);
+    EXPECT_EQ(git.exit_code, 0) << git.output;
+    EXPECT_EQ(git.output.find("dubious"), std::string::npos) << git.output;
+
+    // A hard link out of the workspace: the mapping would give that file too. Handed over instead, said so.
+    write_file(dir / "machine-file", "the machine's\n");
+    ASSERT_EQ(::link((dir / "machine-file").c_str(), (dir / "repo/linked").c_str()), 0);
+    r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "repo", "run", "--",
+                     "echo mine >> /workspace/linked 2>&1; stat -c %U /workspace/linked; echo end"},
+                    120, {"HOME=" + dir.path()});
+    EXPECT_NE(r.output.find("has a hard link outside it"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("nobody"), std::string::npos) << r.output;
+    EXPECT_EQ(actionhost::testing::read_file(dir / "machine-file"), "the machine's\n");
+    EXPECT_EQ(owner_of(dir / "machine-file").uid, 0u);
 }
 
 // 3b. A workspace path through a link another user owns is refused: its owner could point it at any
@@ -215,7 +264,10 @@ TEST(SandboxWorkspace, AForeignGroupOfTheWorkspaceIsNotInherited) {
     o.config.set("sandbox.network", false);
     s->runtime = actionhost::client::Runtime::create(std::move(o));
     s->runtime->connect();
-    EXPECT_NE(owner_of(dir / "ws").gid, system_group) << "the workspace kept the system group";
+    // Mapped (the default): the workspace keeps its group on the machine, shown as the sandbox's group
+    // inside; the sandbox's processes are never in the system group (below).
+    EXPECT_EQ(owner_of(dir / "ws").gid, system_group) << "the idmapped workspace was changed";
+    EXPECT_EQ(run(*s->runtime, "stat -c %G /workspace").value("content", ""), "root");  // the sandbox's root here
     // The ids of a process of the sandbox, as the machine sees them.
     const std::string tag = "ahsec" + security_test::random_tag();
     run(*s->runtime, "python3 -c 'import time; time.sleep(600)' " + tag + " & disown");
@@ -223,4 +275,12 @@ TEST(SandboxWorkspace, AForeignGroupOfTheWorkspaceIsNotInherited) {
     ASSERT_FALSE(ids.empty());
     for (long id : security_test::ids_on(ids)) EXPECT_NE(id, static_cast<long>(system_group)) << ids;
     s->runtime->close();
+    // Handed over instead (sandbox.workspace_idmap = false): the workspace loses the system group.
+    TempDir state2("ahsec-state");
+    RuntimeOptions chown_options = test_runtime_options("sandbox", dir / "ws", state2.path());
+    chown_options.config.set("sandbox.workspace_idmap", false);
+    auto handed = actionhost::client::Runtime::create(std::move(chown_options));
+    handed->connect();
+    EXPECT_NE(owner_of(dir / "ws").gid, system_group) << "the workspace kept the system group";
+    handed->close();
 }
