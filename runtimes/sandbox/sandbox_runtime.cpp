@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "id_map.hpp"
+#include "image_env.hpp"
 #include "sandbox_disk.hpp"
 #include "sandbox_leftovers.hpp"
 #include "supervisor.hpp"
@@ -218,6 +219,19 @@ class SandboxRuntime : public Backend {
         set_flag(args, "--user-id", std::to_string(uid));
         set_flag(args, "--host", "127.0.0.1");
         set_flag(args, "--port-file", std::string(kPortDirInside) + "/port");
+        // The image's own environment (its PATH above all), for the host only, inside (image_env.hpp).
+        if (image) {
+            auto settled = host_env();  // what the configuration and the sandbox's identity set stays theirs
+            for (const char *k : {"HOME", "USER", "OPENHANDS_SESSION_ID", "SANDBOX_GROUP_ID"}) settled[k] = "";
+            const ImageEnv env = filter_image_env((*image)["env"], settled);
+            if (!env.refused.empty()) {
+                std::string names;
+                for (const auto &n : env.refused) names += (names.empty() ? "" : ", ") + n;
+                log(AH_LOG_WARNING, "the image's environment sets what only actionhost may set; left out: " + names);
+            }
+            write_image_env(run_dir_ + "/image.env", env.kept);
+            argv.insert(argv.end(), {"--image-env", run_dir_ + "/image.env"});
+        }
         argv.push_back("--");
         argv.push_back(host_binary);
         argv.push_back(network_ ? "0" : std::to_string(kHostPortInside));
@@ -231,12 +245,6 @@ class SandboxRuntime : public Backend {
                      {"OPENHANDS_SESSION_ID", info().session_id},
                      // The workspace keeps the user's group when the host hands it over (not root's).
                      {"SANDBOX_GROUP_ID", std::to_string(uid)}};
-        // An image's own environment (its PATH above all) first; the configuration's variables win.
-        if (image)
-            for (const auto &e : (*image)["env"]) {
-                const std::string kv = e.get<std::string>();
-                spawn.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
-            }
         for (const auto &[k, v] : host_env()) spawn.env[k] = v;
         key_ = spawn.env["SESSION_API_KEY"];
         spawn.log_path = run_dir_ + "/sandbox.log";

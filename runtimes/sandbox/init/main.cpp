@@ -56,6 +56,7 @@ using namespace sandbox;
 
 struct ChildContext {
     const Options *options;
+    const std::vector<std::string> *command_env;  // set for the main process only, before its exec
     const RootPlan *plan;
     bool switch_ids;  // the creator's ids are not mapped: take the sandbox user's (root callers)
     int go_fd;        // read end: P writes one byte once the id maps are in place
@@ -167,6 +168,10 @@ int child_main(void *arg) {
             setrlimit(RLIMIT_NPROC, &tasks);
         }
         set_resource_limits(o);
+        for (const auto &kv : *ctx->command_env) {
+            const size_t eq = kv.find('=');
+            setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+        }
         if (chdir(o.workspace_target.c_str()) != 0 && chdir("/") != 0) die("cannot enter a working directory");
         try {
             install_seccomp_filter(o.seccomp ? FilterScope::Full : FilterScope::ModeBitsOnly);
@@ -276,6 +281,33 @@ IdMaps choose_ids(const Options &o, int workspace_fd, int *idmapped_workspace_fd
     return m;
 }
 
+// The image's environment for the command (Options::image_env_file): read here, in P, as data — a
+// regular file of the backend's, at most 1 MiB, "NAME=value" entries with a plain name.
+std::vector<std::string> read_command_env(const std::string &path) {
+    std::vector<std::string> out;
+    if (path.empty()) return out;
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st{};
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+        if (fd >= 0) close(fd);
+        throw std::runtime_error("cannot read the image's environment " + path);
+    }
+    std::string text(static_cast<size_t>(st.st_size), '\0');
+    const ssize_t n = read(fd, text.data(), text.size());
+    close(fd);
+    if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot read the image's environment " + path);
+    for (size_t at = 0; at < text.size();) {
+        const size_t end = text.find('\0', at);
+        std::string kv = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        at = end == std::string::npos ? text.size() : end + 1;
+        const size_t eq = kv.find('=');
+        if (eq == 0 || eq == std::string::npos || kv.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") < eq)
+            throw std::runtime_error("the image's environment holds a malformed entry");
+        out.push_back(std::move(kv));
+    }
+    return out;
+}
+
 // The sandbox's own disk, mounted before anything is opened (disk_mount.hpp), and the directories the
 // rest of the start finds on it: the overlay's upper and work directories (the sandbox's root's) and a
 // temporary workspace (root's here, handed to the sandbox's user by choose_ids like any root-owned one).
@@ -368,7 +400,13 @@ int main(int argc, char **argv) {
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
     fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
-    ChildContext ctx{&o, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids, {o.lock_fd, o.control_fd, creating->fd()}};
+    std::vector<std::string> command_env;
+    try {
+        command_env = read_command_env(o.image_env_file);
+    } catch (const std::exception &e) {
+        return fail(e.what());
+    }
+    ChildContext ctx{&o, &command_env, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids, {o.lock_fd, o.control_fd, creating->fd()}};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;

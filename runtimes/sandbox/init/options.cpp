@@ -33,6 +33,7 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
     app.add_option("--image-layer", o.image_layers, "an unpacked image layer, bottom first (repeated): the root is the image's");
     app.add_option("--upper", o.upper_dir, "with --image-layer: the overlay's upper directory (the sandbox's writes)");
     app.add_option("--work", o.work_dir, "with --image-layer: the overlay's work directory (same file system as --upper)");
+    app.add_option("--image-env", o.image_env_file, "with --image-layer: a file of NAME=value entries (NUL-separated) set for the command only");
     app.add_option("--bundle", o.bundle_dir, "with --image-layer: the host bundle, read-only at /openhands/actionhost");
     app.add_option("--disk", o.disk_image, "an ext4 image: the sandbox's own disk, mounted at --disk-dir first (root only)");
     app.add_option("--disk-dir", o.disk_dir, "with --disk: where it is mounted (an empty directory); missing --upper, --work, "

@@ -37,6 +37,9 @@ struct Options {
     // host bundle (a tree that runs in any image) at /openhands/actionhost.
     std::vector<std::string> image_layers;
     std::string upper_dir, work_dir, bundle_dir;
+    // The image's environment for the host ("NAME=value" NUL-separated, the backend filtered it): set in
+    // the process that execs the host, inside, never in this program's own environment.
+    std::string image_env_file;
     bool image() const { return !image_layers.empty(); }
     // The sandbox's own disk (disk_mount.hpp): an ext4 image mounted at disk_dir before anything else,
     // where --upper, --work and a temporary --workspace then are (made here when missing).

@@ -314,3 +314,55 @@ TEST(ImageStore, SnapshotsOfAHostileSandboxAreHarmless) {
         listed = listed || i.name == "tests-too-big" || i.name == "tests-deep";
     EXPECT_FALSE(listed) << "a refused snapshot was named in the store";
 }
+
+// An image's Env is the image author's: before, it became the environment of ah-sandbox-init, which
+// runs on the machine as the caller before any namespace — an LD_PRELOAD naming a library of the image's
+// own (unpacked at a path anyone can predict) ran the image's code as the machine's root. Now the
+// image's variables reach only the host, inside, and those that steer the loader or libc are left out,
+// said so; the others (PATH, the image's own) still apply.
+TEST(ImageStore, AnImagesEnvironmentNeverReachesTheMachine) {
+    at::TempDir work("ahsec-img");
+    const std::string marker = "/tmp/ahsec-preloaded-" + tag();
+    fs::create_directories(work / "lib/evil");
+    std::ofstream(work / "evil.c") << "#include <fcntl.h>\n#include <unistd.h>\n"
+                                      "__attribute__((constructor)) static void run(void) {\n"
+                                      "  int fd = open(\"" + marker + "\", O_CREAT | O_WRONLY | O_APPEND, 0644);\n"
+                                      "  if (fd >= 0) { write(fd, \"ran\\n\", 4); close(fd); } }\n";
+    auto cc = at::run_process({"cc", "-shared", "-fPIC", "-o", work / "lib/evil/evil.so", work / "evil.c"}, 120);
+    if (cc.exit_code != 0) GTEST_SKIP() << "no C compiler: " << cc.output;
+    ASSERT_EQ(at::tar_directory(work / "lib", work / "evil.tar"), "");
+    at::TempDir root("ahsec-root");
+    ASSERT_EQ(at::make_busybox_rootfs(root.path()), "");
+    ASSERT_EQ(at::tar_directory(root.path(), work / "base.tar"), "");
+    // The library is at /evil/evil.so inside; on the machine it is in the store's unpacked layer, whose
+    // directory is the layer's digest — the same for every store: glob it the way an attacker would name it.
+    const std::string state = work / "state";
+    const std::string layer_hex = at::sha256_of_file(work / "evil.tar");
+    const std::string owners = running_as_root() ? "range-1879048192-1879048192" : "caller";
+    const std::string on_machine = state + "/images/layers/" + owners + "/" + layer_hex + "/evil/evil.so";
+    ASSERT_EQ(at::write_oci_layout(work / "img", "v1", {{work / "base.tar", true}, {work / "evil.tar", false}},
+                                   {"PATH=/usr/local/bin:/usr/bin:/bin:/sbin:/image-bin", "LD_PRELOAD=" + on_machine + ":/evil/evil.so",
+                                    "GCONV_PATH=/evil", "AH_IMAGE_VAR=from-the-image", "SESSION_API_KEY=image-chosen"}),
+              "");
+    std::vector<std::string> warnings;
+    auto s = start_runtime(
+        "sandbox",
+        [&](Config &c) {
+            c.set("sandbox.base_container_image", "oci:" + (work / "img") + ":v1");
+            c.set("core.state_dir", state);
+        },
+        [&](actionhost::client::RuntimeOptions &o) {
+            o.on_log = [&](int level, const std::string &msg) {
+                if (level >= 2) warnings.push_back(msg);
+            };
+        });
+    ASSERT_TRUE(fs::exists(on_machine)) << "the test's library is not where an attacker would name it";
+    EXPECT_FALSE(fs::exists(marker)) << "the image's library ran on the machine";
+    EXPECT_EQ(run(*s->runtime, "echo $AH_IMAGE_VAR; echo $PATH").value("content", ""), "from-the-image\n/usr/local/bin:/usr/bin:/bin:/sbin:/image-bin");
+    EXPECT_EQ(run(*s->runtime, "cat " + marker + " 2>/dev/null; echo \"[$LD_PRELOAD][$GCONV_PATH]\"").value("content", ""), "[][]")
+        << "the loader variables reached the sandbox";
+    bool told = false;
+    for (const auto &w : warnings) told = told || (w.find("LD_PRELOAD") != std::string::npos && w.find("SESSION_API_KEY") != std::string::npos);
+    EXPECT_TRUE(told) << "nothing said the image's LD_PRELOAD was left out";
+    ::unlink(marker.c_str());
+}
