@@ -1,5 +1,7 @@
 #include "root_layout.hpp"
 
+#include "image_paths.hpp"
+
 #include <fcntl.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -179,7 +181,17 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
     const Identity &id = plan.identity;
     const std::string root = ".";
     const unsigned kScratchAttrs = kNoSuid | kNoDev;
-    if (o.image()) enter_image_root(t, o.root_mount);
+    if (o.image()) {
+        enter_image_root(t, o.root_mount);
+        // No link of the image's may lead the path operations below out of its root (image_paths.hpp).
+        std::vector<std::string> used = {"/etc", "/tmp", "/run", "/var", "/var/tmp", "/dev", "/proc", "/sys", "/openhands/actionhost"};
+        for (const auto &[path, tree] : t.extra) used.push_back(path);
+        for (const auto &[inside, tree] : t.rw) used.push_back(inside);
+        if (t.workspace.valid()) used.push_back(o.workspace_target);
+        actionhost::common::io::UniqueFd here(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (!here) fail("open the image's root");
+        for (const auto &line : make_paths_real(here.get(), used)) std::fprintf(stderr, "ah-sandbox-init: note: %s\n", line.c_str());  // ahctl shows notes
+    }
 
     // The scratch tmpfs behind every writable place but the workspace, mounted nowhere itself.
     const long inodes = std::max(4096L, plan.scratch_mb * 256);

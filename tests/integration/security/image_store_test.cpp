@@ -366,3 +366,49 @@ TEST(ImageStore, AnImagesEnvironmentNeverReachesTheMachine) {
     EXPECT_TRUE(told) << "nothing said the image's LD_PRELOAD was left out";
     ::unlink(marker.c_str());
 }
+
+// An image whose /tmp, /run, /etc, /proc, /var and /openhands are absolute links to directories of the
+// machine: the root is assembled by path while the process's root is still the machine's, so before,
+// those links led mkdir and chmod out of the image (a red-team run made other users' directories mode
+// 1777). Each is now replaced by a directory in the sandbox's own layer, said so; the machine's
+// directories stay as they were, and the sandbox works.
+TEST(ImageStore, AnImagesLinksNeverLeadTheRootsAssemblyOut) {
+    at::TempDir work("ahsec-img");
+    std::vector<std::string> victims;
+    std::string entries;
+    for (const char *name : {"tmp", "run", "etc", "proc", "var", "openhands"}) {
+        const std::string victim = work / (std::string("victim-") + name);
+        fs::create_directories(victim);
+        ::chmod(victim.c_str(), 0700);
+        victims.push_back(victim);
+        entries += std::string("add('") + name + "', kind=tarfile.SYMTYPE, link='" + victim + "')\n";
+    }
+    ASSERT_EQ(python_tar(work / "links.tar", entries), "");
+    ASSERT_EQ(hostile_image(work, work / "links", work / "links.tar"), "");
+    std::vector<std::string> warnings;
+    std::unique_ptr<StartedRuntime> s;
+    std::string failed;
+    try {
+        s = start_runtime(
+            "sandbox", [&](Config &c) { c.set("sandbox.base_container_image", "oci:" + (work / "links") + ":v1"); },
+            [&](actionhost::client::RuntimeOptions &o) {
+                o.on_log = [&](int level, const std::string &msg) {
+                    if (level >= 2) warnings.push_back(msg);
+                };
+            });
+    } catch (const std::exception &e) {
+        failed = e.what();
+    }
+    // Whether or not the start got through, the machine's directories are as they were.
+    for (const auto &v : victims) {
+        struct stat st{};
+        ASSERT_EQ(::lstat(v.c_str(), &st), 0) << v;
+        EXPECT_EQ(st.st_mode & 07777, 0700u) << v << " was changed through the image's link";
+        EXPECT_TRUE(fs::is_empty(v)) << v << " got entries through the image's link";
+    }
+    ASSERT_EQ(failed, "");
+    bool told = false;
+    for (const auto &w : warnings) told = told || w.find("the image's /tmp was a link to " + victims[0]) != std::string::npos;
+    EXPECT_TRUE(told) << "nothing said the image's /tmp link was replaced";
+    EXPECT_EQ(run(*s->runtime, "test -d /tmp && ! test -L /tmp && echo > /tmp/x && cat /etc/hostname").value("content", ""), "sandbox");
+}
