@@ -116,7 +116,6 @@ Rule refuse(std::string name, int error, int number = -1, std::vector<ArgTest> a
 }
 ArgTest masked(unsigned index, uint64_t mask, uint64_t value) { return ArgTest{index, ArgTest::MaskedEqual, value, mask}; }
 ArgTest equal(unsigned index, uint64_t value) { return ArgTest{index, ArgTest::Equal, value, 0}; }
-ArgTest not_equal(unsigned index, uint64_t value) { return ArgTest{index, ArgTest::NotEqual, value, 0}; }
 
 // The mode-bit rules: each setter allowed when its mode has neither bit (or, for open, when it does not
 // create), refused with EPERM for each bit otherwise. The conditions never overlap, so no order matters.
@@ -165,9 +164,14 @@ Policy sandbox_policy(Scope scope) {
     p.rules.push_back(refuse("clone3", ENOSYS, 435));
     p.rules.push_back(refuse("openat2", ENOSYS, 437));
     // socket: every family but AF_VSOCK, which has no network namespace (a sandbox could bind the
-    // machine's own vsock ports, or reach the hypervisor). EPERM, as Docker's profile answers it.
-    p.rules.push_back(allow("socket", -1, {not_equal(0, AF_VSOCK)}));
-    p.rules.push_back(refuse("socket", EPERM, -1, {equal(0, AF_VSOCK)}));
+    // machine's own vsock ports, or reach the hypervisor). EPERM, as Docker's profile answers it. The
+    // kernel reads the family as an int — the register's low 32 bits — while seccomp sees all 64: a test
+    // on the whole value let `socket((1 << 32) | AF_VSOCK, ...)` through (a red-team run bound a vsock
+    // port that way). So every test masks the high half off, one allow rule per known family (seccomp has
+    // no "masked and not equal"); a family past AF_MAX gets the default answer.
+    for (uint64_t family = 0; family < AF_MAX; ++family)
+        if (family != AF_VSOCK) p.rules.push_back(allow("socket", -1, {masked(0, 0xffffffffULL, family)}));
+    p.rules.push_back(refuse("socket", EPERM, -1, {masked(0, 0xffffffffULL, AF_VSOCK)}));
     for (uint64_t persona : kPersonalities) p.rules.push_back(allow("personality", -1, {equal(0, persona)}));
     add_mode_bit_rules(p.rules, true);
     return p;

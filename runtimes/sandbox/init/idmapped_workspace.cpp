@@ -66,10 +66,10 @@ int mapping_namespace(const IdmapRequest &r) {
 }  // namespace
 
 int idmapped_workspace(int dir_fd, const std::string &path, const IdmapRequest &r, std::string &why) {
-    // The owner's files all become the sandbox user's: none may be a file of elsewhere by another name.
-    std::string linked;
-    if (!every_hard_link_inside(dir_fd, &linked)) {
-        why = "its file " + linked + " has a hard link outside it";
+    // The owner's files all become the sandbox user's: none may be a file of elsewhere by another name, or
+    // carry the owner's privilege.
+    if (const std::string reason = reason_not_to_map(dir_fd); !reason.empty()) {
+        why = reason;
         return -1;
     }
     const int userns = mapping_namespace(r);

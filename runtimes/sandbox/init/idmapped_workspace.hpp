@@ -6,8 +6,12 @@
 // inherited by pid 1, which attaches it. Only the workspace's own mount is cloned: a mount inside it (a
 // directory of the machine bound there) is not the owner's to give, and stays out. Where the mapping
 // cannot be made (an older kernel, a file system without idmap support) or must not be (a file of the
-// workspace has a hard link outside it: that file of elsewhere would be given too), the caller falls
-// back to handing the tree over (workspace_handover.hpp, which leaves such files alone) and says so.
+// workspace has a hard link outside it: that file of elsewhere would be given too; a set-user-ID file or
+// one with capabilities: the owner's privilege would be given), the caller falls back to handing the tree
+// over (workspace_handover.hpp, which leaves such files alone or clears their bits) and says so. What the
+// sandbox writes there is the owner's on the machine — root's — so nothing privileged may be made there:
+// set-user/group-ID bits are refused (seccomp) and, with such a workspace, the sandbox has no
+// CAP_SETFCAP (privileges.hpp).
 #pragma once
 
 #include <sys/types.h>

@@ -145,7 +145,7 @@ int child_main(void *arg) {
         if (ctx->switch_ids) become_sandbox_root();
         assemble_root(*ctx->plan, std::move(trees));
         if (ctx->plan->workspace_mount >= 0) close(ctx->plan->workspace_mount);  // attached: a copy was consumed
-        limit_bounding_set();
+        limit_bounding_set(ctx->plan->workspace_mount < 0);
     } catch (const std::exception &e) {
         die(std::string("sandbox setup failed: ") + e.what());
     }

@@ -10,7 +10,11 @@ namespace sandbox {
 
 // Drops every capability outside Docker's default set from the bounding set (inherited by every
 // process forked afterwards; root's exec gets at most this set). Throws on failure.
-void limit_bounding_set();
+// `file_capabilities` false: CAP_SETFCAP goes too. Through an idmapped workspace (idmapped_workspace.hpp)
+// a file capability set by a sandbox whose user is root would be stored for the machine's root —
+// `setcap cap_setuid+ep` on a copy of python3, run by any user of the machine, is root. (Without it, a
+// nested user namespace cannot map root either: the kernel asks CAP_SETFCAP for that.)
+void limit_bounding_set(bool file_capabilities);
 
 // pid 1 after its last fork of the main process: no capabilities (effective, permitted, inheritable,
 // ambient, bounding), no way to gain any (no_new_privs), and not dumpable, so no process of the sandbox

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,14 +82,14 @@ long hand_over_below(int top_fd, uint64_t mount_id, const Handover &h) {
 
 }  // namespace
 
-bool every_hard_link_inside(int dir_fd, std::string *outside) {
+std::string reason_not_to_map(int dir_fd) {
     const int top = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     uint64_t mount_id = 0;
     if (top < 0 || !mount_id_of(top, "", &mount_id)) {
         if (top >= 0) ::close(top);
-        if (outside) *outside = "(the workspace cannot be walked)";
-        return false;
+        return "it cannot be walked";
     }
+    std::string reason;
     std::map<std::pair<dev_t, ino_t>, std::pair<nlink_t, nlink_t>> linked;  // → (names seen, names it has)
     std::map<std::pair<dev_t, ino_t>, std::string> names;
     std::vector<std::pair<int, std::string>> pending = {{top, ""}};
@@ -111,6 +112,15 @@ bool every_hard_link_inside(int dir_fd, std::string *outside) {
                 if (sub >= 0) pending.emplace_back(sub, prefix + e->d_name + "/");
                 continue;
             }
+            // What the machine's root owns and a mapping would hand over with its privilege: a set-user/
+            // group-ID file, a file with capabilities (the sandbox's root could rewrite either and keep it).
+            if (reason.empty() && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
+                reason = "its file " + prefix + e->d_name + " is set-user/group-ID";
+            if (reason.empty() && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
+                const std::string via = "/proc/self/fd/" + std::to_string(fd) + "/" + e->d_name;
+                if (::lgetxattr(via.c_str(), "security.capability", nullptr, 0) >= 0)
+                    reason = "its file " + prefix + e->d_name + " has file capabilities";
+            }
             if (st.st_nlink < 2) continue;
             auto &seen = linked[{st.st_dev, st.st_ino}];
             seen.first += 1;
@@ -120,12 +130,10 @@ bool every_hard_link_inside(int dir_fd, std::string *outside) {
         ::closedir(dir);
     }
     for (auto &[fd, prefix] : pending) ::close(fd);
+    if (!reason.empty()) return reason;
     for (const auto &[key, seen] : linked)
-        if (seen.first < seen.second) {
-            if (outside) *outside = names[key];
-            return false;
-        }
-    return true;
+        if (seen.first < seen.second) return "its file " + names[key] + " has a hard link outside it";
+    return "";
 }
 
 bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h) {

@@ -30,9 +30,11 @@ bool needs_handover(uid_t owner_uid, gid_t owner_gid, const Handover &h);
 // the directory itself cannot be changed.
 long hand_over_tree(int dir_fd, const std::string &dir, const Handover &h);
 
-// Whether every file under `dir_fd` (same mount only, links not followed) that has several names has all
-// of them inside: else one is a name of a file elsewhere (the machine's, perhaps), which a mapping of the
-// owner would hand over with the rest. `outside` gets the path (relative) of one that is not.
-bool every_hard_link_inside(int dir_fd, std::string *outside);
+// Why the tree under `dir_fd` (same mount only, links not followed) must not be mapped to the sandbox's
+// user as a whole (idmapped_workspace.hpp), or "" when it may: a file with a name outside it (a hard link
+// — the machine's file, perhaps, under another name), a set-user/group-ID file or one with file
+// capabilities (its privilege would be the sandbox's to rewrite). The handover leaves such files alone or
+// clears their bits.
+std::string reason_not_to_map(int dir_fd);
 
 }  // namespace sandbox

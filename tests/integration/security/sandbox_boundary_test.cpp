@@ -2,6 +2,7 @@
 // makes on the machine (docs/security.md, "Attacks tried"). Runs as root and, as AsUser.*, as nobody.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/xattr.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -59,17 +60,37 @@ TEST(SandboxBoundary, RootInsideIsNotRootOutside) {
         }
     }
     run(*s->runtime, "pkill -f " + tag);
-    // A file written inside: owned on the machine by the starting user (unprivileged) or by an
-    // unprivileged id of the sandbox's range (root), never by root.
+    // A file written inside: owned on the machine by the workspace's owner — the starting user, root's
+    // workspace staying root's through the idmapped mount — and by no other id.
+    struct stat ws{};
+    ASSERT_EQ(::stat(s->workspace->path().c_str(), &ws), 0);
+    EXPECT_EQ(ws.st_uid, getuid()) << "the workspace changed hands";
     EXPECT_EQ(exit_code(run(*s->runtime, "echo data > /workspace/made_inside && mkdir /workspace/dir_inside")), 0);
     for (const char *name : {"made_inside", "dir_inside"}) {
         struct stat st{};
         ASSERT_EQ(::lstat((s->workspace->path() + "/" + name).c_str(), &st), 0) << name;
-        EXPECT_NE(st.st_uid, 0u) << name << " is owned by root on the machine";
-        EXPECT_NE(st.st_gid, 0u) << name << " has group root on the machine";
-        if (!running_as_root()) {
-            EXPECT_EQ(st.st_uid, getuid()) << name;
-        }
+        EXPECT_EQ(st.st_uid, ws.st_uid) << name << " is not the workspace owner's on the machine";
+        EXPECT_EQ(st.st_gid, ws.st_gid) << name;
+    }
+    // The machine's root owning what the sandbox writes is safe only if nothing privileged can be made
+    // there: no set-user-ID bit (below, NoSetuidFileReachesTheMachine) and no file capability, which the
+    // sandbox's root cannot set (no CAP_SETFCAP in its bounding set).
+    const std::string setcap = probe(*s, "python3 -c \"import os\ntry:\n    os.setxattr('/workspace/made_inside', "
+                                          "'security.capability', bytes([0,0,0,2, 0x80,0,0,0, 0,0,0,0, 0,0,0,0, 0,0,0,0]))\n"
+                                          "    print('set')\nexcept OSError as e: print('refused', e.errno)\"");
+    if (running_as_root()) {  // root's workspace: idmapped
+        EXPECT_EQ(setcap.rfind("refused", 0), 0u) << setcap;
+    }
+    // Whatever was stored holds for no root but the sandbox's own: a version-3 capability whose root id
+    // is the caller's (an unprivileged caller's sandbox may set one, as rootless containers do), never one
+    // the machine's root namespace honours (version 2, or root id 0).
+    unsigned char cap[64] = {};
+    const ssize_t n = ::lgetxattr((s->workspace->path() + "/made_inside").c_str(), "security.capability", cap, sizeof cap);
+    if (n >= 0) {
+        ASSERT_EQ(n, 24) << "a capability without a root id reached the machine";
+        const uint32_t rootid = cap[20] | (cap[21] << 8) | (cap[22] << 16) | (static_cast<uint32_t>(cap[23]) << 24);
+        EXPECT_NE(rootid, 0u) << "a file capability for the machine's root reached the machine";
+        EXPECT_EQ(rootid, getuid());
     }
     // Inside, the workspace belongs to the sandbox's user (git's safe.directory check holds).
     EXPECT_EQ(probe(*s, "stat -c %u /workspace"), probe(*s, "id -u"));
@@ -165,7 +186,7 @@ TEST(SandboxBoundary, EveryProcessIsConfined) {
 }
 
 // 4. A setuid or setgid file planted in the workspace never exists on the machine, whatever the route,
-// and nothing the sandbox writes there belongs to root.
+// and nothing the sandbox writes there belongs to anyone but the workspace's owner.
 TEST(SandboxBoundary, NoSetuidFileReachesTheMachine) {
     auto s = start_runtime("sandbox");
     const std::string attacks =
@@ -182,7 +203,7 @@ TEST(SandboxBoundary, NoSetuidFileReachesTheMachine) {
         ASSERT_EQ(::lstat(entry.path().c_str(), &st), 0);
         ++seen;
         EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0u) << entry.path() << " is setuid/setgid on the machine";
-        EXPECT_NE(st.st_uid, 0u) << entry.path() << " is owned by root on the machine";
+        EXPECT_EQ(st.st_uid, getuid()) << entry.path() << " is not the workspace owner's on the machine";
         EXPECT_FALSE(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) << entry.path() << " is a device node";
     }
     EXPECT_GE(seen, 2) << "the plants were not even written";
@@ -312,7 +333,7 @@ TEST(SandboxBoundary, SetuidPlantsAreRefusedEvenWithoutTheFilter) {
     ASSERT_EQ(::lstat((s->workspace->path() + "/x").c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & (S_ISUID | S_ISGID), 0u) << std::oct << st.st_mode;
     // The rest of the filter is off, as asked: unshare works again.
-    EXPECT_EQ(exit_code(run(*s->runtime, "unshare -r true")), 0);
+    EXPECT_EQ(exit_code(run(*s->runtime, "unshare -U true")), 0);
 }
 
 // 9. What the sandbox writes to its host's output reaches the machine only through ah-sandbox-init's
@@ -461,6 +482,7 @@ TEST(SandboxBoundary, CallsOffTheAllowListAreRefused) {
         "    s = socket.socket(40, socket.SOCK_STREAM); s.bind((0xffffffff, 40000 + __import__('os').getpid() % 20000)); v = 0\n"
         "except OSError as e: v = e.errno\n"
         "print('vsock', v)\n"
+        "print('vsockhigh', sys(41, ctypes.c_ulong((1 << 32) | 40), 1, 0))\n"
         "print('modify_ldt', sys(154, 0, 0, 0))\n"
         "print('memfd_secret', sys(447, 0))\n"
         "print('norandom', sys(135, 0x0040000))\n"
@@ -477,12 +499,12 @@ TEST(SandboxBoundary, CallsOffTheAllowListAreRefused) {
         return out;
     };
     const auto machine = parse(outside);
-    ASSERT_EQ(machine.size(), 6u) << outside;
+    ASSERT_EQ(machine.size(), 7u) << outside;
     auto s = start_runtime("sandbox");
     const auto inside = parse(probe(*s, calls));
-    ASSERT_EQ(inside.size(), 6u);
+    ASSERT_EQ(inside.size(), 7u);
     // Open on this machine, refused inside with EPERM.
-    for (const char *call : {"vsock", "modify_ldt", "memfd_secret"}) {
+    for (const char *call : {"vsock", "vsockhigh", "modify_ldt", "memfd_secret"}) {
         if (machine.at(call) != 0) {
             std::cerr << "note: " << call << " fails on this machine too (errno " << machine.at(call) << ")\n";
             continue;

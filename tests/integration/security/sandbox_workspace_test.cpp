@@ -142,6 +142,16 @@ TEST(SandboxWorkspace, ARootOwnedWorkspaceIsIdmappedNotChowned) {
     EXPECT_NE(r.output.find("nobody"), std::string::npos) << r.output;
     EXPECT_EQ(actionhost::testing::read_file(dir / "machine-file"), "the machine's\n");
     EXPECT_EQ(owner_of(dir / "machine-file").uid, 0u);
+
+    // A set-user-ID file of root's in the workspace: mapped, the sandbox (as root) could rewrite it and
+    // keep the bit. Handed over instead, which clears it.
+    fs::create_directories(dir / "tools");
+    fs::copy_file("/bin/true", dir / "tools/suid-tool");
+    ASSERT_EQ(::chmod((dir / "tools/suid-tool").c_str(), 04755), 0);
+    r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "tools", "run", "--", "true"}, 120,
+                    {"HOME=" + dir.path()});
+    EXPECT_NE(r.output.find("is set-user/group-ID"), std::string::npos) << r.output;
+    EXPECT_EQ(owner_of(dir / "tools/suid-tool").mode & 06000, 0u) << "a set-user-ID file stayed in a mapped workspace";
 }
 
 // 3b. A workspace path through a link another user owns is refused: its owner could point it at any

@@ -99,6 +99,11 @@ TEST(SyscallPolicy, TheAllowListRefusesWhatItDoesNotName) {
     EXPECT_TRUE(decide(p, "socket", {AF_INET}).allow);
     EXPECT_TRUE(decide(p, "socket", {AF_UNIX}).allow);
     EXPECT_EQ(decide(p, "socket", {AF_VSOCK}), (Decision{false, EPERM}));
+    // The kernel reads the family's low 32 bits only: garbage above them changes nothing.
+    EXPECT_EQ(decide(p, "socket", {(1ULL << 32) | AF_VSOCK}), (Decision{false, EPERM}));
+    EXPECT_EQ(decide(p, "socket", {0xffffffff00000000ULL | AF_VSOCK}), (Decision{false, EPERM}));
+    EXPECT_TRUE(decide(p, "socket", {(1ULL << 32) | AF_INET}).allow);
+    EXPECT_TRUE(decide(p, "socket", {AF_NETLINK}).allow);
     // personality: the query and plain Linux; address randomisation off is refused.
     EXPECT_TRUE(decide(p, "personality", {0xffffffffu}).allow);
     EXPECT_TRUE(decide(p, "personality", {0}).allow);
