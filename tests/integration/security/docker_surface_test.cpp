@@ -143,6 +143,11 @@ TEST(DockerSurface, TheContainerIsConfinedAndPublishesOnLoopback) {
     EXPECT_NE(status.find("Seccomp:\t2"), std::string::npos) << status;
     const std::string vsock = content(run(*s->runtime, "python3 -c \"import socket\ntry:\n    socket.socket(40, socket.SOCK_STREAM); print('vsock made')\nexcept OSError as e: print('vsock', e.errno)\""));
     EXPECT_EQ(vsock, "vsock 1");
+    // The family's high half is garbage to the kernel: it must not get vsock past the filter either.
+    const std::string high = content(run(*s->runtime, "python3 -c \"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                                                       "r = libc.syscall(41, ctypes.c_ulong((1 << 32) | 40), 1, 0)\n"
+                                                       "print('high', r if r < 0 else 'made', ctypes.get_errno())\""));
+    EXPECT_EQ(high, "high -1 1");
     // The agent's user: its own primary group, and not in group root.
     const std::string groups = content(run(*s->runtime, "id"));
     EXPECT_EQ(groups.find("(root)"), std::string::npos) << groups;
