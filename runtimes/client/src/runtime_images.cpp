@@ -36,6 +36,7 @@ images::StoreSettings store_settings(const Config &config, const std::string &ro
     settings.registry.insecure = string_list(config, "sandbox.insecure_registries");
     settings.registry.docker_config_dir = runtime_support::default_docker_config_dir();
     settings.max_image_bytes = static_cast<uint64_t>(std::max(1.0, config.get_number("sandbox.image_max_size_mb", 32768))) << 20;
+    settings.registry.max_blob_bytes = static_cast<int64_t>(settings.max_image_bytes);
     return settings;
 }
 

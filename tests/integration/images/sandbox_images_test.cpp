@@ -264,6 +264,38 @@ TEST(SandboxImages, DockerHubImagesComeThroughAMirror) {
     auto s = start_image("ahtest-mirrored:1", false,
                          [&](Config &c) { c.set("sandbox.registry_mirrors", json::array({"http://" + mirror.address()})); });
     EXPECT_EQ(content(run(*s->runtime, "echo mirrored")), "mirrored");
+    // A mirror that asks for credentials gets its own, never Docker Hub's: with only Hub's in the docker
+    // config the pull stops asking for the mirror's (before, Hub's password went to the mirror and to
+    // whatever token realm it named).
+    char salt[64];
+    ASSERT_NE(crypt_gensalt_rn("$2b$", 5, nullptr, 0, salt, sizeof salt), nullptr);
+    crypt_data data{};
+    LocalRegistry locked(std::string("mirrored:") + crypt_r("mirror-pw", salt, &data) + "\n");
+    if (!locked.started()) GTEST_SKIP() << locked.why_not();
+    ASSERT_EQ(at::skopeo_copy("oci:" + (dir / "layout") + ":v1", "docker://" + locked.address() + "/library/ahtest-locked:1", "mirrored:mirror-pw"), "");
+    at::TempDir auth("ahimg-auth");
+    auto basic = [](const std::string &user_password) {
+        std::ostringstream b64;
+        Poco::Base64Encoder enc(b64);
+        enc.rdbuf()->setLineLength(0);
+        enc << user_password;
+        enc.close();
+        return b64.str();
+    };
+    std::ofstream(auth / "config.json") << json{{"auths", {{"https://index.docker.io/v1/", {{"auth", basic("mirrored:hub-secret")}}}}}}.dump();
+    ::setenv("DOCKER_CONFIG", auth.path().c_str(), 1);
+    const auto through_locked = [&](Config &c) { c.set("sandbox.registry_mirrors", json::array({"http://" + locked.address()})); };
+    try {
+        auto refused = start_image("ahtest-locked:1", false, through_locked);
+        ADD_FAILURE() << "pulled through a locked mirror with Docker Hub's credentials";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("docker login " + locked.address()), std::string::npos) << e.what();
+    }
+    std::ofstream(auth / "config.json") << json{{"auths", {{"https://index.docker.io/v1/", {{"auth", basic("mirrored:hub-secret")}}},
+                                                           {locked.address(), {{"auth", basic("mirrored:mirror-pw")}}}}}}.dump();
+    auto via_locked = start_image("ahtest-locked:1", false, through_locked);
+    ::unsetenv("DOCKER_CONFIG");
+    EXPECT_EQ(content(run(*via_locked->runtime, "echo locked mirror")), "locked mirror");
     // A plain-http mirror that is not on the loopback is refused before any request.
     try {
         auto refused = start_image("ahtest-mirrored:2", false,

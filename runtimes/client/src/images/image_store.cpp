@@ -65,12 +65,34 @@ std::string ImageStore::default_root(const std::string &configured_state_dir) {
     return "/tmp/actionhost-" + std::to_string(::getuid()) + "/images";
 }
 
+namespace {
+
+// The store and the directory above it must be the caller's (or root's) real directories: a store in a
+// directory another user made (the /tmp fallback, a shared state directory) would let them swap in
+// layers that sandboxes then run — the store trusts an unpacked layer it finds by name.
+void check_owned(const std::string &dir) {
+    struct stat st{};
+    if (::lstat(dir.c_str(), &st) != 0) throw std::runtime_error("cannot read " + dir + ": " + std::strerror(errno));
+    if (!S_ISDIR(st.st_mode)) throw std::runtime_error(dir + " is not a directory (a link?): refused as the image store's");
+    if (st.st_uid != ::geteuid() && st.st_uid != 0)
+        throw std::runtime_error(dir + " belongs to uid " + std::to_string(st.st_uid) + ", not to this user: refused as the image store's");
+    if ((st.st_mode & 0022) != 0 && !(st.st_mode & S_ISVTX))
+        throw std::runtime_error(dir + " is writable by others: refused as the image store's");
+}
+
+}  // namespace
+
 ImageStore::ImageStore(StoreSettings settings)
     : settings_(std::move(settings)), blobs_([&] {
           std::error_code ec;
           fs::create_directories(settings_.root, ec);
           if (ec) throw std::runtime_error("cannot create the image store " + settings_.root + ": " + ec.message());
-          ::chmod(settings_.root.c_str(), 0700);
+          fs::path normal = fs::path(settings_.root).lexically_normal();
+          if (!normal.has_filename()) normal = normal.parent_path();  // "…/images/"
+          const std::string parent = normal.parent_path().string();
+          if (!parent.empty()) check_owned(parent);
+          check_owned(settings_.root);
+          if (::chmod(settings_.root.c_str(), 0700) != 0) throw std::runtime_error("cannot make " + settings_.root + " private");
           return settings_.root;
       }()) {}
 

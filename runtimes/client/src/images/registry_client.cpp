@@ -1,6 +1,8 @@
 #include "images/registry_client.hpp"
 
 #include <Poco/Base64Encoder.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <chrono>
@@ -28,11 +30,17 @@ std::string base64(const std::string &text) {
     return out.str();
 }
 
+// Whether "host[:port]" names this machine's loopback: "localhost", or an address literal in 127.0.0.0/8
+// or ::1 — never a name that merely starts with "127." (127.evil.example resolves anywhere).
 bool loopback_host(const std::string &host_port) {
     std::string host = host_port;
     if (!host.empty() && host[0] == '[') host = host.substr(1, host.find(']') - 1);
     else if (const size_t colon = host.rfind(':'); colon != std::string::npos && host.find(':') == colon) host = host.substr(0, colon);
-    return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+    if (host == "localhost") return true;
+    in_addr v4{};
+    if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+    in6_addr v6{};
+    return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 // The host:port part of "scheme://host:port/path".
@@ -140,8 +148,8 @@ RegistryClient::Answer RegistryClient::send(const std::string &path_or_url, cons
             authorize(challenge);
             a = send_once(url, out, sink, true);
             if (a.status == 401 || a.status == 403)
-                throw std::runtime_error("the registry " + ref_.registry + " refused the credentials" +
-                                         (had ? "" : " (none in the docker CLI's config.json: docker login " + ref_.registry + ")") +
+                throw std::runtime_error("the registry " + credential_server() + " refused the credentials" +
+                                         (had ? "" : " (none in the docker CLI's config.json: docker login " + credential_server() + ")") +
                                          ": " + error_text(a.status, a.body));
         }
         // Redirects are followed for reads only: an upload goes where the registry's Location says.
@@ -160,15 +168,22 @@ RegistryClient::Answer RegistryClient::send(const std::string &path_or_url, cons
     throw std::runtime_error(url + " redirected more than 5 times");
 }
 
+// The credentials of the server being asked: through a mirror, the mirror's own (if any), never Docker
+// Hub's — a mirror's challenge may name any realm, and Hub's password would go there.
+std::string RegistryClient::credential_server() const {
+    return base_ == registry_base_url(ref_.registry, settings_.insecure) ? ref_.registry : authority_of(base_);
+}
+
 void RegistryClient::authorize(const std::string &challenge) {
-    const auto creds = runtime_support::registry_credentials(settings_.docker_config_dir, ref_.registry);
+    const std::string server = credential_server();
+    const auto creds = runtime_support::registry_credentials(settings_.docker_config_dir, server);
     const std::string scheme = challenge.substr(0, challenge.find(' '));
     std::string basic;
     if (creds && !creds->username.empty()) basic = "Basic " + base64(creds->username + ":" + creds->password);
     if (scheme == "Basic" || scheme == "basic") {
         if (basic.empty())
-            throw std::runtime_error("the registry " + ref_.registry + " asks for a user and password; none is in the docker CLI's "
-                                     "config.json (docker login " + ref_.registry + ")");
+            throw std::runtime_error("the registry " + server + " asks for a user and password; none is in the docker CLI's "
+                                     "config.json (docker login " + server + ")");
         authorization_ = basic;
         return;
     }
@@ -186,7 +201,14 @@ void RegistryClient::authorize(const std::string &challenge) {
     req.path = path;
     req.timeout_s = settings_.timeout_s;
     if (!basic.empty()) req.headers.emplace_back("Authorization", basic);
+    std::string body;  // a token is a few kB: anything past 1 MiB is not one
+    req.on_body = [&](std::string_view piece) {
+        if (body.size() + piece.size() > (1u << 20)) return false;
+        body.append(piece);
+        return true;
+    };
     HttpResponse r = token_connection.send(req);
+    r.body = std::move(body);
     if (r.status != 200) throw std::runtime_error("the registry's token service " + realm + " answered " + error_text(r.status, r.body));
     const auto j = nlohmann::json::parse(r.body, nullptr, false);
     std::string token = j.is_object() ? j.value("token", j.value("access_token", std::string())) : std::string();
@@ -237,6 +259,9 @@ FetchedDocument RegistryClient::manifest(const std::string &reference) {
 
 void RegistryClient::blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress) {
     if (store.has(d.digest)) return;
+    if (d.size < 0 || d.size > settings_.max_blob_bytes)
+        throw std::runtime_error("the blob " + d.digest + " of " + ref_.path + " is " + std::to_string(d.size) +
+                                 " bytes, past what an image may hold (sandbox.image_max_size_mb): refused");
     BlobWriter writer = store.writer(d.digest, d.size);
     auto last = std::chrono::steady_clock::now();
     std::string failure;

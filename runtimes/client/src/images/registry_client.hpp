@@ -32,6 +32,7 @@ struct RegistrySettings {
     std::vector<std::string> insecure;  // registry hosts ("name:port") that may be reached over plain http
     std::string docker_config_dir;      // where config.json is ("" = $DOCKER_CONFIG or ~/.docker)
     double timeout_s = 60;              // per request, and per wait for the next piece of a blob
+    int64_t max_blob_bytes = int64_t{32} << 30;  // a larger blob is refused before a byte of it is fetched
 };
 
 struct FetchedDocument {
@@ -83,6 +84,7 @@ class RegistryClient {
     Answer send_once(const std::string &url, const Outgoing &out, const std::function<bool(std::string_view)> &sink, bool authorized);
     void to_registry();  // the first push call: the registry itself, with push scope
     void authorize(const std::string &challenge);
+    std::string credential_server() const;  // whose credentials the current base gets: the registry's, or a mirror's own
 
     runtime_support::ImageReference ref_;
     RegistrySettings settings_;
