@@ -1,8 +1,8 @@
 // Images on the daemonless `sandbox` runtime, each figure against a floor or a peer measured in the same
 // run (figures only: it never fails on time):
 //   - start to first observation from a warm image (busybox, an OCI layout already in the store) vs the
-//     same start without an image, with a disk limit (root) vs without, and vs `docker run --rm <busybox>
-//     true` when dockerd runs or starts;
+//     same start without an image, with a disk limit (root) vs without, vs `docker run --rm <busybox>
+//     true` and vs the docker runtime's start on that image (the same job) when dockerd runs or starts;
 //   - the first start of a ~100 MB image from a registry started here (pull, verify, unpack, start) vs
 //     `docker pull` of the same reference;
 //   - a snapshot of a sandbox that wrote 100 MB vs GNU tar of the same 100 MB into a file;
@@ -105,6 +105,12 @@ void bench_start(int n, const std::string &layout, const std::string &store, run
     const Figures peer = measure(n, [&] { testing::run_process(docker_true, 120); }, 1);
     print_row(std::string("docker run --rm ") + runtimes_test::DockerForTests::image() + " true", peer);
     print_ratio("sandbox, busybox image (warm) start vs docker run --rm true", warm, peer);
+    // The same job through Docker: the docker runtime on the same busybox image, its host ready and `echo
+    // hi` answered (start to first observation, as the rows above).
+    const Figures docker_job = bench_start_teardown(
+        "docker runtime, busybox image", "docker", n,
+        [](client::Config &c) { c.set("sandbox.base_container_image", runtimes_test::DockerForTests::image()); }, nullptr);
+    print_ratio("sandbox, busybox image (warm) start vs the docker runtime's", warm, docker_job);
 }
 
 void bench_pull(int n, const std::string &work, runtimes_test::DockerForTests &docker) {

@@ -1,6 +1,6 @@
 #include "actions/file_actions.hpp"
+#include <actionhost/common/base64.hpp>
 
-#include <Poco/Base64Encoder.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,15 +89,6 @@ int slurp(const std::string &path, std::string &out) {
     return 0;
 }
 
-std::string base64(const std::string &bytes) {
-    std::ostringstream out;
-    Poco::Base64Encoder enc(out);
-    enc.rdbuf()->setLineLength(0);
-    enc.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    enc.close();
-    return out.str();
-}
-
 // Python's text mode reads with universal newlines: "\r\n" and "\r" become "\n".
 std::string universal_newlines(const std::string &s) {
     std::string out;
@@ -172,7 +163,7 @@ nlohmann::json read_action(const nlohmann::json &args, const FileActionContext &
         err = slurp(path, bytes);
         if (err == 0) {
             const std::string mime = mime_for(path, image ? "image/png" : pdf ? "application/pdf" : "video/mp4");
-            return read_observation(path, "data:" + mime + ";base64," + base64(bytes));
+            return read_observation(path, "data:" + mime + ";base64," + actionhost::common::base64_encode(bytes));
         }
     } else {
         // One read of the file serves both the binary check (its first 1024 bytes) and the content.

@@ -1,6 +1,6 @@
 #include "registry_auth.hpp"
+#include <actionhost/common/base64.hpp>
 
-#include <Poco/Base64Encoder.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,12 +15,7 @@ std::string registry_auth_header(const RegistryCredentials &c) {
         j["password"] = c.password;
     }
     j["serveraddress"] = c.server;
-    std::ostringstream out;
-    Poco::Base64Encoder enc(out, Poco::BASE64_URL_ENCODING);
-    enc.rdbuf()->setLineLength(0);
-    enc << j.dump();
-    enc.close();
-    return out.str();
+    return actionhost::common::base64_encode(j.dump(), true);
 }
 
 }  // namespace docker

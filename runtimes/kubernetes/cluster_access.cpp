@@ -1,6 +1,6 @@
 #include "cluster_access.hpp"
+#include <actionhost/common/base64.hpp>
 
-#include <Poco/Base64Decoder.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -31,11 +31,9 @@ std::string trim(std::string s) {
 }
 
 std::string base64_decode(const std::string &text, const std::string &what) {
-    std::istringstream in(text);
-    Poco::Base64Decoder dec(in);
-    std::string out((std::istreambuf_iterator<char>(dec)), std::istreambuf_iterator<char>());
-    if (out.empty()) throw std::runtime_error("kubeconfig: " + what + " is not base64");
-    return out;
+    const auto out = actionhost::common::base64_decode(text);
+    if (!out || out->empty()) throw std::runtime_error("kubeconfig: " + what + " is not base64");
+    return *out;
 }
 
 // A path of the kubeconfig, relative to the kubeconfig's directory.

@@ -1,4 +1,5 @@
 #include "image_build.hpp"
+#include <actionhost/common/base64.hpp>
 
 #include <Poco/Base64Encoder.h>
 #include <Poco/DigestStream.h>
@@ -94,15 +95,6 @@ std::string build_context(const BuildSettings &s, const std::vector<std::string>
     throw Timeout("tar of the build context did not finish");
 }
 
-std::string base64(const std::string &bytes) {
-    std::ostringstream out;
-    Poco::Base64Encoder enc(out);
-    enc.rdbuf()->setLineLength(0);
-    enc << bytes;
-    enc.close();
-    return out.str();
-}
-
 bool image_exists(RemoteApi &api, const std::string &image) {
     json r = api.expect("GET", "/image_exists?image=" + url_encode(image), nullptr, "image_exists", 60);
     return r.value("exists", false);
@@ -126,7 +118,7 @@ std::string ensure_runtime_image(RemoteApi &api, const BuildSettings &s, const s
     form.setEncoding(Poco::Net::HTMLForm::ENCODING_MULTIPART);
     form.add("target_image", tag);
     form.add("tags", tag);
-    form.addPart("context", new Poco::Net::StringPartSource(base64(build_context(s, files)), "application/octet-stream", "context.tar.gz"));
+    form.addPart("context", new Poco::Net::StringPartSource(actionhost::common::base64_encode(build_context(s, files)), "application/octet-stream", "context.tar.gz"));
     std::ostringstream body;
     form.write(body);
     ApiReply r = api.call("POST", "/build", body.str(), "multipart/form-data; boundary=" + form.boundary(), 30);

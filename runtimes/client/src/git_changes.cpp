@@ -1,9 +1,9 @@
 // get_git_changes / get_git_diff (git_workspace.hpp). One static command per call computes everything
 // in the sandbox with git alone (no Python there, unlike OpenHands' scripts) and prints each field as
 // base64, so any path or content — spaces, newlines, non-UTF-8 bytes — comes back exactly.
-#include <Poco/Base64Decoder.h>
 
 #include <algorithm>
+#include <actionhost/common/base64.hpp>
 #include <sstream>
 
 #include "actionhost/client/errors.hpp"
@@ -26,13 +26,7 @@ const char *kRefFunction =
     "git rev-parse -q --verify \"$d^{commit}\" 2>/dev/null && return 0; fi; "
     "git rev-parse -q --verify 4b825dc642cb6eb9a060e54bf8d69288fbee4904 2>/dev/null; }; ";
 
-std::string b64(const std::string &text) {
-    std::istringstream in(text);
-    Poco::Base64Decoder decoder(in);
-    std::ostringstream out;
-    out << decoder.rdbuf();
-    return out.str();
-}
+std::string b64(const std::string &text) { return actionhost::common::base64_decode(text).value_or(""); }
 
 // "X :<b64> :<b64> ..." → {"X", field...}
 std::vector<std::string> fields_of(const std::string &line) {

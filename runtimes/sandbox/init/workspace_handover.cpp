@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -47,14 +48,16 @@ bool mount_id_of(int dir_fd, const char *name, uint64_t *id) {
     return true;
 }
 
-// Every step is relative to an open directory, never a path: a directory swapped for a symbolic link
-// while the walk runs cannot lead it out of the workspace (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW). Nothing
-// on another mount (a mount point inside the workspace, of a directory or a file) is changed or entered.
-long hand_over_below(int top_fd, uint64_t mount_id, const Handover &h) {
-    long changed = 0;
-    std::vector<int> pending = {top_fd};
+// Every entry below the directory `top_fd` is open on (which the walk takes and closes) that is on the
+// mount `mount_id`, handed to `visit(dir_fd, name, stat, relative path)`. Every step is relative to an
+// open directory, never a path: a directory swapped for a symbolic link while the walk runs cannot lead
+// it out of the workspace (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW). Nothing on another mount (a mount point
+// inside the workspace, of a directory or a file) is visited or entered. Bounded: ten million directories.
+void walk_one_mount(int top_fd, uint64_t mount_id,
+                    const std::function<void(int, const char *, const struct stat &, const std::string &)> &visit) {
+    std::vector<std::pair<int, std::string>> pending = {{top_fd, ""}};
     for (size_t visited = 0; !pending.empty() && visited < 10'000'000; ++visited) {
-        const int dir_fd = pending.back();
+        auto [dir_fd, prefix] = pending.back();
         pending.pop_back();
         DIR *dir = ::fdopendir(dir_fd);
         if (dir == nullptr) {
@@ -67,16 +70,23 @@ long hand_over_below(int top_fd, uint64_t mount_id, const Handover &h) {
             uint64_t mount = 0;
             if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
             if (!mount_id_of(dir_fd, e->d_name, &mount) || mount != mount_id) continue;  // another mount: not ours
-            const NewOwner o = new_owner(st, h);
-            // fchownat keeps the mode; the kernel clears set-user/group-id bits on a new owner, as wanted.
-            if (o.changes() && ::fchownat(dir_fd, e->d_name, o.uid, o.gid, AT_SYMLINK_NOFOLLOW) == 0) ++changed;
+            visit(dir_fd, e->d_name, st, prefix + e->d_name);
             if (!S_ISDIR(st.st_mode)) continue;
             const int sub = ::openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub >= 0) pending.push_back(sub);
+            if (sub >= 0) pending.emplace_back(sub, prefix + e->d_name + "/");
         }
         ::closedir(dir);  // closes dir_fd
     }
-    for (int fd : pending) ::close(fd);
+    for (auto &[fd, prefix] : pending) ::close(fd);
+}
+
+long hand_over_below(int top_fd, uint64_t mount_id, const Handover &h) {
+    long changed = 0;
+    walk_one_mount(top_fd, mount_id, [&](int dir_fd, const char *name, const struct stat &st, const std::string &) {
+        const NewOwner o = new_owner(st, h);
+        // fchownat keeps the mode; the kernel clears set-user/group-id bits on a new owner, as wanted.
+        if (o.changes() && ::fchownat(dir_fd, name, o.uid, o.gid, AT_SYMLINK_NOFOLLOW) == 0) ++changed;
+    });
     return changed;
 }
 
@@ -92,44 +102,21 @@ std::string reason_not_to_map(int dir_fd) {
     std::string reason;
     std::map<std::pair<dev_t, ino_t>, std::pair<nlink_t, nlink_t>> linked;  // → (names seen, names it has)
     std::map<std::pair<dev_t, ino_t>, std::string> names;
-    std::vector<std::pair<int, std::string>> pending = {{top, ""}};
-    for (size_t visited = 0; !pending.empty() && visited < 10'000'000; ++visited) {
-        auto [fd, prefix] = pending.back();
-        pending.pop_back();
-        DIR *dir = ::fdopendir(fd);
-        if (dir == nullptr) {
-            ::close(fd);
-            continue;
+    walk_one_mount(top, mount_id, [&](int dir_fd, const char *name, const struct stat &st, const std::string &path) {
+        if (S_ISDIR(st.st_mode)) return;
+        // What the machine's root owns and a mapping would hand over with its privilege: a set-user/
+        // group-ID file, a file with capabilities (the sandbox's root could rewrite either and keep it).
+        if (reason.empty() && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID))) reason = "its file " + path + " is set-user/group-ID";
+        if (reason.empty() && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
+            const std::string via = "/proc/self/fd/" + std::to_string(dir_fd) + "/" + name;
+            if (::lgetxattr(via.c_str(), "security.capability", nullptr, 0) >= 0) reason = "its file " + path + " has file capabilities";
         }
-        for (dirent *e = ::readdir(dir); e != nullptr; e = ::readdir(dir)) {
-            if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-            struct stat st{};
-            uint64_t mount = 0;
-            if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-            if (!mount_id_of(fd, e->d_name, &mount) || mount != mount_id) continue;
-            if (S_ISDIR(st.st_mode)) {
-                const int sub = ::openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (sub >= 0) pending.emplace_back(sub, prefix + e->d_name + "/");
-                continue;
-            }
-            // What the machine's root owns and a mapping would hand over with its privilege: a set-user/
-            // group-ID file, a file with capabilities (the sandbox's root could rewrite either and keep it).
-            if (reason.empty() && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
-                reason = "its file " + prefix + e->d_name + " is set-user/group-ID";
-            if (reason.empty() && S_ISREG(st.st_mode) && (st.st_mode & 0111)) {
-                const std::string via = "/proc/self/fd/" + std::to_string(fd) + "/" + e->d_name;
-                if (::lgetxattr(via.c_str(), "security.capability", nullptr, 0) >= 0)
-                    reason = "its file " + prefix + e->d_name + " has file capabilities";
-            }
-            if (st.st_nlink < 2) continue;
-            auto &seen = linked[{st.st_dev, st.st_ino}];
-            seen.first += 1;
-            seen.second = st.st_nlink;
-            names.emplace(std::make_pair(st.st_dev, st.st_ino), prefix + e->d_name);
-        }
-        ::closedir(dir);
-    }
-    for (auto &[fd, prefix] : pending) ::close(fd);
+        if (st.st_nlink < 2) return;
+        auto &seen = linked[{st.st_dev, st.st_ino}];
+        seen.first += 1;
+        seen.second = st.st_nlink;
+        names.emplace(std::make_pair(st.st_dev, st.st_ino), path);
+    });
     if (!reason.empty()) return reason;
     for (const auto &[key, seen] : linked)
         if (seen.first < seen.second) return "its file " + names[key] + " has a hard link outside it";

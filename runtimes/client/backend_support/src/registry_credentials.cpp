@@ -1,6 +1,6 @@
 #include "actionhost/runtime_support/registry_credentials.hpp"
+#include <actionhost/common/base64.hpp>
 
-#include <Poco/Base64Decoder.h>
 #include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,14 +29,6 @@ std::string key_host(std::string key) {
     if (key.rfind("http://", 0) == 0) key = key.substr(7);
     else if (key.rfind("https://", 0) == 0) key = key.substr(8);
     return key.substr(0, key.find('/'));
-}
-
-std::string base64_decode(const std::string &text) {
-    std::istringstream in(text);
-    Poco::Base64Decoder dec(in);
-    std::ostringstream out;
-    out << dec.rdbuf();
-    return out.str();
 }
 
 std::string find_on_path(const std::string &name) {
@@ -129,7 +121,7 @@ std::optional<RegistryCredentials> registry_credentials(const std::string &confi
         c.password = entry.value("password", "");
         c.identity_token = entry.value("identitytoken", "");
         if (const std::string auth = entry.value("auth", ""); !auth.empty()) {
-            const std::string plain = base64_decode(auth);
+            const std::string plain = common::base64_decode(auth).value_or("");
             const size_t colon = plain.find(':');
             if (colon == std::string::npos) throw std::runtime_error(file + ": the \"auth\" of " + k + " is not base64 of user:password");
             c.username = plain.substr(0, colon);

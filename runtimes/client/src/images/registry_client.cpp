@@ -1,6 +1,6 @@
 #include "images/registry_client.hpp"
+#include <actionhost/common/base64.hpp>
 
-#include <Poco/Base64Encoder.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -20,15 +20,6 @@ namespace {
 
 constexpr size_t kMaxDocumentBytes = 4 << 20;  // a manifest or an index
 constexpr size_t kMaxErrorBytes = 64 << 10;
-
-std::string base64(const std::string &text) {
-    std::ostringstream out;
-    Poco::Base64Encoder encoder(out);
-    encoder.rdbuf()->setLineLength(0);
-    encoder << text;
-    encoder.close();
-    return out.str();
-}
 
 // Whether "host[:port]" names this machine's loopback: "localhost", or an address literal in 127.0.0.0/8
 // or ::1 — never a name that merely starts with "127." (127.evil.example resolves anywhere).
@@ -179,7 +170,7 @@ void RegistryClient::authorize(const std::string &challenge) {
     const auto creds = runtime_support::registry_credentials(settings_.docker_config_dir, server);
     const std::string scheme = challenge.substr(0, challenge.find(' '));
     std::string basic;
-    if (creds && !creds->username.empty()) basic = "Basic " + base64(creds->username + ":" + creds->password);
+    if (creds && !creds->username.empty()) basic = "Basic " + common::base64_encode(creds->username + ":" + creds->password);
     if (scheme == "Basic" || scheme == "basic") {
         if (basic.empty())
             throw std::runtime_error("the registry " + server + " asks for a user and password; none is in the docker CLI's "
