@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <Poco/Base64Encoder.h>
+#include <actionhost/common/base64.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -30,6 +30,7 @@ using namespace images_test;
 namespace at = actionhost::testing;
 using actionhost::client::Config;
 using nlohmann::json;
+using actionhost::common::base64_encode;
 namespace fs = std::filesystem;
 
 namespace {
@@ -141,12 +142,7 @@ TEST(SandboxImages, ARegistryImageIsPulledWithoutADaemon) {
         EXPECT_NE(std::string(e.what()).find("docker login"), std::string::npos) << e.what();
     }
     // With them in $DOCKER_CONFIG/config.json.
-    std::ostringstream b64;
-    Poco::Base64Encoder enc(b64);
-    enc.rdbuf()->setLineLength(0);
-    enc << "tester:s3cret-pw";
-    enc.close();
-    std::ofstream(auth / "config.json") << json{{"auths", {{locked.address(), {{"auth", b64.str()}}}}}}.dump();
+    std::ofstream(auth / "config.json") << json{{"auths", {{locked.address(), {{"auth", base64_encode("tester:s3cret-pw")}}}}}}.dump();
     ::setenv("DOCKER_CONFIG", auth.path().c_str(), 1);
     auto s2 = start_image(private_ref);
     ::unsetenv("DOCKER_CONFIG");
@@ -274,14 +270,7 @@ TEST(SandboxImages, DockerHubImagesComeThroughAMirror) {
     if (!locked.started()) GTEST_SKIP() << locked.why_not();
     ASSERT_EQ(at::skopeo_copy("oci:" + (dir / "layout") + ":v1", "docker://" + locked.address() + "/library/ahtest-locked:1", "mirrored:mirror-pw"), "");
     at::TempDir auth("ahimg-auth");
-    auto basic = [](const std::string &user_password) {
-        std::ostringstream b64;
-        Poco::Base64Encoder enc(b64);
-        enc.rdbuf()->setLineLength(0);
-        enc << user_password;
-        enc.close();
-        return b64.str();
-    };
+    const auto basic = [](const std::string &user_password) { return base64_encode(user_password); };
     std::ofstream(auth / "config.json") << json{{"auths", {{"https://index.docker.io/v1/", {{"auth", basic("mirrored:hub-secret")}}}}}}.dump();
     ::setenv("DOCKER_CONFIG", auth.path().c_str(), 1);
     const auto through_locked = [&](Config &c) { c.set("sandbox.registry_mirrors", json::array({"http://" + locked.address()})); };
@@ -494,12 +483,7 @@ TEST(SandboxImages, ASnapshotIsPushedToARegistryAndPulledElsewhere) {
     } catch (const actionhost::client::RuntimeError &e) {
         EXPECT_NE(std::string(e.what()).find("docker login"), std::string::npos) << e.what();
     }
-    std::ostringstream b64;
-    Poco::Base64Encoder enc(b64);
-    enc.rdbuf()->setLineLength(0);
-    enc << "pusher:push-pw";
-    enc.close();
-    std::ofstream(auth / "config.json") << json{{"auths", {{registry.address(), {{"auth", b64.str()}}}}}}.dump();
+    std::ofstream(auth / "config.json") << json{{"auths", {{registry.address(), {{"auth", base64_encode("pusher:push-pw")}}}}}}.dump();
     ::setenv("DOCKER_CONFIG", auth.path().c_str(), 1);
     std::vector<std::string> lines;
     const std::string digest = actionhost::client::push_image(store_config(state.path()), "tests-to-push", ref,
