@@ -448,6 +448,19 @@ TEST(SandboxImagesAhctl, SnapshotImagesAndRmi) {
     auto fork = ahctl({"--image", "tests-ahctl", "run", "--", "cat ~/mark && whoami"});
     EXPECT_EQ(fork.exit_code, 0) << fork.output;
     EXPECT_NE(fork.output.find("made-in-a\nopenhands"), std::string::npos) << fork.output;
+    // A fork of three kept sandboxes at once from the snapshot.
+    auto forks = ahctl({"--image", "tests-ahctl", "start", "--count", "3"});
+    EXPECT_EQ(forks.exit_code, 0) << forks.output;
+    std::vector<std::string> fork_ids;
+    std::istringstream lines(forks.output);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) fork_ids.push_back(line);
+    EXPECT_EQ(fork_ids.size(), 3u) << forks.output;
+    for (const auto &id : fork_ids) EXPECT_NE(ahctl({"-s", id, "run", "--", "cat ~/mark"}).output.find("made-in-a"), std::string::npos) << id;
+    EXPECT_EQ(ahctl({"rmi", "tests-ahctl"}).exit_code, 1) << "removed while three forks run on it";
+    std::vector<std::string> stop_forks = {"stop"};
+    stop_forks.insert(stop_forks.end(), fork_ids.begin(), fork_ids.end());
+    EXPECT_EQ(ahctl(stop_forks).exit_code, 0);
     // Without -s there is nothing to snapshot; the base image is in use by the kept sandbox.
     EXPECT_EQ(ahctl({"snapshot", "x"}).exit_code, 2);
     auto in_use = ahctl({"rmi", "oci:" + (dir / "layout") + ":v1"});
