@@ -1,5 +1,6 @@
 #include "id_map.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -48,6 +49,27 @@ IdMaps compute_id_maps(const IdRequest &r) {
     m.outside_uid = r.owner_uid;
     m.outside_gid = r.owner_gid;
     return m;
+}
+
+std::string mount_id_map(unsigned long disk_id, unsigned long kernel_id, unsigned long base) {
+    auto line = [](unsigned long disk, unsigned long kernel, unsigned long n) {
+        return std::to_string(disk) + " " + std::to_string(kernel) + " " + std::to_string(n) + "\n";
+    };
+    const unsigned long end = base + kIdRangeSize;
+    if (kernel_id < base || kernel_id >= end) throw std::invalid_argument("the sandbox's user is not an id of its range");
+    if (disk_id == kernel_id) return line(base, base, kIdRangeSize);
+    const bool disk_in_range = disk_id >= base && disk_id < end;
+    // The range as itself, but for the two ids that trade places (or the one taken by the owner).
+    std::string text;
+    unsigned long from = base;
+    for (const unsigned long hole : {std::min(disk_in_range ? disk_id : kernel_id, kernel_id), std::max(disk_in_range ? disk_id : kernel_id, kernel_id)}) {
+        if (hole > from) text += line(from, from, hole - from);
+        from = std::max(from, hole + 1);
+    }
+    if (from < end) text += line(from, from, end - from);
+    text += line(disk_id, kernel_id, 1);
+    if (disk_in_range) text += line(kernel_id, disk_id, 1);
+    return text;
 }
 
 unsigned long subordinate_base(const std::string &file, const std::string &name, unsigned long fallback) {

@@ -47,6 +47,14 @@ struct IdRequest {
 // 0..65535 for a root caller, a workspace owned by root).
 IdMaps compute_id_maps(const IdRequest &r);
 
+// The uid_map (or gid_map) text of the user namespace an idmapped workspace mount is made with
+// (idmapped_workspace.hpp): the workspace owner as stored on disk, `disk_id`, is the sandbox's user,
+// `kernel_id`; every other id of the range [base, base + kIdRangeSize) stays itself, so a file the
+// sandbox's root or any other id inside creates there can be stored (as that id of the range, never a
+// machine id) instead of failing with EOVERFLOW. A `disk_id` inside the range trades places with
+// `kernel_id`; one outside it is the only id from outside the range the mount knows.
+std::string mount_id_map(unsigned long disk_id, unsigned long kernel_id, unsigned long base);
+
 // The base of `name`'s range in a subordinate-id file (/etc/subuid, /etc/subgid): the first line
 // `name:BASE:COUNT` with COUNT >= kIdRangeSize, else `fallback`.
 unsigned long subordinate_base(const std::string &file, const std::string &name, unsigned long fallback);

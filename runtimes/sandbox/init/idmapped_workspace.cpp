@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "id_map.hpp"
 #include "workspace_handover.hpp"
 
 namespace sandbox {
@@ -25,7 +26,8 @@ bool write_file(const std::string &path, const std::string &text) {
     return ok;
 }
 
-// A user namespace whose one mapping is the disk owner → the sandbox user's machine id: its descriptor,
+// A user namespace mapping the disk owner to the sandbox user's machine id and the rest of the sandbox
+// range to itself (id_map.hpp, mount_id_map): its descriptor,
 // or -1 (errno set). A child makes it and waits; P writes the maps, keeps the descriptor, ends the child.
 int mapping_namespace(const IdmapRequest &r) {
     int ready[2], done[2];
@@ -51,8 +53,8 @@ int mapping_namespace(const IdmapRequest &r) {
     int fd = -1;
     const std::string proc = "/proc/" + std::to_string(child);
     if (read(ready[0], &c, 1) == 1 && c == 'u' &&
-        write_file(proc + "/uid_map", std::to_string(r.disk_uid) + " " + std::to_string(r.kernel_uid) + " 1\n") &&
-        write_file(proc + "/gid_map", std::to_string(r.disk_gid) + " " + std::to_string(r.kernel_gid) + " 1\n"))
+        write_file(proc + "/uid_map", mount_id_map(r.disk_uid, r.kernel_uid, r.uid_base)) &&
+        write_file(proc + "/gid_map", mount_id_map(r.disk_gid, r.kernel_gid, r.gid_base)))
         fd = open((proc + "/ns/user").c_str(), O_RDONLY | O_CLOEXEC);
     const int e = errno;
     close(ready[0]);

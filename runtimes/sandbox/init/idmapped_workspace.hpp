@@ -1,6 +1,7 @@
 // The workspace of a root caller without the chown: where the kernel has idmapped mounts (5.12+) and the
 // workspace's file system supports them, its owner on the machine (root, or an id of the sandbox range)
-// appears inside as the sandbox's user, through a mount whose id mapping says so, while every file stays
+// appears inside as the sandbox's user, through a mount whose id mapping says so (and every other id of
+// the sandbox range as itself, so the sandbox's root — the host — can create files there too), while every file stays
 // the caller's on disk — git on the machine keeps trusting the repository. Made in P, the mapping's
 // user namespace by a short-lived child (a namespace needs a process to make it), the mount detached and
 // inherited by pid 1, which attaches it. Only the workspace's own mount is cloned: a mount inside it (a
@@ -25,6 +26,7 @@ struct IdmapRequest {
     gid_t disk_gid;
     uid_t kernel_uid;  // the machine's id of the sandbox's user (its id in the range)
     gid_t kernel_gid;
+    unsigned long uid_base, gid_base;  // the sandbox range: its other ids are mapped as themselves
 };
 
 // A detached, recursive clone of the directory `dir_fd` is open on, idmapped as `r` says and nosuid,

@@ -251,7 +251,7 @@ IdMaps choose_ids(const Options &o, int workspace_fd, int *idmapped_workspace_fd
             if (needs_handover(st.st_uid, st.st_gid, h)) {
                 std::string why = "asked for (sandbox.workspace_idmap = false)";
                 if (o.workspace_idmap)
-                    *idmapped_workspace_fd = idmapped_workspace(workspace_fd, o.workspace, {st.st_uid, st.st_gid, h.uid, h.gid}, why);
+                    *idmapped_workspace_fd = idmapped_workspace(workspace_fd, o.workspace, {st.st_uid, st.st_gid, h.uid, h.gid, h.uid_base, h.gid_base}, why);
                 idmapped = *idmapped_workspace_fd >= 0;
                 if (!idmapped) {
                     const long changed = hand_over_tree(workspace_fd, o.workspace, h);

@@ -128,6 +128,27 @@ TEST(SandboxWorkspace, ARootOwnedWorkspaceIsIdmappedNotChowned) {
         EXPECT_EQ(o.gid, 0u) << p;
         EXPECT_EQ(o.mode & 06000, 0u) << p << " is set-user/group-ID on the machine";
     }
+    // The host (the sandbox's root) creates files there too: an edit's new file is the sandbox user's (so
+    // the owner's on disk); an upload and its directory are the sandbox root's, stored as the range's
+    // root, an unprivileged id of the machine, never as its root.
+    r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "repo", "edit", "create",
+                     "/workspace/src/by-host.py", "--file-text", "x = 1"},
+                    120, {"HOME=" + dir.path()});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(actionhost::testing::read_file(dir / "repo/src/by-host.py"), "x = 1");
+    write_file(dir / "upload.txt", "uploaded\n");
+    r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "repo", "cp", dir / "upload.txt",
+                     "sandbox:/workspace/up/"},
+                    120, {"HOME=" + dir.path()});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(actionhost::testing::read_file(dir / "repo/up/upload.txt"), "uploaded\n");
+    EXPECT_EQ(owner_of(dir / "repo/src/by-host.py").uid, 0u);
+    for (const char *p : {"repo/up", "repo/up/upload.txt"}) {
+        const Owner o = owner_of(dir / p);
+        EXPECT_GE(o.uid, 65536u) << p << " is not an id of the sandbox range";
+        EXPECT_GE(o.gid, 65536u) << p;
+    }
+
     auto git = run_process({"git", "-C", dir / "repo", "status", "--porcelain"}, 60);
     EXPECT_EQ(git.exit_code, 0) << git.output;
     EXPECT_EQ(git.output.find("dubious"), std::string::npos) << git.output;

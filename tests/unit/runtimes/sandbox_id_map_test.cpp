@@ -69,3 +69,40 @@ TEST(SandboxIdMap, TheRangeComesFromAnActionhostLineOfSubuid) {
     actionhost::testing::write_file(file, "actionhost:0:65536\nactionhost:x:y\n");
     EXPECT_EQ(subordinate_base(file, "actionhost", 7), 7u);  // never a range starting at root
 }
+
+// The idmapped workspace's mapping (stored on disk → machine id): the owner is the sandbox's user and the
+// rest of the range is itself, so the sandbox's root (the host) can create files there too.
+TEST(SandboxIdMap, TheWorkspaceMountMapsTheOwnerAndKeepsTheRestOfTheRange) {
+    const unsigned long base = 500000, user = base + 1000;
+    // A root-owned workspace: root on disk is the user; the user's own id is nothing on disk.
+    EXPECT_EQ(mount_id_map(0, user, base), "500000 500000 1000\n501001 501001 64535\n0 501000 1\n");
+    // An owner of another id of the range trades places with the user.
+    EXPECT_EQ(mount_id_map(base + 5, user, base),
+              "500000 500000 5\n500006 500006 994\n501001 501001 64535\n500005 501000 1\n501000 500005 1\n");
+    EXPECT_EQ(mount_id_map(base + 2000, user, base),
+              "500000 500000 1000\n501001 501001 999\n502001 502001 63535\n502000 501000 1\n501000 502000 1\n");
+    // Already the user's (only the group needed a mapping): the whole range as itself.
+    EXPECT_EQ(mount_id_map(user, user, base), "500000 500000 65536\n");
+    // The edges of the range: the sandbox's user is root inside, or the range's last id.
+    EXPECT_EQ(mount_id_map(0, base, base), "500001 500001 65535\n0 500000 1\n");
+    EXPECT_EQ(mount_id_map(0, base + 65535, base), "500000 500000 65535\n0 565535 1\n");
+    EXPECT_THROW(mount_id_map(0, base - 1, base), std::invalid_argument);
+    // No line maps the machine's root unless root is the owner, and then only to the sandbox's user.
+    for (unsigned long owner : {0ul, 1000ul, base, base + 1000, base + 65535})
+        for (unsigned long inside : {0ul, 1ul, 1000ul, 65535ul}) {
+            const std::string map = mount_id_map(owner, base + inside, base);
+            size_t ids = 0;
+            for (size_t at = 0; at < map.size();) {
+                const size_t end = map.find('\n', at);
+                unsigned long disk = 0, kernel = 0, n = 0;
+                ASSERT_EQ(std::sscanf(map.substr(at, end - at).c_str(), "%lu %lu %lu", &disk, &kernel, &n), 3) << map;
+                EXPECT_TRUE(kernel >= base && kernel + n <= base + kIdRangeSize) << map;
+                if (disk == 0) {
+                    EXPECT_EQ(kernel, base + inside) << map;
+                }
+                ids += n;
+                at = end + 1;
+            }
+            EXPECT_EQ(ids, kIdRangeSize) << map;  // one disk id for each id of the range
+        }
+}
