@@ -140,6 +140,11 @@ Status open_stream(int n, const Stream &s, Descriptors &d) {
             if (d.child[n] < 0) return errno_failure("cannot open " + path);
             return ok();
         }
+        case Stream::Descriptor:
+            if (s.fd < 0) return fail("stream " + std::to_string(n) + " is a descriptor, but none was given");
+            d.child[n] = lift(fcntl(s.fd, F_DUPFD_CLOEXEC, 3));
+            if (d.child[n] < 0) return errno_failure("cannot copy descriptor " + std::to_string(s.fd));
+            return ok();
         case Stream::Pipe: {
             int p[2];
             if (pipe2(p, O_CLOEXEC) != 0) return errno_failure("pipe");

@@ -215,8 +215,14 @@ std::optional<DownloadResult> BrowserEnv::collect_download(uint64_t step_mark, C
     };
     auto ev = cdp_->wait_event(first.seq, done, navigation_deadline(deadline));
     if (!ev || ev->params.value("state", "") != "completed") return std::nullopt;
+    // The name of a file the host (root) opens next: whatever sent it, it names nothing but a file of the
+    // downloads directory (Chromium's guids are 36 characters of hex digits and dashes).
+    if (guid.empty() || guid.size() > 64 ||
+        guid.find_first_not_of("0123456789abcdefABCDEF-") != std::string::npos)
+        throw StepFailure("the browser reported a download with an unusable name: refused");
     DownloadResult d;
-    d.path = options_.downloads_dir + "/" + guid;
+    d.dir = options_.downloads_dir;
+    d.name = guid;
     d.suggested_filename = first.params.value("suggestedFilename", "");
     return d;
 }

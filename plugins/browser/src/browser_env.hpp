@@ -49,7 +49,8 @@ struct StepRequest {
 };
 
 struct DownloadResult {
-    std::string path;  // the downloaded file in downloads_dir
+    std::string dir;   // downloads_dir
+    std::string name;  // the download's file in it: the browser's guid, checked to be a plain name
     std::string suggested_filename;
 };
 

@@ -38,12 +38,12 @@ std::string timestamp_name() {
     return out;
 }
 
-// The extension puremagic would guess for the common downloads, else the suggested name's.
-std::string guess_extension(const std::string &path, const std::string &suggested) {
-    std::ifstream in(path, std::ios::binary);
+// The extension puremagic would guess for the common downloads (from the first bytes of `file`), else
+// the suggested name's.
+std::string guess_extension(int file, const std::string &suggested) {
     char head[16] = {};
-    in.read(head, sizeof head);
-    std::string h(head, static_cast<size_t>(in.gcount()));
+    const ssize_t n = ::pread(file, head, sizeof head, 0);
+    std::string h(head, n > 0 ? static_cast<size_t>(n) : 0);
     auto starts = [&](const std::string &magic) { return h.compare(0, magic.size(), magic) == 0; };
     if (starts("%PDF")) return ".pdf";
     if (starts("\x89PNG")) return ".png";
@@ -52,7 +52,7 @@ std::string guess_extension(const std::string &path, const std::string &suggeste
     if (starts("PK\x03\x04")) return ".zip";
     if (starts("\x1F\x8B")) return ".gz";
     std::string ext = fs::path(suggested).extension().string();
-    return ext.size() <= 16 ? ext : "";
+    return ext.size() <= 16 && ext.find_first_of(std::string("/\0", 2)) == std::string::npos ? ext : "";
 }
 
 }  // namespace
@@ -175,9 +175,14 @@ std::string BrowserService::save_screenshot(const std::string &b64) {
 }
 
 std::string BrowserService::take_download(const DownloadResult &d) {
-    downloaded_files_.push_back(fs::path(d.path).filename().string());
-    const std::string ext = guess_extension(d.path, d.suggested_filename);
-    auto copied = copy_into_workspace(d.path, options_.working_dir, "file_" + std::to_string(downloaded_files_.size()) + ext, file_owner_);
+    // The downloads directory is in the agent's workspace: the file is opened once, through no link, and
+    // everything after reads that descriptor.
+    auto source = open_own_file(d.dir, d.name);
+    if (!source) throw std::runtime_error(source.error().message);
+    downloaded_files_.push_back(d.name);
+    const std::string ext = guess_extension(source.value().get(), d.suggested_filename);
+    auto copied = copy_into_workspace(source.value().get(), d.dir + "/" + d.name, options_.working_dir,
+                                      "file_" + std::to_string(downloaded_files_.size()) + ext, file_owner_);
     if (!copied) throw std::runtime_error(copied.error().message);
     return copied.value();
 }

@@ -17,9 +17,6 @@
 
 namespace actionhost::browser {
 namespace {
-// Events are kept for waiters that marked a point before them; older ones are dropped so a chatty
-// page cannot grow memory without bound.
-constexpr size_t kMaxBufferedEvents = 20000;
 // A full-page screenshot of a big page is tens of MB in base64; a message longer than this ends the
 // connection rather than the host's memory.
 constexpr size_t kMaxMessageBytes = 256 * 1024 * 1024;
@@ -135,8 +132,13 @@ void CdpConnection::dispatch(std::string_view text) {
         ev.method = msg["method"].get<std::string>();
         if (msg.contains("sessionId") && msg["sessionId"].is_string()) ev.session_id = msg["sessionId"].get<std::string>();
         if (msg.contains("params")) ev.params = std::move(msg["params"]);
+        ev.bytes = text.size();
+        event_bytes_ += ev.bytes;
         events_.push_back(std::move(ev));
-        if (events_.size() > kMaxBufferedEvents) events_.pop_front();
+        while (events_.size() > 1 && (events_.size() > kMaxBufferedEvents || event_bytes_ > kMaxBufferedEventBytes)) {
+            event_bytes_ -= events_.front().bytes;
+            events_.pop_front();
+        }
     }
     cv_.notify_all();
 }

@@ -51,7 +51,14 @@ struct CdpEvent {
     std::string method;
     std::string session_id;  // "" for browser-level events
     nlohmann::json params;
+    size_t bytes = 0;  // the size of its message: the buffer of events is bounded by their sum
 };
+
+// Events are kept for waiters that marked a point before them; the oldest go first once there are more
+// than this many, or more bytes than kMaxBufferedEventBytes (the newest event is always kept), so a
+// chatty page — or whoever else writes to the browser's pipe — cannot grow the host's memory without bound.
+inline constexpr size_t kMaxBufferedEvents = 20000;
+inline constexpr size_t kMaxBufferedEventBytes = 64u << 20;
 
 class CdpConnection {
   public:
@@ -96,6 +103,7 @@ class CdpConnection {
     uint64_t next_id_ = 1;
     std::map<uint64_t, std::optional<nlohmann::json>> pending_;  // id -> answer once it arrived
     std::deque<CdpEvent> events_;
+    size_t event_bytes_ = 0;  // the sum of events_' bytes
     uint64_t event_seq_ = 0;
     bool closed_ = false;
 };

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -41,13 +42,17 @@ void write_preferences(const std::string &user_data_dir) {
              R"("profile":{"default_content_setting_values":{"automatic_downloads":1}}})";
 }
 
-// The profile is the browser user's: everything in it was made just now by us (no link to follow).
-void hand_over(const std::string &dir, const common::UserSwitch &user) {
-    if (::lchown(dir.c_str(), user.uid, user.gid) != 0)
-        throw std::runtime_error("cannot give the browser profile to uid " + std::to_string(user.uid) + ": " + std::strerror(errno));
-    for (const auto &entry : fs::recursive_directory_iterator(dir))
+// The profile is the browser user's: everything in it was made just now by us (no link to follow), and
+// the top directory (root's, 0700, until its own chown, which comes last) keeps everyone else out while
+// the entries below change hands. `keep` (the log) stays ours.
+void hand_over(const std::string &dir, const common::UserSwitch &user, const std::string &keep) {
+    for (const auto &entry : fs::recursive_directory_iterator(dir)) {
+        if (entry.path() == keep) continue;
         if (::lchown(entry.path().c_str(), user.uid, user.gid) != 0)
             throw std::runtime_error("cannot give " + entry.path().string() + " to the browser's user: " + std::strerror(errno));
+    }
+    if (::lchown(dir.c_str(), user.uid, user.gid) != 0)
+        throw std::runtime_error("cannot give the browser profile to uid " + std::to_string(user.uid) + ": " + std::strerror(errno));
 }
 
 // The host's environment without what the browser must never hold (the session key above all).
@@ -87,7 +92,9 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
     try {
         write_preferences(user_data_dir_);
         fs::create_directories(own_tmp);
-        if (options.user) hand_over(user_data_dir_, *options.user);
+        log_.reset(::open((user_data_dir_ + "/chromium.log").c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+        if (!log_) throw std::runtime_error("cannot create " + user_data_dir_ + "/chromium.log: " + std::strerror(errno));
+        if (options.user) hand_over(user_data_dir_, *options.user, user_data_dir_ + "/chromium.log");
     } catch (...) {
         std::error_code ec;
         fs::remove_all(user_data_dir_, ec);
@@ -153,7 +160,7 @@ ChromiumProcess::ChromiumProcess(const ChromiumOptions &options) {
         it = it->rfind("TMPDIR=", 0) == 0 || it->rfind("SESSION_API_KEY=", 0) == 0 ? spec.env->erase(it) : std::next(it);
     spec.env->push_back("TMPDIR=" + own_tmp);
     spec.use_pty = false;
-    spec.out = common::Stream::file(user_data_dir_ + "/chromium.log", /*append=*/false);
+    spec.out = common::Stream::descriptor(log_.get());
     spec.err = common::Stream::to_stdout();
     spec.user = options.user;
     spec.mapped_fds = {{commands_theirs.get(), 3}, {answers_theirs.get(), 4}};
@@ -188,10 +195,12 @@ std::unique_ptr<CdpConnection> ChromiumProcess::connect(Clock::time_point deadli
 }
 
 std::string ChromiumProcess::log_tail() const {
-    std::string log;
-    std::ifstream lf(user_data_dir_ + "/chromium.log");
-    std::getline(lf, log, '\0');
-    if (log.size() > 2000) log = log.substr(log.size() - 2000);
+    struct stat st{};
+    if (!log_ || ::fstat(log_.get(), &st) != 0) return "";
+    const off_t from = st.st_size > 2000 ? st.st_size - 2000 : 0;
+    std::string log(static_cast<size_t>(st.st_size - from), '\0');
+    const ssize_t n = ::pread(log_.get(), log.data(), log.size(), from);
+    log.resize(n > 0 ? static_cast<size_t>(n) : 0);
     return log;
 }
 
@@ -251,6 +260,7 @@ void ChromiumProcess::stop() {
         }
         user_data_dir_.clear();
     }
+    log_.reset();
 }
 
 StartedChromium start_chromium(ChromiumOptions options, Clock::time_point deadline) {

@@ -71,6 +71,10 @@ class ChromiumProcess {
     pid_t group_ = 0;  // the browser's process group (its pid), until stop()
     common::io::UniqueFd to_browser_, from_browser_;  // ours, until connect() hands them on
     std::string user_data_dir_;
+    // The browser's output, chromium.log in the profile: made (root's, 0600) before the profile is the
+    // browser user's, given to the browser as this descriptor and read back only through it — never
+    // again by its name, which the browser's user could by then point anywhere.
+    common::io::UniqueFd log_;
     bool sandboxed_ = false;
 };
 

@@ -65,21 +65,33 @@ common::Result<std::string> write_workspace_file(const std::string &dir, const s
     return path;
 }
 
-common::Result<std::string> copy_into_workspace(const std::string &source, const std::string &dir, const std::string &name,
-                                                const std::optional<common::UserSwitch> &owner) {
-    UniqueFd in(::open(source.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+common::Result<UniqueFd> open_own_file(const std::string &dir, const std::string &name) {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+        return common::fail("not a file name: " + name);
+    UniqueFd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!d) return errno_failure("cannot open " + dir + (errno == ELOOP || errno == ENOTDIR ? " (a link or not a directory)" : ""));
+    UniqueFd f(::openat(d.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     struct stat st{};
-    if (!in || ::fstat(in.get(), &st) != 0) return errno_failure("cannot read " + source);
-    if (!S_ISREG(st.st_mode)) return common::fail(source + " is not a regular file");
+    if (!f || ::fstat(f.get(), &st) != 0) return errno_failure("cannot read " + dir + "/" + name);
+    if (!S_ISREG(st.st_mode)) return common::fail(dir + "/" + name + " is not a regular file");
+    if (st.st_nlink != 1) return common::fail(dir + "/" + name + " has another name (a hard link): refused");
+    return f;
+}
+
+common::Result<std::string> copy_into_workspace(int source, const std::string &shown, const std::string &dir, const std::string &name,
+                                                const std::optional<common::UserSwitch> &owner) {
     auto d = open_dir(dir, owner);
     if (!d) return d.as_failure();
     auto f = create_file(d.value().get(), dir, name, owner);
     if (!f) return f.as_failure();
     const std::string path = dir + "/" + name;
     char buf[65536];
-    for (ssize_t n; (n = ::read(in.get(), buf, sizeof buf)) != 0;) {
+    for (off_t at = 0;;) {
+        const ssize_t n = ::pread(source, buf, sizeof buf, at);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return errno_failure("cannot read " + source);
+        if (n < 0) return errno_failure("cannot read " + shown);
+        if (n == 0) break;
+        at += n;
         if (auto written = write_all(f.value().get(), std::string_view(buf, static_cast<size_t>(n)), path); !written)
             return written.as_failure();
     }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include <actionhost/common/io/unique_fd.hpp>
 #include <actionhost/common/process/child_process.hpp>
 #include <actionhost/common/result.hpp>
 
@@ -21,8 +22,14 @@ namespace actionhost::browser {
 common::Result<std::string> write_workspace_file(const std::string &dir, const std::string &name, std::string_view content,
                                                  const std::optional<common::UserSwitch> &owner);
 
-// The same with the content of the regular file `source` (opened without following a link).
-common::Result<std::string> copy_into_workspace(const std::string &source, const std::string &dir, const std::string &name,
+// The regular file `name` (a plain name) of the directory `dir`, opened for reading through neither a
+// link at `dir` nor at `name`, not blocking (a FIFO planted there cannot hang the host: it is refused),
+// and with no second name (a hard link would make it a file of elsewhere).
+common::Result<common::io::UniqueFd> open_own_file(const std::string &dir, const std::string &name);
+
+// The same as write_workspace_file with what `source` (from open_own_file) holds; `shown` names it in
+// errors.
+common::Result<std::string> copy_into_workspace(int source, const std::string &shown, const std::string &dir, const std::string &name,
                                                 const std::optional<common::UserSwitch> &owner);
 
 }  // namespace actionhost::browser

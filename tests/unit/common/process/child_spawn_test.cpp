@@ -66,6 +66,28 @@ TEST_P(ChildProcessSpawn, AnUnopenableLogFileIsNamed) {
     EXPECT_EQ(spawn_error(s), "cannot open /nonexistent/ah-dir/log: No such file or directory");
 }
 
+// A descriptor stream: the child writes to the file the caller opened (here one already unlinked, so no
+// name could lead anywhere else), and the caller's descriptor stays open and its own.
+TEST_P(ChildProcessSpawn, ADescriptorStreamIsTheCallersOpenFile) {
+    char name[] = "/tmp/ah-descriptor-XXXXXX";
+    const int fd = ::mkstemp(name);
+    ASSERT_GE(fd, 0);
+    ::unlink(name);
+    auto s = spec({"/bin/sh", "-c", "echo to-the-file; echo also >&2"});
+    s.out = Stream::descriptor(fd);
+    s.err = Stream::to_stdout();
+    auto started = ChildProcess::spawn(s);
+    ASSERT_TRUE(started) << started.error().message;
+    ASSERT_TRUE(std::move(started).value()->wait(std::chrono::seconds(10)));
+    char buf[64] = {};
+    EXPECT_EQ(::pread(fd, buf, sizeof buf - 1, 0), 17);
+    EXPECT_STREQ(buf, "to-the-file\nalso\n");
+    EXPECT_EQ(::fcntl(fd, F_GETFD), 0) << "the caller's descriptor changed";
+    ::close(fd);
+    s.out = Stream::descriptor(-1);
+    EXPECT_EQ(spawn_error(s), "stream 1 is a descriptor, but none was given");
+}
+
 // The fix of the MCP plugin's old leak: a later pipe failing closes the earlier ones.
 TEST_P(ChildProcessSpawn, APipeThatCannotBeMadeLeavesNoDescriptorOpen) {
     // Fill every hole below the highest descriptor, so that new ones come strictly from the top; then

@@ -34,16 +34,21 @@ struct Stream {
         Pipe,     // a pipe whose other end the ChildProcess holds (non-blocking, close-on-exec)
         File,     // `path`: read for stdin; written (created 0644, appended or truncated) for stdout/stderr
         Stdout,   // stderr only: wherever stdout goes
+        Descriptor,  // `fd`, opened by the caller (who keeps it): for a file in a directory someone else
+                     // may write to, opened relative to a descriptor, never again by its name
     };
     Kind kind = Null;
     std::string path;
     bool append = true;
+    int fd = -1;
 
     static Stream null() { return {}; }
     static Stream inherit() { return {Inherit, {}, true}; }
     static Stream pipe() { return {Pipe, {}, true}; }
     static Stream file(std::string path, bool append = true) { return {File, std::move(path), append}; }
     static Stream to_stdout() { return {Stdout, {}, true}; }
+    // A copy of `fd` is the child's; `fd` stays the caller's and must stay open until spawn returns.
+    static Stream descriptor(int fd) { return {Descriptor, {}, true, fd}; }
 };
 
 // Who the child becomes: setgroups, setgid, setuid between fork and exec (needs a root parent).
