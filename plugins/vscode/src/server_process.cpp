@@ -58,7 +58,7 @@ common::Result<std::unique_ptr<ServerProcess>> ServerProcess::spawn(const SpawnS
     child.env = spec.env;
     child.working_dir = spec.cwd;
     child.use_pty = false;
-    child.out = common::Stream::file(spec.log_path);
+    child.out = spec.log_fd >= 0 ? common::Stream::descriptor(spec.log_fd) : common::Stream::null();
     child.err = common::Stream::to_stdout();
     // A session of its own: the host's terminal signals don't reach it, and its process group is the
     // handle for stopping the whole tree.
@@ -66,10 +66,6 @@ common::Result<std::unique_ptr<ServerProcess>> ServerProcess::spawn(const SpawnS
     if (spec.user.switch_user) child.user = common::UserSwitch{spec.user.uid, spec.user.gid, spec.user.groups};
     auto started = common::ChildProcess::spawn(child);
     if (!started) return started.as_failure();
-    // The log (opened by the host for the child) belongs to the user the server runs as. Best effort:
-    // the server writes through the descriptor it has either way.
-    if (spec.user.switch_user && ::chown(spec.log_path.c_str(), spec.user.uid, spec.user.gid) != 0) {
-    }
     return std::unique_ptr<ServerProcess>(new ServerProcess(std::move(started).value()));
 }
 

@@ -23,7 +23,10 @@ struct SpawnSpec {
     std::vector<std::string> env;   // complete environment, "K=V"
     std::string cwd;
     RunAs user;
-    std::string log_path;  // stdout and stderr go here (appended)
+    // Where stdout and stderr go: a descriptor of the caller's (kept open by it until spawn returns),
+    // opened before the directory it is in changed hands, so never reopened by a name the server's user
+    // could have pointed elsewhere. -1: /dev/null.
+    int log_fd = -1;
 };
 
 class ServerProcess {

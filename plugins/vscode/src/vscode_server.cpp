@@ -1,5 +1,6 @@
 #include "vscode_server.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,6 +101,11 @@ bool VscodeServer::make_run_dir() {
     }
     run_dir_ = tmpl;
     log_path_ = run_dir_ + "/server.log";
+    log_.reset(::open(log_path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!log_) {
+        disable("cannot create " + log_path_ + ": " + std::strerror(errno));
+        return false;
+    }
     std::vector<std::string> dirs{run_dir_};
     if (binary_->kind == ServerKind::CodeServer) {
         const std::string runtime = code_server_paths(run_dir_).runtime_dir;
@@ -110,8 +116,11 @@ bool VscodeServer::make_run_dir() {
         dirs.push_back(runtime);
     }
     if (!user_->switch_user) return true;
-    for (const auto &dir : dirs) {
-        if (::chown(dir.c_str(), user_->uid, user_->gid) == 0) continue;
+    // The deepest first, run_dir_ last: until its own chown it is root's 0700, so nothing in it can be
+    // swapped for a link while the entries below change hands (and lchown would not follow one).
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+        const std::string &dir = *it;
+        if (::lchown(dir.c_str(), user_->uid, user_->gid) == 0) continue;
         const std::string why = "cannot give " + dir + " to " + user_->name + ": " + std::strerror(errno);
         // code-server creates its socket in there, so without it code-server cannot listen at all.
         if (binary_->kind == ServerKind::CodeServer) {
@@ -152,7 +161,7 @@ bool VscodeServer::launch_locked() {
     spec.env = server_env(environ, user_->switch_user, user_->name, user_->home, code_server ? paths.runtime_dir : "");
     spec.cwd = workspace_;
     spec.user = *user_;
-    spec.log_path = log_path_;
+    spec.log_fd = log_.get();
     ready_ = false;
     launched_at_ = std::chrono::steady_clock::now();
     auto spawned = ServerProcess::spawn(spec);
@@ -194,10 +203,13 @@ bool VscodeServer::wait_ready_locked(std::chrono::milliseconds budget) {
 }
 
 std::string VscodeServer::log_tail() const {
-    std::ifstream in(log_path_, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.size() > 600) text = "..." + text.substr(text.size() - 600);
-    return text;
+    struct stat st{};
+    if (!log_ || ::fstat(log_.get(), &st) != 0) return "";
+    const off_t from = st.st_size > 600 ? st.st_size - 600 : 0;
+    std::string text(static_cast<size_t>(st.st_size - from), '\0');
+    const ssize_t n = ::pread(log_.get(), text.data(), text.size(), from);
+    text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return from > 0 ? "..." + text : text;
 }
 
 ConnectionInfo VscodeServer::connection() {

@@ -2,6 +2,8 @@
 // started at init, restarted when found dead on a token request, stopped with its whole tree at shutdown.
 #pragma once
 
+#include <actionhost/common/io/unique_fd.hpp>
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -63,7 +65,10 @@ class VscodeServer {
     int public_port_ = 0;
     std::string workspace_;
     std::string run_dir_;
-    std::string log_path_;
+    std::string log_path_;  // for messages: the log is reached through log_ only
+    // server.log in run_dir_, made (root's, 0600) before run_dir_ is the server user's: every launch
+    // writes to it and log_tail() reads it through this descriptor.
+    common::io::UniqueFd log_;
     std::chrono::steady_clock::time_point launched_at_{};
     std::unique_ptr<ServerProcess> process_;
     std::unique_ptr<TokenProxy> proxy_;

@@ -387,3 +387,50 @@ TEST_F(VscodeSurface, ServerRunAsAnotherUserIsReachedThroughTheProxyOnly) {
     expect_private_sockets();
     expect_other_uids_cannot_connect();
 }
+
+// The server's log sits in a directory its user owns. Before, each (re)start opened it by name as root —
+// appending through a link planted there — and chowned it by name to the server's user: a link to any
+// file of root's made that file the user's. Now the host made the log once, before the directory changed
+// hands, and every start writes to that descriptor.
+TEST_F(VscodeSurface, ALogSwappedForALinkGivesTheServersUserNothing) {
+    if (::geteuid() != 0) GTEST_SKIP() << "a host that switches users must be root";
+    const uid_t nobody = 65534;
+    HostOptions o;
+    o.as_current_user = false;
+    o.args = {"--username", "nobody", "--user-id", std::to_string(nobody)};
+    o.env = {{"RUNTIME_USERNAME", "nobody"}};
+    o.working_dir = data_->path() + "/workspace";
+    std::filesystem::create_directories(o.working_dir);
+    ASSERT_EQ(::chown(o.working_dir.c_str(), nobody, nobody), 0);
+    ASSERT_EQ(::chmod(data_->path().c_str(), 0755), 0);
+    const std::string victim = data_->path() + "/root-only";
+    write_file(victim, "root's own\n");
+    ASSERT_EQ(::chmod(victim.c_str(), 0600), 0);
+    start_host(o);
+    const std::string tok = token();
+    ASSERT_FALSE(tok.empty());
+    ASSERT_TRUE(wait_serving(tok)) << host_->log();
+    // The server's stdout is the log; its directory is nobody's.
+    const std::string log = std::filesystem::read_symlink("/proc/" + std::to_string(server_leader()) + "/fd/1");
+    ASSERT_NE(log.find("server.log"), std::string::npos) << log;
+    struct stat st{};
+    ASSERT_EQ(::lstat(std::filesystem::path(log).parent_path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, nobody);
+    // nobody's move: the log becomes a link to root's file (done here by root, in nobody's directory).
+    ASSERT_EQ(::unlink(log.c_str()), 0);
+    ASSERT_EQ(::symlink(victim.c_str(), log.c_str()), 0);
+    const auto tree = server_tree();
+    for (pid_t p : tree) ::kill(p, SIGKILL);
+    for (int i = 0; i < 100; ++i) {
+        bool any = false;
+        for (pid_t p : tree) any = any || vs::running(p);
+        if (!any) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(token(), tok);  // restarts the server
+    ASSERT_TRUE(wait_serving(tok)) << host_->log();
+    ASSERT_EQ(::stat(victim.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 0u) << "root's file was given to the server's user";
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_EQ(read_file(victim), "root's own\n") << "the server wrote into root's file";
+}

@@ -19,7 +19,6 @@ std::unique_ptr<ServerProcess> start_fixture(int lifetime_ms) {
     SpawnSpec spec;
     spec.argv = {AH_MAIN_THREAD_EXITS_FIRST, std::to_string(lifetime_ms)};
     spec.cwd = "/";
-    spec.log_path = "/dev/null";
     auto p = ServerProcess::spawn(spec);
     EXPECT_TRUE(p) << p.error().message;
     return p ? std::move(p).value() : nullptr;
