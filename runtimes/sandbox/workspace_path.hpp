@@ -1,12 +1,11 @@
 // The workspace's path as the sandbox backend hands it to ah-sandbox-init: resolved here, by walking
 // it one name at a time, never by a call that follows links on its own (std::filesystem::canonical).
 //
-// A symbolic link on the way is followed only when it belongs to root or to the caller: another user
-// who owns a link there could point it at any directory the caller (often root) can write, which the
-// sandbox would then be handed. Checking the links first and resolving afterwards is not enough: the
-// other user may swap a directory for a link between the two. The result has no link left in it, and
-// ah-sandbox-init opens it refusing any link (init/workspace_dir.hpp), so a swap made later fails the
-// start instead of redirecting it.
+// A symbolic link on the way is followed only when it belongs to root or to the caller
+// (common/trusted_path.hpp): another user who owns a link there could point it at any directory the
+// caller (often root) can write, which the sandbox would then be handed. The result has no link left in
+// it, and ah-sandbox-init opens it refusing any link (init/workspace_dir.hpp), so a swap made later fails
+// the start instead of redirecting it.
 #pragma once
 
 #include <string>

@@ -136,7 +136,8 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
         if (rel.empty() || *rel.begin() == "..") throw WireError("Refusing a zip entry outside " + root.string() + ": " + e.name + "; nothing was written");
         relative.push_back(rel.string());
     }
-    std::vector<std::string> written;
+    std::vector<std::string> written;   // shown to the caller
+    std::vector<size_t> written_index;  // which entries those were, to remove them again on a failure
     for (size_t i = 0; i < zip->entries().size(); ++i) {
         const auto &entry = zip->entries()[i];
         const std::string shown = (root / relative[i]).string();
@@ -160,13 +161,14 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
         if (!unpacked) {
             // A header that lied about its sizes, or a damaged archive: this copy's files go again.
             out.reset();
-            ::unlink(shown.c_str());
-            for (const auto &w : written) ::unlink(w.c_str());
+            detail::remove_local_file(root.string(), relative[i]);
+            for (size_t w : written_index) detail::remove_local_file(root.string(), relative[w]);
             throw WireError("Refusing the archive of " + sandbox_path + ": " + unpacked.error().message +
                             "; what this copy had written was removed");
         }
         detail::finish_file(out.get(), size, shown);
         written.push_back(shown);
+        written_index.push_back(i);
     }
     if (!is_file) detail::make_local_dir(root.string(), base.lexically_relative(root).string());
     return written;

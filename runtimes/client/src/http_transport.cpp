@@ -13,7 +13,6 @@
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/Net/StringPartSource.h>
-#include <Poco/StreamCopier.h>
 
 #include <cctype>
 #include <chrono>
@@ -198,7 +197,18 @@ HttpResponse HttpConnection::send_once(const HttpRequest &request, bool &reused_
             impl_->session.reset();
             return result;
         }
-        Poco::StreamCopier::copyToString(in, result.body);
+        char buf[65536];
+        while (in) {
+            in.read(buf, sizeof buf);
+            const std::streamsize n = in.gcount();
+            if (n <= 0) break;
+            if (result.body.size() + static_cast<uint64_t>(n) > request.max_body_bytes) {
+                impl_->session.reset();
+                throw TransportError(TransportFailure::Other, "The answer to " + request.method + " " + request.path + " is larger than " +
+                                                                  std::to_string(request.max_body_bytes) + " bytes: refused");
+            }
+            result.body.append(buf, static_cast<size_t>(n));
+        }
         if (!resp.getKeepAlive()) impl_->session.reset();
         impl_->last_used = std::chrono::steady_clock::now();
         return result;

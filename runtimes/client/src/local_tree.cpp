@@ -11,6 +11,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include <actionhost/common/open_without_links.hpp>
+#include <actionhost/common/trusted_path.hpp>
+
 #include "actionhost/client/errors.hpp"
 
 namespace actionhost::client::detail {
@@ -83,13 +86,46 @@ UniqueFd enter_dirs(int root_fd, const fs::path &relative, const std::string &ro
     return dir;
 }
 
-UniqueFd open_root(const std::string &root) {
-    std::error_code ec;
-    fs::create_directories(root, ec);
-    UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!fd) refuse("Cannot open the directory " + root + ": " + std::strerror(errno));
-    return fd;
+// The directory of the named local path `path`, opened: links on the way followed only when they are
+// root's or the caller's (common/trusted_path.hpp), and the path's own last name never a link — in a
+// sandbox's workspace the agent may have planted it, and in an idmapped workspace the agent's links are
+// the owner's on disk, so their owner says nothing. With `create`, what is missing is made, each
+// directory in its parent opened without following links.
+UniqueFd open_named_dir(const std::string &path, bool create) {
+    fs::path p = fs::absolute(path).lexically_normal();
+    if (p.filename().empty() && p.has_relative_path()) p = p.parent_path();  // "/a/b/" → "/a/b"
+    if (!p.has_relative_path()) {
+        UniqueFd top(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!top) refuse(std::string("Cannot open the directory /: ") + std::strerror(errno));
+        return top;
+    }
+    auto parent = common::resolve_through_trusted_links(p.parent_path().string(), "the local path " + path);
+    if (!parent) refuse(parent.error().message);
+    UniqueFd top(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!top) refuse(std::string("Cannot open the directory /: ") + std::strerror(errno));
+    const fs::path rel = fs::path(parent.value()).relative_path();
+    UniqueFd dir;
+    if (create) {
+        dir = enter_dirs(top.get(), rel, "/");
+    } else {
+        dir.reset(common::open_without_links(top.get(), rel.empty() ? "." : rel.string(), O_RDONLY | O_DIRECTORY));
+        if (!dir) refuse("Cannot open the directory " + parent.value() + ": " + std::strerror(errno));
+    }
+    const std::string name = p.filename().string();
+    struct stat st{};
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        refuse("Refusing " + path + ": it is a symbolic link (in a sandbox's workspace the agent may have planted it); "
+               "name the directory it leads to");
+    if (create && ::mkdirat(dir.get(), name.c_str(), 0755) != 0 && errno != EEXIST)
+        refuse("Cannot create " + p.string() + ": " + std::strerror(errno));
+    UniqueFd out(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!out)
+        refuse("Cannot open the directory " + path + ": " +
+               (errno == ELOOP ? std::string("it is a symbolic link") : std::strerror(errno)));
+    return out;
 }
+
+UniqueFd open_root(const std::string &root) { return open_named_dir(root, true); }
 
 bool all_zero(std::string_view piece) {
     return std::all_of(piece.begin(), piece.end(), [](char c) { return c == '\0'; });
@@ -100,8 +136,7 @@ bool all_zero(std::string_view piece) {
 LocalTree scan_local_tree(const std::string &dir) {
     LocalTree tree;
     tree.path = dir;
-    tree.root.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!tree.root) refuse("Cannot open the directory " + dir + ": " + std::strerror(errno));
+    tree.root = open_named_dir(dir, false);
     std::error_code ec;
     // The iterator never descends through a directory link; such a link is looked at (below) like a file
     // link, and refused if it leads out.
@@ -137,7 +172,9 @@ UniqueFd open_local_entry(const LocalTree &tree, const std::string &name) {
 
 UniqueFd open_local_file(const std::string &file, std::string &skipped) {
     const fs::path p = fs::absolute(file).lexically_normal();
-    UniqueFd parent(::open(p.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    auto dir = common::resolve_through_trusted_links(p.parent_path().string(), "the local path " + file);
+    if (!dir) refuse(dir.error().message);
+    UniqueFd parent(common::open_without_links(AT_FDCWD, dir.value(), O_RDONLY | O_DIRECTORY));
     if (!parent) refuse("Cannot open the directory of " + file + ": " + std::strerror(errno));
     const struct stat st = status_beneath(parent.get(), p.filename().string(), file);
     if (!S_ISREG(st.st_mode)) {
@@ -193,6 +230,27 @@ void write_piece(int fd, std::string_view piece, const std::string &shown) {
 
 void finish_file(int fd, uint64_t size, const std::string &shown) {
     if (::ftruncate(fd, static_cast<off_t>(size)) != 0) refuse("Cannot write " + shown + ": " + std::strerror(errno));
+}
+
+void remove_local_file(const std::string &root, const std::string &relative) noexcept {
+    try {
+        UniqueFd dir = open_named_dir(root, false);
+        const fs::path rel(relative);
+        for (const auto &part : rel.parent_path()) {
+            const std::string name = part.string();
+            if (name.empty() || name == ".") continue;
+            if (name == "..") return;
+            UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!next) return;  // gone, or a link now: nothing of ours to remove behind it
+            dir = std::move(next);
+        }
+        const std::string name = rel.filename().string();
+        struct stat st{};
+        if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+            ::unlinkat(dir.get(), name.c_str(), 0);
+    } catch (const std::exception &) {
+        // The root itself is gone or a link now: nothing of ours to remove.
+    }
 }
 
 void make_local_dir(const std::string &root, const std::string &relative) {

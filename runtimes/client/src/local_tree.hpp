@@ -3,6 +3,10 @@
 // trees copied are usually the workspace itself, where the agent may have planted links (to /etc/shadow,
 // to /etc/cron.d) or FIFOs for a client that often runs as root.
 //
+// The path named on the command line: links on the way are followed only when they are root's or the
+// caller's (common/trusted_path.hpp) and a named directory is never itself a link (refused: in a
+// workspace the agent may have planted it).
+//
 // Reading: a file or a directory's tree is read through its descriptor with openat2(RESOLVE_BENEATH): a
 // link that stays inside the tree is followed (its target's content is sent under the link's name), a
 // link that leads out of it refuses the whole copy (nothing is sent). FIFOs, sockets and devices — also
@@ -46,8 +50,8 @@ common::io::UniqueFd open_local_entry(const LocalTree &tree, const std::string &
 // `skipped` is set (and an empty descriptor returned) for a FIFO, socket or device.
 common::io::UniqueFd open_local_file(const std::string &file, std::string &skipped);
 
-// Opens `relative` below `root` (created with its parents; the root itself may be reached through links
-// the user named) for writing: created 0644 or truncated. Returns an empty descriptor and sets `skipped`
+// Opens `relative` below `root` (created with its parents; the root itself reached as a named path,
+// above) for writing: created 0644 or truncated. Returns an empty descriptor and sets `skipped`
 // when something other than a regular file is at that name. Throws WireError without writing through any
 // link.
 common::io::UniqueFd open_local_file_for_writing(const std::string &root, const std::string &relative, std::string &skipped);
@@ -56,6 +60,10 @@ common::io::UniqueFd open_local_file_for_writing(const std::string &root, const 
 void write_piece(int fd, std::string_view piece, const std::string &shown);
 // Ends a file written with write_piece at `size` bytes (a hole at its end included).
 void finish_file(int fd, uint64_t size, const std::string &shown);
+// Removes the regular file `relative` below `root` (one this copy wrote), reached the same way — never
+// by its name from the root, so a directory swapped for a link since cannot make it remove a file of
+// elsewhere. Best effort: what is no longer there, or no longer a regular file, stays.
+void remove_local_file(const std::string &root, const std::string &relative) noexcept;
 // Creates the directory `relative` below `root` the same way.
 void make_local_dir(const std::string &root, const std::string &relative);
 

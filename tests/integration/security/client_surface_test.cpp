@@ -150,6 +150,36 @@ TEST(ClientSurface, CopiesNeverFollowLinksPlantedInTheWorkspace) {
     r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./docs/notes.txt sandbox:/tmp/");
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_EQ(sb.run("cat /tmp/notes.txt 2>/dev/null || true").output.find("machine secret"), std::string::npos);
+    // The path named on the command line is itself the agent's link (in an idmapped workspace it is the
+    // owner's on disk, so its owner proves nothing): as the destination, nothing is written through it;
+    // as the source, nothing behind it is read.
+    write_file(victims / "dir/private", "machine dir secret\n");
+    ASSERT_EQ(sb.run("mkdir -p /tmp/job && echo '* * * * * root evil' > /tmp/job/evil && ln -s " + quote(victims / "dir") +
+                     " /workspace/x")
+                  .exit_code,
+              0);
+    r = ahctl(home, workspace.path(), "-s " + sb.id + " cp sandbox:/tmp/job/evil ./x");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("is a symbolic link"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(victims / "dir/evil")) << "the copy wrote through the named link";
+    r = ahctl(home, workspace.path(), "-s " + sb.id + " cp sandbox:/tmp/job ./x/");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_FALSE(fs::exists(victims / "dir/job")) << "the copy wrote through the named link";
+    r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./x sandbox:/tmp/x-copy");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_EQ(sb.run("cat /tmp/x-copy/x/private 2>/dev/null || true").output.find("machine dir secret"), std::string::npos);
+    // A directory of the workspace that is a link, in the middle of the named path: the agent's link is
+    // another user's on disk unless the workspace is idmapped; either way nothing lands behind it.
+    ASSERT_EQ(sb.run("ln -s " + quote(victims.path()) + " /workspace/mid").exit_code, 0);
+    r = ahctl(home, workspace.path(), "-s " + sb.id + " cp sandbox:/tmp/job/evil ./mid/dir");
+    struct stat link_st{};
+    ASSERT_EQ(::lstat((workspace / "mid").c_str(), &link_st), 0);
+    if (link_st.st_uid != 0 && link_st.st_uid != ::geteuid()) {
+        EXPECT_NE(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("who could point it anywhere"), std::string::npos) << r.output;
+        EXPECT_FALSE(fs::exists(victims / "dir/evil"));
+    }
+    fs::remove(victims / "dir/evil");
     // Links that stay inside the copied tree are followed as before.
     ASSERT_EQ(sb.run("rm /workspace/docs/notes.txt && ln -s readme /workspace/docs/alias").exit_code, 0);
     r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./docs sandbox:/tmp/docs-ok");

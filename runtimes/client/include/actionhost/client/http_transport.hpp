@@ -22,6 +22,11 @@ struct HttpRequest {
     std::string body;
     std::string content_type;        // set when body is non-empty
     double timeout_s = 30.0;
+    // A collected response body (no on_body) larger than this ends the request with a TransportError
+    // (Other) instead of the client's memory: a host or server that answers without end. Large transfers
+    // stream (on_body).
+    uint64_t max_body_bytes = kDefaultMaxBodyBytes;
+    static constexpr uint64_t kDefaultMaxBodyBytes = 512ull << 20;
     // When set, the response body is handed over piece by piece as it arrives (a long-lived stream such
     // as GET /stream) instead of being collected; returning false stops reading and drops the connection.
     // timeout_s then bounds each wait for the next piece. Not for in-process endpoints.
