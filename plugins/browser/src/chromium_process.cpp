@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <actionhost/common/io/file_tail.hpp>
 #include <actionhost/common/process/shell_identity.hpp>
 #include <actionhost/common/process_state.hpp>
 
@@ -194,15 +195,7 @@ std::unique_ptr<CdpConnection> ChromiumProcess::connect(Clock::time_point deadli
     }
 }
 
-std::string ChromiumProcess::log_tail() const {
-    struct stat st{};
-    if (!log_ || ::fstat(log_.get(), &st) != 0) return "";
-    const off_t from = st.st_size > 2000 ? st.st_size - 2000 : 0;
-    std::string log(static_cast<size_t>(st.st_size - from), '\0');
-    const ssize_t n = ::pread(log_.get(), log.data(), log.size(), from);
-    log.resize(n > 0 ? static_cast<size_t>(n) : 0);
-    return log;
-}
+std::string ChromiumProcess::log_tail() const { return common::io::file_tail(log_.get(), 2000); }
 
 ChromiumProcess::~ChromiumProcess() { stop(); }
 

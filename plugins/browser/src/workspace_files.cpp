@@ -52,13 +52,19 @@ common::Status write_all(int fd, std::string_view content, const std::string &sh
     return common::ok();
 }
 
+// The new file `name` in `dir` (both as create_file and open_dir make them).
+common::Result<UniqueFd> new_workspace_file(const std::string &dir, const std::string &name,
+                                            const std::optional<common::UserSwitch> &owner) {
+    auto d = open_dir(dir, owner);
+    if (!d) return d.as_failure();
+    return create_file(d.value().get(), dir, name, owner);
+}
+
 }  // namespace
 
 common::Result<std::string> write_workspace_file(const std::string &dir, const std::string &name, std::string_view content,
                                                  const std::optional<common::UserSwitch> &owner) {
-    auto d = open_dir(dir, owner);
-    if (!d) return d.as_failure();
-    auto f = create_file(d.value().get(), dir, name, owner);
+    auto f = new_workspace_file(dir, name, owner);
     if (!f) return f.as_failure();
     const std::string path = dir + "/" + name;
     if (auto written = write_all(f.value().get(), content, path); !written) return written.as_failure();
@@ -80,9 +86,7 @@ common::Result<UniqueFd> open_own_file(const std::string &dir, const std::string
 
 common::Result<std::string> copy_into_workspace(int source, const std::string &shown, const std::string &dir, const std::string &name,
                                                 const std::optional<common::UserSwitch> &owner) {
-    auto d = open_dir(dir, owner);
-    if (!d) return d.as_failure();
-    auto f = create_file(d.value().get(), dir, name, owner);
+    auto f = new_workspace_file(dir, name, owner);
     if (!f) return f.as_failure();
     const std::string path = dir + "/" + name;
     char buf[65536];

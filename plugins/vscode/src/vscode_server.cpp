@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <actionhost/abi.h>
+#include <actionhost/common/io/file_tail.hpp>
 
 #include "http_probe.hpp"
 #include "ports.hpp"
@@ -203,13 +204,8 @@ bool VscodeServer::wait_ready_locked(std::chrono::milliseconds budget) {
 }
 
 std::string VscodeServer::log_tail() const {
-    struct stat st{};
-    if (!log_ || ::fstat(log_.get(), &st) != 0) return "";
-    const off_t from = st.st_size > 600 ? st.st_size - 600 : 0;
-    std::string text(static_cast<size_t>(st.st_size - from), '\0');
-    const ssize_t n = ::pread(log_.get(), text.data(), text.size(), from);
-    text.resize(n > 0 ? static_cast<size_t>(n) : 0);
-    return from > 0 ? "..." + text : text;
+    const std::string text = common::io::file_tail(log_.get(), 601);
+    return text.size() > 600 ? "..." + text.substr(1) : text;
 }
 
 ConnectionInfo VscodeServer::connection() {

@@ -119,6 +119,21 @@ class VscodeSurface : public ::testing::Test {
         }
     }
 
+    // A root host whose code-server runs as `nobody` (the sandbox's set-up), its workspace nobody's.
+    HostOptions host_dropping_to_nobody() {
+        HostOptions o;
+        o.as_current_user = false;
+        o.args = {"--username", "nobody", "--user-id", std::to_string(kNobody)};
+        o.env = {{"RUNTIME_USERNAME", "nobody"}};
+        o.working_dir = data_->path() + "/workspace";
+        std::filesystem::create_directories(o.working_dir);
+        EXPECT_EQ(::chown(o.working_dir.c_str(), kNobody, kNobody), 0);
+        // code-server's user must reach its workspace, which is under this test's private directory.
+        EXPECT_EQ(::chmod(data_->path().c_str(), 0755), 0);
+        return o;
+    }
+    static constexpr uid_t kNobody = 65534;
+
     // A host with the vscode plugin and a private code-server state; `options` adds to it.
     void start_host(HostOptions options = {}) {
         port_ = vs::free_port();
@@ -367,17 +382,8 @@ TEST_F(VscodeSurface, ARestartedServerIsAsPrivateAndItsSocketGoesWithTheHost) {
 // that only that user may open; no one else does.
 TEST_F(VscodeSurface, ServerRunAsAnotherUserIsReachedThroughTheProxyOnly) {
     if (::geteuid() != 0) GTEST_SKIP() << "a host that switches users must be root";
-    const uid_t nobody = 65534;
-    HostOptions o;
-    o.as_current_user = false;
-    o.args = {"--username", "nobody", "--user-id", std::to_string(nobody)};
-    o.env = {{"RUNTIME_USERNAME", "nobody"}};
-    o.working_dir = data_->path() + "/workspace";
-    std::filesystem::create_directories(o.working_dir);
-    ASSERT_EQ(::chown(o.working_dir.c_str(), nobody, nobody), 0);
-    // code-server's user must reach its workspace, which is under this test's private directory.
-    ASSERT_EQ(::chmod(data_->path().c_str(), 0755), 0);
-    start_host(o);
+    const uid_t nobody = kNobody;
+    start_host(host_dropping_to_nobody());
     const std::string tok = token();
     ASSERT_FALSE(tok.empty());
     ASSERT_TRUE(wait_serving(tok)) << host_->log();
@@ -394,15 +400,8 @@ TEST_F(VscodeSurface, ServerRunAsAnotherUserIsReachedThroughTheProxyOnly) {
 // hands, and every start writes to that descriptor.
 TEST_F(VscodeSurface, ALogSwappedForALinkGivesTheServersUserNothing) {
     if (::geteuid() != 0) GTEST_SKIP() << "a host that switches users must be root";
-    const uid_t nobody = 65534;
-    HostOptions o;
-    o.as_current_user = false;
-    o.args = {"--username", "nobody", "--user-id", std::to_string(nobody)};
-    o.env = {{"RUNTIME_USERNAME", "nobody"}};
-    o.working_dir = data_->path() + "/workspace";
-    std::filesystem::create_directories(o.working_dir);
-    ASSERT_EQ(::chown(o.working_dir.c_str(), nobody, nobody), 0);
-    ASSERT_EQ(::chmod(data_->path().c_str(), 0755), 0);
+    const uid_t nobody = kNobody;
+    HostOptions o = host_dropping_to_nobody();
     const std::string victim = data_->path() + "/root-only";
     write_file(victim, "root's own\n");
     ASSERT_EQ(::chmod(victim.c_str(), 0600), 0);
