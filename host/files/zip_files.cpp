@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <vector>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::host {
 
@@ -22,10 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string staging_name() {
-    std::random_device rd;
-    return ".ahupload." + std::to_string(rd()) + std::to_string(rd());
-}
+std::string staging_name() { return ".ahupload." + common::random_hex(8); }
 
 // Moves everything below `from` into `to`, merging directories and replacing files.
 void merge_into(const fs::path &from, const fs::path &to) {

@@ -1,8 +1,8 @@
 #include "http/auth.hpp"
 
 #include <Poco/HMACEngine.h>
-#include <Poco/RandomStream.h>
 #include <Poco/SHA1Engine.h>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::host {
 
@@ -15,7 +15,7 @@ namespace actionhost::host {
 ApiKeyCheck::ApiKeyCheck(std::string key) : enabled_(!key.empty()) {
     if (!enabled_) return;
     mac_key_.resize(Poco::SHA1Engine::BLOCK_SIZE);
-    Poco::RandomInputStream().read(mac_key_.data(), static_cast<std::streamsize>(mac_key_.size()));
+    common::random_bytes(mac_key_.data(), mac_key_.size());
     expected_mac_ = mac(key);
 }
 

@@ -8,16 +8,13 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <random>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::host {
 
 namespace {
 
-std::string random_suffix() {
-    std::random_device rd;
-    return std::to_string(rd()) + std::to_string(rd());
-}
+std::string random_suffix() { return common::random_hex(8); }
 
 // Thrown by the part handler at the size limit: parsing stops there instead of reading the rest of a body
 // that may be gigabytes long (the endpoint then reads a little more and answers 413).

@@ -1,6 +1,5 @@
 #include "http/web_view.hpp"
 
-#include <Poco/RandomStream.h>
 
 #include <actionhost/common/http/websocket.hpp>
 
@@ -15,6 +14,7 @@
 #include "http/files_api.hpp"
 #include "http/terminal_api.hpp"
 #include "web/web_view_page.hpp"
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::host {
 namespace {
@@ -96,10 +96,7 @@ bool same_origin(const Request &req) {
 }  // namespace
 
 WebViewAccess::WebViewAccess(const ApiKeyCheck &key) : key_(key) {
-    unsigned char raw[32];
-    Poco::RandomInputStream().read(reinterpret_cast<char *>(raw), sizeof raw);
-    static const char *hex = "0123456789abcdef";
-    for (unsigned char c : raw) token_ += {hex[c >> 4], hex[c & 15]};
+    token_ = common::random_hex(32);
 }
 
 bool WebViewAccess::allows(const Request &req) const {

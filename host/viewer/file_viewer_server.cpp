@@ -18,20 +18,12 @@
 
 #include "http/responses.hpp"
 #include "viewer/file_viewer_page.hpp"
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::host {
 namespace {
 
-std::string random_capability() {
-    std::random_device rd;  // getrandom(2)
-    std::string out;
-    for (int i = 0; i < 4; ++i) {
-        char part[9];
-        std::snprintf(part, sizeof part, "%08x", rd());
-        out += part;
-    }
-    return out;
-}
+std::string random_capability() { return common::random_hex(16); }
 
 // OpenHands' find_available_tcp_port: ten random ports of the range, the first that binds; else (no API
 // port to count from, or ten busy ports) any free port.

@@ -5,24 +5,15 @@
 
 #include <actionhost/runtime_support/process.hpp>
 #include <chrono>
-#include <fstream>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::local_runtime {
 
 namespace {
 
-std::string random_key() {
-    std::ifstream urandom("/dev/urandom", std::ios::binary);
-    unsigned char b[16] = {};
-    urandom.read(reinterpret_cast<char *>(b), sizeof b);
-    static const char *digits = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : b) {
-        out += digits[c >> 4];
-        out += digits[c & 15];
-    }
-    return out;
-}
+// The pooled host's SESSION_API_KEY: common::random_hex throws if the kernel gives no random bytes
+// (an unchecked read of /dev/urandom here once could leave the key all zeros).
+std::string random_key() { return common::random_hex(16); }
 
 // The client unloads a backend module when its runtime is destroyed; the pool (its thread, its hosts)
 // outlives runtimes, so the module stays loaded once a pool exists.

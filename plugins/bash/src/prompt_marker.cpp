@@ -1,12 +1,11 @@
 #include "prompt_marker.hpp"
 
-#include <sys/random.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <random>
 #include <vector>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::bash {
 
@@ -82,20 +81,7 @@ PromptInfo PromptMarker::parse_fields(std::string_view body) {
     }
 }
 
-std::string random_nonce() {
-    unsigned char bytes[8] = {};
-    if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
-        std::random_device rd;
-        for (auto &b : bytes) b = static_cast<unsigned char>(rd());
-    }
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char b : bytes) {
-        out += hex[b >> 4];
-        out += hex[b & 15];
-    }
-    return out;
-}
+std::string random_nonce() { return common::random_hex(8); }
 
 std::string MarkerScanner::flush() {
     std::string out = inside_ ? begin_ + held_ : held_;

@@ -1,9 +1,9 @@
 #include "sessions.hpp"
 
-#include <Poco/UUIDGenerator.h>
 
 #include <algorithm>
 #include <cctype>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::mcp {
 
@@ -50,7 +50,7 @@ std::string SessionRegistry::normalise_id(const std::string &id) {
 std::shared_ptr<Session> SessionRegistry::create(bool sse) {
     auto s = std::make_shared<Session>();
     s->sse = sse;
-    std::string uuid = Poco::UUIDGenerator::defaultGenerator().createRandom().toString();
+    std::string uuid = common::random_uuid4();
     std::erase(uuid, '-');
     s->id = uuid;
     std::lock_guard lock(mu_);

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <Poco/UUIDGenerator.h>
 
 #include <cerrno>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include "http_probe.hpp"
 #include "ports.hpp"
 #include "settings_file.hpp"
+#include <actionhost/common/random.hpp>
 
 extern char **environ;
 
@@ -87,7 +87,7 @@ void VscodeServer::start() {
                        "; scripts/install-code-server installs code-server)");
     }
 
-    token_ = Poco::UUIDGenerator::defaultGenerator().createRandom().toString();
+    token_ = common::random_uuid4();
 
     if (!make_run_dir()) return;
     launch_locked();

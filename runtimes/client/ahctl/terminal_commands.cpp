@@ -21,10 +21,10 @@
 
 #include <deque>
 #include <iostream>
-#include <random>
 #include <thread>
 
 #include "local_terminal.hpp"
+#include <actionhost/common/random.hpp>
 
 namespace ahctl {
 namespace {
@@ -35,12 +35,7 @@ namespace websocket = beast::websocket;
 using asio::ip::tcp;
 using json = nlohmann::json;
 
-std::string fresh_name() {
-    std::random_device rd;
-    char out[16];
-    std::snprintf(out, sizeof out, "shell-%06x", static_cast<unsigned>(rd() & 0xFFFFFF));
-    return out;
-}
+std::string fresh_name() { return "shell-" + actionhost::common::random_hex(3); }
 
 std::string percent_encoded(const std::string &s) {
     std::string out;

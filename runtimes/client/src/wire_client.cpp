@@ -2,7 +2,6 @@
 
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/URI.h>
-#include <Poco/UUIDGenerator.h>
 #include <Poco/Zip/Compress.h>
 #include <ext/stdio_filebuf.h>
 #include <fcntl.h>
@@ -23,6 +22,7 @@
 #include "local_tree.hpp"
 #include "temp_file.hpp"
 #include <actionhost/common/io/unique_fd.hpp>
+#include <actionhost/common/random.hpp>
 
 namespace actionhost::client {
 
@@ -144,7 +144,7 @@ json WireClient::execute(json action, const std::string &session) {
     // A fresh idempotency key per action, kept by request()'s retries: when the connection drops
     // mid-action, the host answers the retry with the first run's observation instead of running the
     // action again (SWE-ReX's X-Request-ID).
-    req.headers.emplace_back("X-Request-ID", Poco::UUIDGenerator::defaultGenerator().createRandom().toString());
+    req.headers.emplace_back("X-Request-ID", common::random_uuid4());
     HttpResponse r = request(std::move(req));
     json obs;
     try {
