@@ -110,9 +110,11 @@ nlohmann::json ModuleRegistry::to_json() const {
 
 std::vector<std::string> module_search_path(const std::string &install_dir, const std::string &kind,
                                             const std::vector<std::string> &extra) {
-    std::vector<std::string> dirs = {install_dir + "/lib/actionhost/" + kind};
+    std::vector<std::string> dirs;
+    if (!install_dir.empty()) dirs.push_back(install_dir + "/lib/actionhost/" + kind);
     dirs.insert(dirs.end(), extra.begin(), extra.end());
-    if (const char *env = secure_getenv("ACTIONHOST_PLUGIN_PATH")) {
+    const char *variable = kind == "runtimes" ? "ACTIONHOST_RUNTIME_PATH" : "ACTIONHOST_PLUGIN_PATH";
+    if (const char *env = secure_getenv(variable)) {
         std::stringstream ss(env);
         std::string item;
         while (std::getline(ss, item, ':'))

@@ -57,22 +57,7 @@ std::vector<std::string> RuntimeRegistry::known() const {
 }
 
 std::vector<std::string> runtime_search_path(const std::string &install_dir, const std::vector<std::string> &config_dirs) {
-    std::vector<std::string> dirs;
-    if (!install_dir.empty()) dirs.push_back(install_dir + "/lib/actionhost/runtimes");
-    for (const auto &d : config_dirs) dirs.push_back(d);
-    const char *env = getenv("ACTIONHOST_RUNTIME_PATH");
-    if (env && getuid() == geteuid() && getgid() == getegid()) {
-        std::string s = env;
-        size_t start = 0;
-        while (start <= s.size()) {
-            size_t end = s.find(':', start);
-            std::string part = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-            if (!part.empty()) dirs.push_back(part);
-            if (end == std::string::npos) break;
-            start = end + 1;
-        }
-    }
-    return dirs;
+    return modules::module_search_path(install_dir, "runtimes", config_dirs);
 }
 
 std::string detect_install_dir() {

@@ -90,3 +90,16 @@ TEST(RuntimeRegistry, DefaultIsSandboxEvenWithADockerEngine) {
     c.set("core.runtime", "local");
     EXPECT_EQ(select_runtime_name(c, {}), "local");
 }
+
+// Runtimes and plugins share one search-path rule (modules::module_search_path): the install tree, then
+// the configured directories, then the kind's own variable.
+TEST(RuntimeRegistry, TheSearchPathIsTheModulesRuleWithItsOwnVariable) {
+    ::setenv("ACTIONHOST_RUNTIME_PATH", "/opt/a::/opt/b", 1);
+    ::setenv("ACTIONHOST_PLUGIN_PATH", "/opt/plugins-only", 1);
+    EXPECT_EQ(runtime_search_path("/usr", {"/etc/rt"}),
+              (std::vector<std::string>{"/usr/lib/actionhost/runtimes", "/etc/rt", "/opt/a", "/opt/b"}));
+    EXPECT_EQ(runtime_search_path("", {}), (std::vector<std::string>{"/opt/a", "/opt/b"}));
+    ::unsetenv("ACTIONHOST_RUNTIME_PATH");
+    ::unsetenv("ACTIONHOST_PLUGIN_PATH");
+    EXPECT_EQ(runtime_search_path("/usr", {}), (std::vector<std::string>{"/usr/lib/actionhost/runtimes"}));
+}

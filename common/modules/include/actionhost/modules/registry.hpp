@@ -46,9 +46,12 @@ class ModuleRegistry {
     std::vector<InvalidManifest> invalid_;
 };
 
-// Module directories of kind `kind` ("plugins"/"runtimes"): <install>/lib/actionhost/<kind>, then
-// `extra`, then $ACTIONHOST_PLUGIN_PATH (colon-separated) unless the process runs with elevated
-// privileges (secure_getenv ignores it then).
+// Module directories of kind `kind` ("plugins"/"runtimes"): <install>/lib/actionhost/<kind> (unless
+// `install_dir` is empty), then `extra`, then $ACTIONHOST_PLUGIN_PATH (plugins) or
+// $ACTIONHOST_RUNTIME_PATH (runtimes), colon-separated, unless the process runs with elevated privileges
+// — set-user/group-ID or with file capabilities: secure_getenv ignores the variable then, since loading
+// code from a path the caller chose would be a privilege escalation. The one search-path rule of both
+// module kinds.
 std::vector<std::string> module_search_path(const std::string &install_dir, const std::string &kind,
                                             const std::vector<std::string> &extra);
 

@@ -44,8 +44,8 @@ class RuntimeRegistry {
 };
 
 // The runtime search path: <install_dir>/lib/actionhost/runtimes, then `[core] runtime_dirs`, then
-// $ACTIONHOST_RUNTIME_PATH (colon-separated; ignored in a set-uid/set-gid process,
-// where loading code from a path the caller chose would be a privilege escalation).
+// $ACTIONHOST_RUNTIME_PATH — modules::module_search_path, the plugins' rule (the variable is ignored in
+// a process with elevated privileges).
 std::vector<std::string> runtime_search_path(const std::string &install_dir, const std::vector<std::string> &config_dirs);
 
 // The install prefix this process runs from: the directory above bin/ of /proc/self/exe when it holds
