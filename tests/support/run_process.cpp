@@ -9,16 +9,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <actionhost/common/shell_quote.hpp>
 
 extern char **environ;
 
 namespace actionhost::testing {
 
-std::string sh_word(const std::string &text) {
-    std::string q = "'";
-    for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+std::string sh_word(const std::string &text) { return common::shell_word(text); }
 
 ProcessResult run_process(const std::vector<std::string> &argv, double timeout_s, const std::vector<std::string> &extra_env) {
     common::SpawnSpec spec;

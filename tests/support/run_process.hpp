@@ -12,8 +12,7 @@ struct ProcessResult {
     std::string output;  // stdout and stderr interleaved
 };
 
-// One POSIX shell word ('...' with ' as '\'') for any text: for commands run with `sh -c` (dash has no
-// $'...' quoting, so the client library's bash_quote would not do).
+// One POSIX shell word for any text, for commands run with `sh -c`: common::shell_word.
 std::string sh_word(const std::string &text);
 
 ProcessResult run_process(const std::vector<std::string> &argv, double timeout_s = 60.0,

@@ -17,6 +17,7 @@
 #include "run_request.hpp"
 #include <actionhost/common/process/shell_identity.hpp>
 #include "static_command.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 namespace actionhost::bash {
 
@@ -38,7 +39,7 @@ bool parse_soft_timeout(const std::string &s, double &seconds, std::string &text
     const double v = std::strtod(s.c_str(), &end);
     if (*end == '\0' && std::isfinite(v) && v > 0) {
         seconds = v;
-        text = python_float_repr(v);
+        text = common::python_repr_float(v);
         return true;
     }
     return false;

@@ -18,6 +18,7 @@
 
 #include "command_splitter.hpp"
 #include "messages.hpp"
+#include <actionhost/common/shell_quote.hpp>
 
 namespace actionhost::bash {
 
@@ -50,14 +51,7 @@ std::string strip(std::string_view s) {
     return std::string(s.substr(b, e - b + 1));
 }
 
-std::string shell_quote(std::string_view s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
-    }
-    return out + "'";
-}
+std::string shell_quote(std::string_view s) { return common::shell_word(s); }
 
 }  // namespace
 

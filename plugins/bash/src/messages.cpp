@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actionhost/common/observation.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 namespace actionhost::bash {
 
@@ -39,7 +40,7 @@ std::string no_change_timeout_suffix(std::string_view seconds_text) {
 }
 
 std::string hard_timeout_suffix(double seconds) {
-    return "\n[The command timed out after " + python_float_repr(seconds) + " seconds. " + std::string(kTimeoutHelp) +
+    return "\n[The command timed out after " + common::python_repr_float(seconds) + " seconds. " + std::string(kTimeoutHelp) +
            "]";
 }
 
@@ -51,42 +52,6 @@ std::string not_executed_suffix(std::string_view command) {
            std::string(kTimeoutHelp) + "]";
 }
 
-std::string python_float_repr(double v) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    // Shortest round-trip digits, then Python's layout: positional for 1e-4 <= |v| < 1e16, else
-    // exponent with at least two digits.
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    std::string sci(buf, res.ptr);
-    const size_t e = sci.find('e');
-    std::string mant = sci.substr(0, e);
-    const int exp = std::atoi(sci.c_str() + e + 1);
-    std::string sign;
-    if (!mant.empty() && mant[0] == '-') {
-        sign = "-";
-        mant.erase(0, 1);
-    }
-    std::string digits;
-    for (char c : mant)
-        if (c != '.') digits += c;
-    if (exp >= -4 && exp < 16) {
-        std::string out;
-        if (exp < 0) {
-            out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
-        } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
-            out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0') + ".0";
-        } else {
-            out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
-        }
-        return sign + out;
-    }
-    std::string out = digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    char ebuf[16];
-    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-    return sign + out + ebuf;
-}
 
 namespace {
 std::string dump(const nlohmann::ordered_json &j) {

@@ -26,9 +26,6 @@ std::string no_change_timeout_suffix(std::string_view seconds_text);
 std::string hard_timeout_suffix(double seconds);
 std::string not_executed_suffix(std::string_view command);
 
-// How Python prints a float (repr): 1.0, 2.5, 120.0, 0.1, 1e-05, 1e+16.
-std::string python_float_repr(double v);
-
 // CmdOutputMetadata; the optional fields are null in OpenHands' default metadata (timeouts, errors).
 struct RunMetadata {
     int exit_code = -1;

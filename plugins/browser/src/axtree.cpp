@@ -5,9 +5,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "python_repr.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 namespace actionhost::browser {
+
+using common::python_repr;
+using common::python_repr_float;
+using common::python_repr_string;
+using common::python_strip;
 namespace {
 
 // "browsergym_id_<bid>" then an optional space, then the page's own text ('.' stops at newlines, as in

@@ -7,9 +7,14 @@
 #include "browser_env.hpp"
 #include "keyboard.hpp"
 #include "page_scripts.hpp"
-#include "python_repr.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 namespace actionhost::browser {
+
+using common::python_repr;
+using common::python_repr_float;
+using common::python_repr_string;
+using common::python_strip;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 

@@ -1,38 +1,12 @@
 #include "actionhost/client/shell_quote.hpp"
 
+#include <actionhost/common/shell_quote.hpp>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace actionhost::client {
 
-std::string bash_quote(std::string_view value) {
-    bool plain = true;
-    for (unsigned char c : value)
-        if (c == '\'' || c < 0x20 || c == 0x7f) plain = false;
-    if (plain) return "'" + std::string(value) + "'";
-    static const char *hex = "0123456789abcdef";
-    std::string out = "$'";
-    for (unsigned char c : value) {
-        switch (c) {
-            case '\\': out += "\\\\"; break;
-            case '\'': out += "\\'"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default:
-                if (c < 0x20 || c == 0x7f) {
-                    // \xHH reads at most two hex digits, so a following character is never swallowed.
-                    out += "\\x";
-                    out += hex[c >> 4];
-                    out += hex[c & 15];
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    out += "'";
-    return out;
-}
+std::string bash_quote(std::string_view value) { return common::bash_word(value); }
 
 std::string python_str_literal(std::string_view value) {
     try {

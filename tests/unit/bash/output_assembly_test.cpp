@@ -14,6 +14,7 @@
 #include "run_request.hpp"
 #include "stream_filters.hpp"
 #include "whole_observation.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 using namespace actionhost::bash;
 
@@ -255,15 +256,15 @@ TEST(Messages, ExactWireTexts) {
 }
 
 TEST(Messages, PythonFloatRepr) {
-    EXPECT_EQ(python_float_repr(1.0), "1.0");
-    EXPECT_EQ(python_float_repr(2.5), "2.5");
-    EXPECT_EQ(python_float_repr(120.0), "120.0");
-    EXPECT_EQ(python_float_repr(0.1), "0.1");
-    EXPECT_EQ(python_float_repr(1e-05), "1e-05");
-    EXPECT_EQ(python_float_repr(0.0001), "0.0001");
-    EXPECT_EQ(python_float_repr(1e16), "1e+16");
-    EXPECT_EQ(python_float_repr(1234567.0), "1234567.0");
-    EXPECT_EQ(python_float_repr(123.456), "123.456");
+    EXPECT_EQ(actionhost::common::python_repr_float(1.0), "1.0");
+    EXPECT_EQ(actionhost::common::python_repr_float(2.5), "2.5");
+    EXPECT_EQ(actionhost::common::python_repr_float(120.0), "120.0");
+    EXPECT_EQ(actionhost::common::python_repr_float(0.1), "0.1");
+    EXPECT_EQ(actionhost::common::python_repr_float(1e-05), "1e-05");
+    EXPECT_EQ(actionhost::common::python_repr_float(0.0001), "0.0001");
+    EXPECT_EQ(actionhost::common::python_repr_float(1e16), "1e+16");
+    EXPECT_EQ(actionhost::common::python_repr_float(1234567.0), "1234567.0");
+    EXPECT_EQ(actionhost::common::python_repr_float(123.456), "123.456");
 }
 
 TEST(Messages, RunObservationShape) {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "axtree.hpp"
-#include "python_repr.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 namespace ab = actionhost::browser;
 using nlohmann::json;
@@ -21,24 +21,24 @@ json node(const std::string &id, const std::string &role, std::optional<std::str
 }  // namespace
 
 TEST(PythonRepr, StringsAndNumbers) {
-    EXPECT_EQ(ab::python_repr_string("abc"), "'abc'");
-    EXPECT_EQ(ab::python_repr_string("it's"), "\"it's\"");
-    EXPECT_EQ(ab::python_repr_string("it's \"x\""), "'it\\'s \"x\"'");
-    EXPECT_EQ(ab::python_repr_string("a\\b\n\t\r"), "'a\\\\b\\n\\t\\r'");
-    EXPECT_EQ(ab::python_repr_string("nb\xC2\xA0sp \xE2\x80\x8B \xC3\xA9"), "'nb\\xa0sp \\u200b \xC3\xA9'");
-    EXPECT_EQ(ab::python_repr_string(std::string("\x01", 1)), "'\\x01'");
-    EXPECT_EQ(ab::python_repr(json(1.0)), "1.0");
-    EXPECT_EQ(ab::python_repr(json(0.35)), "0.35");
-    EXPECT_EQ(ab::python_repr(json(1e16)), "1e+16");
-    EXPECT_EQ(ab::python_repr(json(123456.5)), "123456.5");
-    EXPECT_EQ(ab::python_repr(json(0.0001)), "0.0001");
-    EXPECT_EQ(ab::python_repr(json(0.00001)), "1e-05");
-    EXPECT_EQ(ab::python_repr(json(-2.5e-7)), "-2.5e-07");
-    EXPECT_EQ(ab::python_repr(json(12)), "12");
-    EXPECT_EQ(ab::python_repr(json(true)), "True");
-    EXPECT_EQ(ab::python_repr(json(nullptr)), "None");
-    EXPECT_EQ(ab::python_repr(json::parse(R"(["a", 1, false])")), "['a', 1, False]");
-    EXPECT_EQ(ab::python_strip("\xC2\xA0 x y \n"), "x y");
+    EXPECT_EQ(actionhost::common::python_repr_string("abc"), "'abc'");
+    EXPECT_EQ(actionhost::common::python_repr_string("it's"), "\"it's\"");
+    EXPECT_EQ(actionhost::common::python_repr_string("it's \"x\""), "'it\\'s \"x\"'");
+    EXPECT_EQ(actionhost::common::python_repr_string("a\\b\n\t\r"), "'a\\\\b\\n\\t\\r'");
+    EXPECT_EQ(actionhost::common::python_repr_string("nb\xC2\xA0sp \xE2\x80\x8B \xC3\xA9"), "'nb\\xa0sp \\u200b \xC3\xA9'");
+    EXPECT_EQ(actionhost::common::python_repr_string(std::string("\x01", 1)), "'\\x01'");
+    EXPECT_EQ(actionhost::common::python_repr(json(1.0)), "1.0");
+    EXPECT_EQ(actionhost::common::python_repr(json(0.35)), "0.35");
+    EXPECT_EQ(actionhost::common::python_repr(json(1e16)), "1e+16");
+    EXPECT_EQ(actionhost::common::python_repr(json(123456.5)), "123456.5");
+    EXPECT_EQ(actionhost::common::python_repr(json(0.0001)), "0.0001");
+    EXPECT_EQ(actionhost::common::python_repr(json(0.00001)), "1e-05");
+    EXPECT_EQ(actionhost::common::python_repr(json(-2.5e-7)), "-2.5e-07");
+    EXPECT_EQ(actionhost::common::python_repr(json(12)), "12");
+    EXPECT_EQ(actionhost::common::python_repr(json(true)), "True");
+    EXPECT_EQ(actionhost::common::python_repr(json(nullptr)), "None");
+    EXPECT_EQ(actionhost::common::python_repr(json::parse(R"(["a", 1, false])")), "['a', 1, False]");
+    EXPECT_EQ(actionhost::common::python_strip("\xC2\xA0 x y \n"), "x y");
 }
 
 TEST(AxTree, AssignsBidsFromTheAriaMarkers) {

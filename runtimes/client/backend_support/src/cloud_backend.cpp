@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <thread>
+#include <actionhost/common/shell_quote.hpp>
 
 namespace actionhost::runtime_support {
 
@@ -49,21 +50,8 @@ void CloudBackend::poll_until(const std::string &what, double timeout_s, double 
     throw Timeout(what + " within " + std::to_string(static_cast<int>(timeout_s)) + " s");
 }
 
-std::string shell_quote(const std::string &word) {
-    if (!word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./-_") == std::string::npos)
-        return word;
-    std::string out = "'";
-    for (char c : word) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
-    }
-    return out + "'";
-}
+std::string shell_quote(const std::string &word) { return common::shell_word(word); }
 
-std::string shell_join(const std::vector<std::string> &argv) {
-    std::string out;
-    for (const auto &a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
-    return out;
-}
+std::string shell_join(const std::vector<std::string> &argv) { return common::shell_words(argv); }
 
 }  // namespace actionhost::runtime_support

@@ -8,8 +8,8 @@
 
 namespace actionhost::client {
 
-// One bash word that expands to exactly `value`: '...' when it has no single quote and no control
-// character, else ANSI-C $'...' with \\ \' \n \t \r and \xHH escapes (UTF-8 bytes kept as they are).
+// One bash word that expands to exactly `value`, always one line: common::bash_word
+// (common/shell_quote.hpp, the one owner of shell quoting).
 std::string bash_quote(std::string_view value);
 
 // A Python 3 str literal ("..." with JSON escapes, non-ASCII kept raw so astral characters stay one

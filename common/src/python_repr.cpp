@@ -1,11 +1,11 @@
-#include "python_repr.hpp"
+#include <actionhost/common/python_repr.hpp>
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-namespace actionhost::browser {
+namespace actionhost::common {
 namespace {
 
 // Decodes one UTF-8 code point at `i`, advancing it; invalid bytes decode as themselves (U+FFFD-free).
@@ -194,4 +194,4 @@ std::string python_strip(std::string_view s) {
     return std::string(s.substr(begin, end - begin));
 }
 
-}  // namespace actionhost::browser
+}  // namespace actionhost::common

@@ -1,12 +1,15 @@
-// Python's repr() of the values BrowserGym prints: strings, bools, numbers, lists and dicts (as JSON).
-// The accessibility-tree text and the action error messages quote values exactly as Python would.
+// Python's repr() of the values BrowserGym and OpenHands print: strings, bools, numbers, lists and dicts
+// (as JSON). The browser's accessibility-tree text and error messages and the bash plugin's timeout
+// messages quote values exactly as Python would; the one owner of it.
+//
+// Threads: any.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-namespace actionhost::browser {
+namespace actionhost::common {
 
 // repr(str): '…', or "…" when the text holds ' but no "; \\ \n \r \t and non-printables escaped.
 std::string python_repr_string(std::string_view utf8);
@@ -20,4 +23,4 @@ std::string python_repr(const nlohmann::json &value);
 // str.strip(): removes leading and trailing Unicode whitespace.
 std::string python_strip(std::string_view utf8);
 
-}  // namespace actionhost::browser
+}  // namespace actionhost::common
