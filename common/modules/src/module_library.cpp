@@ -2,25 +2,23 @@
 
 #include <unistd.h>
 
+#include <actionhost/common/process/shell_identity.hpp>
 #include <actionhost/common/sanitizers.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cstddef>
 #include <cstdlib>
 #include <mutex>
-#include <sstream>
 
 namespace actionhost::modules {
 
 namespace {
 
+// A manifest's `requires.executables` entry: a path, or a name the process's PATH finds
+// (common::find_on_path, the one PATH look-up).
 bool on_path(const std::string &exe) {
     if (exe.find('/') != std::string::npos) return access(exe.c_str(), X_OK) == 0;
     const char *path = getenv("PATH");
-    std::stringstream ss(path ? path : "/usr/local/bin:/usr/bin:/bin");
-    std::string dir;
-    while (std::getline(ss, dir, ':'))
-        if (!dir.empty() && access((dir + "/" + exe).c_str(), X_OK) == 0) return true;
-    return false;
+    return !common::find_on_path(exe, path ? path : "/usr/local/bin:/usr/bin:/bin").empty();
 }
 
 // glibc loads and unloads one library at a time, under a lock of the dynamic loader that
