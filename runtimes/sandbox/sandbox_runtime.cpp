@@ -37,6 +37,7 @@
 #include "sandbox_leftovers.hpp"
 #include "supervisor.hpp"
 #include "workspace_path.hpp"
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace {
 
@@ -137,10 +138,7 @@ class SandboxRuntime : public Backend {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
             throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
         control_fd_ = control[0];
-        struct CloseFd {
-            int fd;
-            ~CloseFd() { ::close(fd); }
-        } child_end{control[1]};
+        const actionhost::common::io::UniqueFd child_end(control[1]);
 
         // The image the user named, ready in the client's image store (its layers unpacked for this caller's
         // ids), or none: then the machine's own software, read-only.

@@ -10,17 +10,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace actionhost::agent_skills {
 
 namespace {
 
-struct Fd {
-    int fd = -1;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-};
+using common::io::UniqueFd;
 
 bool write_all(int fd, const std::string &bytes) {
     size_t off = 0;
@@ -47,9 +43,8 @@ bool swap_in(const std::string &tmp, const std::string &path) {
 }
 
 common::Status write_in_place(const std::string &path, const std::string &bytes, bool durable) {
-    Fd f;
-    f.fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-    if (f.fd < 0 || !write_all(f.fd, bytes) || (durable && ::fsync(f.fd) != 0)) return common::fail(os_error_text(errno, path), errno);
+    UniqueFd f(::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY));
+    if (f.get() < 0 || !write_all(f.get(), bytes) || (durable && ::fsync(f.get()) != 0)) return common::fail(os_error_text(errno, path), errno);
     return common::ok();
 }
 
@@ -77,11 +72,10 @@ FileInfo stat_path(const std::string &path) {
 }
 
 common::Result<std::string> read_bytes(const std::string &path, size_t max_bytes) {
-    Fd f;
-    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (f.fd < 0) return common::fail(os_error_text(errno, path), errno);
+    UniqueFd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    if (f.get() < 0) return common::fail(os_error_text(errno, path), errno);
     struct stat st {};
-    if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
         const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         return common::fail(os_error_text(err, path), err);
     }
@@ -91,7 +85,7 @@ common::Result<std::string> read_bytes(const std::string &path, size_t max_bytes
     out.resize(want);
     size_t got = 0;
     while (got < want) {
-        const ssize_t n = ::read(f.fd, out.data() + got, want - got);
+        const ssize_t n = ::read(f.get(), out.data() + got, want - got);
         if (n < 0) {
             if (errno == EINTR) continue;
             return common::fail(os_error_text(errno, path), errno);
@@ -122,9 +116,8 @@ common::Status write_atomic(const std::string &path_in, const std::string &bytes
     const std::filesystem::path fs_path(path);
     const std::string dir = fs_path.parent_path().string();
     std::string tmpl = dir + "/." + fs_path.filename().string() + ".ah-edit.XXXXXX";
-    Fd tmp;
-    tmp.fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (tmp.fd < 0) {
+    UniqueFd tmp(::mkostemp(tmpl.data(), O_CLOEXEC));
+    if (tmp.get() < 0) {
         if (exists) return write_in_place(path, bytes, durable);
         return common::fail(os_error_text(errno, path_in), errno);
     }
@@ -141,15 +134,15 @@ common::Status write_atomic(const std::string &path_in, const std::string &bytes
         mode = 0666 & ~mask;
     }
     if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
-        if (::fchown(tmp.fd, st.st_uid, st.st_gid) != 0) {
+        if (::fchown(tmp.get(), st.st_uid, st.st_gid) != 0) {
             // We may not give the file away; keep owner by rewriting in place instead.
             ::unlink(tmpl.c_str());
             return write_in_place(path, bytes, durable);
         }
     }
-    if (::fchmod(tmp.fd, mode) != 0) return fail(errno);
-    if (!write_all(tmp.fd, bytes)) return fail(errno);
-    if (durable && ::fsync(tmp.fd) != 0) return fail(errno);
+    if (::fchmod(tmp.get(), mode) != 0) return fail(errno);
+    if (!write_all(tmp.get(), bytes)) return fail(errno);
+    if (durable && ::fsync(tmp.get()) != 0) return fail(errno);
     if (exists && !durable && swap_in(tmpl, path)) return common::ok();
     if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(errno);
     return common::ok();

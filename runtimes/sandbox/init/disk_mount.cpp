@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace sandbox {
 
@@ -17,20 +18,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string &step) { throw std::runtime_error(step + ": " + std::strerror(errno)); }
 
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    ~Fd() {
-        if (fd_ >= 0) close(fd_);
-    }
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    int get() const { return fd_; }
-
-  private:
-    int fd_;
-};
+using Fd = actionhost::common::io::UniqueFd;  // the one descriptor owner
 
 struct LoopDevice {
     std::string path;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+#include <actionhost/common/io/unique_fd.hpp>
 
 namespace sandbox {
 
@@ -121,13 +122,10 @@ void mount_etc_view(const DetachedMount &scratch, const std::string &layer, cons
     make_dir_at(scratch, layer, 0755);
     const int layer_fd = ::openat(scratch.fd(), layer.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (layer_fd < 0) fail("open the /etc layer");
-    struct CloseFd {
-        int fd;
-        ~CloseFd() { ::close(fd); }
-    } close_layer{layer_fd};
+    const actionhost::common::io::UniqueFd close_layer(layer_fd);
     const int dir_fd = ::openat(scratch.fd(), layer.c_str(), O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0) fail("open the /etc layer");
-    CloseFd close_dir{dir_fd};
+    const actionhost::common::io::UniqueFd close_dir(dir_fd);
 
     write_at(dir_fd, "passwd", passwd_text(id));
     write_at(dir_fd, "group", group_text(id));

@@ -23,6 +23,7 @@
 #include "actionhost/common/user_entry.hpp"
 
 #include "actionhost/runtime_support/backend.hpp"
+#include <actionhost/common/io/unique_fd.hpp>
 
 extern char **environ;
 
@@ -204,10 +205,7 @@ int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const s
         ::close(notify);
         notify = -1;
     }
-    struct CloseFd {
-        int fd;
-        ~CloseFd() { if (fd >= 0) ::close(fd); }
-    } closer{notify};
+    const common::io::UniqueFd closer(notify);
     auto wait = std::chrono::microseconds(200);
     for (int i = 0; i < 1000000; ++i) {
         std::ifstream in(path);
