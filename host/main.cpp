@@ -22,6 +22,7 @@
 
 #include <actionhost/common/http/server.hpp>
 #include <actionhost/common/user_entry.hpp>
+#include <actionhost/common/json_write.hpp>
 
 #ifndef ACTIONHOST_VERSION
 #define ACTIONHOST_VERSION "0.0.0"
@@ -126,7 +127,7 @@ int main(int argc, char **argv) {
         registry.scan(modules::module_search_path(install_dir, "plugins", opt.plugin_dirs), modules::ModuleKind::Plugin);
         std::vector<const modules::Manifest *> found;
         for (const auto &m : registry.modules()) found.push_back(&m);
-        std::cout << (opt.help ? usage_text(found) : registry.to_json().dump(2) + "\n");
+        std::cout << (opt.help ? usage_text(found) : actionhost::common::dump_json(registry.to_json(), 2) + "\n");
         return 0;
     }
     if (opt.version) {

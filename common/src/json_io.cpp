@@ -94,10 +94,6 @@ namespace detail {
 Result<nlohmann::json> parse_json_with_nlohmann_only(std::string_view text) { return parse_with_nlohmann(text); }
 }  // namespace detail
 
-std::string dump_json(const nlohmann::json &value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 std::optional<nlohmann::json> read_json_object_file(const std::string &path) {
     std::ifstream in(path);
     if (!in) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::common {
 
@@ -35,9 +36,7 @@ std::string format_log_line(LogLevel level, std::string_view source, std::string
     gmtime_r(&t, &tm);
     std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     if (format == LogFormat::Json)
-        return nlohmann::json{{"time", ts}, {"level", level_name(level)}, {"source", source}, {"message", message}}.dump(
-                   -1, ' ', false, nlohmann::json::error_handler_t::replace) +
-               "\n";
+        return dump_json(nlohmann::json{{"time", ts}, {"level", level_name(level)}, {"source", source}, {"message", message}}) + "\n";
     std::string line = std::string(ts) + " " + level_name(level) + " [";
     line.append(source).append("] ").append(message).append("\n");
     return line;

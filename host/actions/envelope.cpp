@@ -1,4 +1,5 @@
 #include "actions/envelope.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::host {
 
@@ -45,7 +46,7 @@ common::Result<Envelope> parse_envelope(nlohmann::json in) {
         return common::fail("'action' key is not found in the action dict");
     }
     if (!action->is_string()) {
-        return common::fail("'action' must be a string, got " + action->dump());
+        return common::fail("'action' must be a string, got " + common::dump_json(*action));
     }
     Envelope e;
     e.action = std::move(action->get_ref<std::string &>());
@@ -75,7 +76,7 @@ common::Result<Envelope> parse_envelope(nlohmann::json in) {
     }
     if (const auto t = in.find("timeout"); t != in.end() && !t->is_null()) {
         if (!t->is_number() || t->get<double>() <= 0) {
-            return common::fail("'timeout' must be a positive number of seconds, got " + t->dump());
+            return common::fail("'timeout' must be a positive number of seconds, got " + common::dump_json(*t));
         }
         e.timeout = t->get<double>();
     }

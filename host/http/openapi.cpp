@@ -5,6 +5,7 @@
 
 #include "actions/envelope.hpp"
 #include "actions/file_actions.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::host {
 namespace {
@@ -222,7 +223,7 @@ json openapi_document(const modules::ModuleRegistry &registry, const std::string
                 json &o = op(route, method, "Answered by the " + m.name + " plugin");
                 o["x-plugin"] = m.name;
                 o["responses"]["200"] = response(m.route_fallbacks.count(route) ? "The plugin's answer; while it is not loaded: " +
-                                                                                      m.route_fallbacks.at(route).at("body").dump()
+                                                                                      actionhost::common::dump_json(m.route_fallbacks.at(route).at("body"))
                                                                                 : "The plugin's answer");
             }
         }
@@ -250,15 +251,15 @@ std::string openapi_html(const json &doc) {
     for (const auto &[name, schema] : doc["components"]["schemas"].items()) {
         if (name.rfind("Action_", 0) != 0) continue;
         h += "<h3><code>" + esc(schema["properties"]["action"]["const"].get<std::string>()) + "</code> <small>(" +
-             esc(schema.value("x-provider", "")) + (schema.contains("x-when") ? ", when " + esc(schema["x-when"].dump()) : "") +
+             esc(schema.value("x-provider", "")) + (schema.contains("x-when") ? ", when " + esc(actionhost::common::dump_json(schema["x-when"])) : "") +
              ")</small></h3><p>" + esc(schema.value("description", "")) + "</p><table><tr><th>argument</th><th>type</th><th>default</th></tr>";
         const json &args = schema["properties"]["args"];
         std::set<std::string> required;
         if (args.contains("required"))
             for (const auto &r : args["required"]) required.insert(r.get<std::string>());
         for (const auto &[arg, spec] : args["properties"].items())
-            h += "<tr><td><code>" + esc(arg) + "</code></td><td>" + esc(spec.contains("type") ? spec["type"].dump() : "any") + "</td><td>" +
-                 (required.count(arg) ? "required" : esc(spec.contains("default") ? spec["default"].dump() : "")) + "</td></tr>";
+            h += "<tr><td><code>" + esc(arg) + "</code></td><td>" + esc(spec.contains("type") ? actionhost::common::dump_json(spec["type"]) : "any") + "</td><td>" +
+                 (required.count(arg) ? "required" : esc(spec.contains("default") ? actionhost::common::dump_json(spec["default"]) : "")) + "</td></tr>";
         h += "</table>";
     }
     return h + "</body></html>";

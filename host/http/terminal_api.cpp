@@ -52,7 +52,7 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
                 if (auto c = weak.lock()) c->finish({{"type", "exit"}, {"code", code}});
             });
         };
-        send(nlohmann::json{{"type", "attached"}, {"name", session_->name()}, {"created", created}, {"pid", session_->pid()}}.dump(), false);
+        send(actionhost::common::dump_json(nlohmann::json{{"type", "attached"}, {"name", session_->name()}, {"created", created}, {"pid", session_->pid()}}), false);
         std::string scrollback = session_->attach(client_);
         if (!scrollback.empty()) send(std::move(scrollback), true);
         read();
@@ -90,7 +90,7 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
             return;
         }
         if (type == "detach") return finish({{"type", "detached"}, {"name", session_->name()}});
-        send(nlohmann::json{{"type", "error"}, {"message", "unknown control message (expected resize or detach)"}}.dump(), false);
+        send(actionhost::common::dump_json(nlohmann::json{{"type", "error"}, {"message", "unknown control message (expected resize or detach)"}}), false);
     }
 
     // Queues a frame; one write is under way at a time.
@@ -120,7 +120,7 @@ class Conversation : public std::enable_shared_from_this<Conversation> {
     void finish(const nlohmann::json &last) {
         if (closing_) return;
         final_ = true;
-        send(last.dump(), false);
+        send(actionhost::common::dump_json(last), false);
         final_ = false;
         closing_ = true;
         if (queue_.empty()) close();

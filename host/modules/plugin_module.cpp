@@ -55,7 +55,7 @@ ah_status_t publish_partial(const ah_host_t *h, ah_call_t *call, const char *str
         if (c->streams == nullptr || chunk.len == 0 || !c->streams->has_followers(c->session)) return;
         nlohmann::json data = {{"chunk", std::string(chunk.ptr, chunk.len)}};
         if (stream != nullptr) data["stream"] = stream;
-        c->streams->publish(c->session, "output", data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        c->streams->publish(c->session, "output", actionhost::common::dump_json(data));
     });
     if (!ok) {
         ctx->env->log(AH_LOG_PLUGIN_MISBEHAVING, ctx->plugin_name, "emit_partial on a call that is not running");

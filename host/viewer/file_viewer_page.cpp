@@ -14,6 +14,7 @@
 #include "files/file_roots.hpp"
 
 #include <actionhost/common/text.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::host {
 namespace {
@@ -29,7 +30,7 @@ using common::http::Response;
 // A JavaScript string literal's inside (OpenHands writes the raw path between double quotes); JSON's
 // escaping keeps an ordinary path byte-identical, and "</" is broken up so the text cannot end the script.
 std::string js_string_body(const std::string &s) {
-    std::string quoted = nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string quoted = actionhost::common::dump_json(nlohmann::json(s));
     std::string body = quoted.substr(1, quoted.size() - 2);
     for (size_t pos = 0; (pos = body.find("</", pos)) != std::string::npos; pos += 3) body.replace(pos, 2, "<\\/");
     return body;

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "sandbox_api.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace {
 
@@ -131,7 +132,7 @@ class DaytonaRuntime : public CloudBackend {
         status(AH_STATUS_STARTING_RUNTIME, "creating a Daytona sandbox");
         json s = api_->create(body);
         id_ = s.value("id", "");
-        if (id_.empty()) throw std::runtime_error("Daytona API: create sandbox returned no id: " + s.dump());
+        if (id_.empty()) throw std::runtime_error("Daytona API: create sandbox returned no id: " + actionhost::common::dump_json(s));
         try {
             wait_state({"started"}, "start");
         } catch (...) {

@@ -1,6 +1,7 @@
 #include "sandbox_api.hpp"
 
 #include <actionhost/runtime_support/url_encode.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace daytona {
 
@@ -31,7 +32,7 @@ json SandboxApi::create(const json &body) { return api_.expect("POST", "/sandbox
 json SandboxApi::get(const std::string &id) { return api_.expect("GET", "/sandbox/" + url_encode(id), nullptr, {200}); }
 
 json SandboxApi::list_by_labels(const json &labels) {
-    json list = api_.expect("GET", "/sandbox?labels=" + url_encode(labels.dump()), nullptr, {200});
+    json list = api_.expect("GET", "/sandbox?labels=" + url_encode(actionhost::common::dump_json(labels)), nullptr, {200});
     return list.is_array() ? list : json::array();
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <actionhost/common/json_write.hpp>
 
 namespace docker {
 
@@ -52,8 +53,8 @@ std::string build_query_from_args(const std::vector<std::string> &args) {
                                         "--no-cache, --pull, --quiet)");
         }
     }
-    if (!buildargs.empty()) query += "&buildargs=" + url_encode(buildargs.dump());
-    if (!labels.empty()) query += "&labels=" + url_encode(labels.dump());
+    if (!buildargs.empty()) query += "&buildargs=" + url_encode(actionhost::common::dump_json(buildargs));
+    if (!labels.empty()) query += "&labels=" + url_encode(actionhost::common::dump_json(labels));
     for (const auto &h : hosts) query += "&extrahosts=" + url_encode(h);  // repeated, as the docker CLI sends them
     return query;
 }

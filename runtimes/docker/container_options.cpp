@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <stdexcept>
+#include <actionhost/common/json_write.hpp>
 
 namespace docker {
 
@@ -28,7 +29,7 @@ std::vector<std::string> network_names(const std::optional<std::string> &list_js
     if (!list.is_array()) throw std::invalid_argument("sandbox.additional_networks must be a list of network names");
     for (const auto &n : list) {
         if (!n.is_string() || n.get<std::string>().empty())
-            throw std::invalid_argument("sandbox.additional_networks must be a list of network names, not " + n.dump());
+            throw std::invalid_argument("sandbox.additional_networks must be a list of network names, not " + actionhost::common::dump_json(n));
         names.push_back(n.get<std::string>());
     }
     return names;

@@ -27,6 +27,7 @@
 #include "seccomp_profile.hpp"
 #include "port_lock.hpp"
 #include "volumes.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace {
 
@@ -282,7 +283,7 @@ class DockerRuntime : public Backend {
         // make device nodes or give files capabilities, which a local user could use from the
         // workspace's side on the machine (the engine cannot mount a bind nosuid or nodev).
         if (config_bool("sandbox.seccomp", true))
-            host_config["SecurityOpt"] = json::array({"no-new-privileges", "seccomp=" + docker::seccomp_profile().dump()});
+            host_config["SecurityOpt"] = json::array({"no-new-privileges", "seccomp=" + actionhost::common::dump_json(docker::seccomp_profile())});
         else
             host_config["SecurityOpt"] = json::array({"no-new-privileges"});
         host_config["CapDrop"] = json::array({"MKNOD", "SETFCAP"});
@@ -310,7 +311,7 @@ class DockerRuntime : public Backend {
         status(AH_STATUS_STARTING_RUNTIME, "creating container " + name_ + " from " + image);
         std::string create = "/containers/create?name=" + name_;
         if (!platform.empty()) create += "&platform=" + url_encode(platform);
-        auto created = engine_->call("POST", create, body.dump());
+        auto created = engine_->call("POST", create, actionhost::common::dump_json(body));
         if (created.status == 404)
             throw std::runtime_error("Docker image " + image + " disappeared before its container was created: " + created.body);
         if (created.status != 201)
@@ -318,7 +319,7 @@ class DockerRuntime : public Backend {
         id_ = created.json().value("Id", "");
         // OpenHands' additional_networks, joined before the start so the host is on them from its first moment.
         for (const auto &network : additional_networks()) {
-            auto joined = engine_->call("POST", "/networks/" + url_encode(network) + "/connect", json{{"Container", id_}}.dump());
+            auto joined = engine_->call("POST", "/networks/" + url_encode(network) + "/connect", actionhost::common::dump_json(json{{"Container", id_}}));
             if (joined.status != 200) {
                 engine_->call("DELETE", "/containers/" + id_ + "?force=true");
                 throw std::runtime_error("Docker Engine: connect " + name_ + " to network " + network + " → " +

@@ -14,6 +14,7 @@
 #include "install_hash.hpp"
 #include <actionhost/common/digest.hpp>
 #include "tar_context.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace docker {
 using actionhost::runtime_support::url_encode;
@@ -47,7 +48,7 @@ void build(Engine &engine, const std::string &dockerfile, const ImagePlan &plan,
     std::string log, error;
     const EngineReply reply = engine.stream("POST", query, tar.finish(), "application/x-tar", {}, [&](const json &m) {
         if (m.contains("error")) {
-            error = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
+            error = m["error"].is_string() ? m["error"].get<std::string>() : actionhost::common::dump_json(m["error"]);
             return;
         }
         if (m.contains("stream") && m["stream"].is_string()) {

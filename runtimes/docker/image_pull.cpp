@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "registry_auth.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace docker {
 
@@ -64,7 +65,7 @@ void pull_image(Engine &engine, const std::string &image, const PullSettings &se
     if (progress) progress("pulling " + image);
     const EngineReply reply = engine.stream("POST", query, "", "application/json", headers, [&](const json &m) {
         if (m.contains("error")) {
-            error = m["error"].is_string() ? m["error"].get<std::string>() : m["error"].dump();
+            error = m["error"].is_string() ? m["error"].get<std::string>() : actionhost::common::dump_json(m["error"]);
             return;
         }
         const std::string id = m.value("id", "");

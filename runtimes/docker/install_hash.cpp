@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <actionhost/common/digest.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace docker {
 
@@ -88,7 +89,7 @@ void write_cache(const std::string &path, const json &cache) {
     {
         std::ofstream out(tmp, std::ios::trunc);
         if (!out) return;
-        out << cache.dump();
+        out << actionhost::common::dump_json(cache);
         if (!out) {
             fs::remove(tmp, ec);
             return;

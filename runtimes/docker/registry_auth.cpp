@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <actionhost/common/json_write.hpp>
 
 namespace docker {
 
@@ -15,7 +16,7 @@ std::string registry_auth_header(const RegistryCredentials &c) {
         j["password"] = c.password;
     }
     j["serveraddress"] = c.server;
-    return actionhost::common::base64_encode(j.dump(), true);
+    return actionhost::common::base64_encode(actionhost::common::dump_json(j), true);
 }
 
 }  // namespace docker

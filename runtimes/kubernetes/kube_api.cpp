@@ -1,4 +1,5 @@
 #include "kube_api.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace kube {
 
@@ -47,7 +48,7 @@ std::optional<json> KubeApi::get(const std::string &resource, const std::string 
 }
 
 json KubeApi::create(const std::string &resource, const json &object) {
-    ProviderReply r = call("POST", collection(resource), object.dump());
+    ProviderReply r = call("POST", collection(resource), actionhost::common::dump_json(object));
     return r.json();
 }
 

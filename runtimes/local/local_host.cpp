@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::local_runtime {
 
@@ -26,9 +27,8 @@ std::string LaunchPlan::pool_key() const {
     nlohmann::json env_json = nlohmann::json::object();
     for (const auto &[k, v] : env)
         if (k != "SESSION_API_KEY" && k != "OPENHANDS_SESSION_ID") env_json[k] = v;
-    return nlohmann::json{{"install", install_dir}, {"workspace", workspace_base}, {"args", args}, {"env", env_json},
-                          {"die_with_parent", die_with_parent}}
-        .dump();
+    return actionhost::common::dump_json(nlohmann::json{{"install", install_dir}, {"workspace", workspace_base}, {"args", args},
+                                                        {"env", env_json}, {"die_with_parent", die_with_parent}});
 }
 
 LocalHost launch_host(const LaunchPlan &plan, double timeout_s, const std::function<void(pid_t)> &on_spawned) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <actionhost/common/json_write.hpp>
 
 namespace remote {
 
@@ -12,7 +13,7 @@ using nlohmann::json;
 
 std::string detail_of(const std::string &body) {
     json j = json::parse(body, nullptr, false);
-    if (j.is_object() && j.contains("detail")) return j["detail"].is_string() ? j["detail"].get<std::string>() : j["detail"].dump();
+    if (j.is_object() && j.contains("detail")) return j["detail"].is_string() ? j["detail"].get<std::string>() : actionhost::common::dump_json(j["detail"]);
     return body.size() > 500 ? body.substr(0, 500) + "..." : body;
 }
 
@@ -58,7 +59,7 @@ ApiReply RemoteApi::call(const std::string &method, const std::string &path, con
 
 json RemoteApi::expect(const std::string &method, const std::string &path, const json &body, const std::string &what,
                        double timeout_s) {
-    ApiReply r = call(method, path, body.is_null() ? "" : body.dump(), "application/json", timeout_s);
+    ApiReply r = call(method, path, body.is_null() ? "" : actionhost::common::dump_json(body), "application/json", timeout_s);
     if (r.status < 200 || r.status >= 300)
         throw RemoteApiError("Remote Runtime API: " + what + " (" + method + " " + path + ") failed with HTTP " +
                                  std::to_string(r.status) + ": " + detail_of(r.body),

@@ -14,6 +14,7 @@
 
 #include "image_build.hpp"
 #include "remote_api.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace {
 
@@ -114,7 +115,7 @@ class RemoteRuntime : public Backend {
         take_runtime(r.json);
         if (state == "paused") {
             status(AH_STATUS_STARTING_RUNTIME, "resuming paused runtime " + runtime_id_);
-            ApiReply resumed = api_->call("POST", "/resume", json{{"runtime_id", runtime_id_}}.dump());
+            ApiReply resumed = api_->call("POST", "/resume", actionhost::common::dump_json(json{{"runtime_id", runtime_id_}}));
             if (resumed.status < 200 || resumed.status >= 300) {
                 log(AH_LOG_WARNING, "resuming " + runtime_id_ + " failed (HTTP " + std::to_string(resumed.status) + "): starting a new runtime");
                 runtime_id_.clear();
@@ -132,7 +133,7 @@ class RemoteRuntime : public Backend {
         runtime_id_ = j.value("runtime_id", "");
         url_ = j.value("url", "");
         if (runtime_id_.empty() || url_.empty())
-            throw RemoteApiError("Remote Runtime API: the answer lacks runtime_id or url: " + j.dump(), 200);
+            throw RemoteApiError("Remote Runtime API: the answer lacks runtime_id or url: " + actionhost::common::dump_json(j), 200);
         while (!url_.empty() && url_.back() == '/') url_.pop_back();
         if (j.contains("session_api_key") && j["session_api_key"].is_string()) key_ = j["session_api_key"].get<std::string>();
         api_->set_session_api_key(key_);
@@ -201,7 +202,7 @@ class RemoteRuntime : public Backend {
             if (pod == "ready") {
                 if (host()->wait_alive(host(), url_.c_str(), key_.c_str(), std::min(5.0, std::max(0.5, timeout))) == AH_OK) return;
             } else if (pod == "failed" || pod == "unknown" || pod == "crashloopbackoff") {
-                std::string reasons = rt.contains("restart_reasons") ? rt["restart_reasons"].dump() : "[]";
+                std::string reasons = rt.contains("restart_reasons") ? actionhost::common::dump_json(rt["restart_reasons"]) : "[]";
                 throw std::runtime_error("runtime " + runtime_id_ + " failed to start: pod_status " + pod + ", restart_count " +
                                          std::to_string(rt.value("restart_count", 0)) + ", restart_reasons " + reasons);
             } else if (pod != "pending" && pod != "running" && pod != "not found" && pod != last) {

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "devbox_api.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace {
 
@@ -99,7 +100,7 @@ class RunloopRuntime : public CloudBackend {
         status(AH_STATUS_STARTING_RUNTIME, "creating a Runloop devbox");
         json d = api_->create(body);
         id_ = d.value("id", "");
-        if (id_.empty()) throw std::runtime_error("Runloop API: create devbox returned no id: " + d.dump());
+        if (id_.empty()) throw std::runtime_error("Runloop API: create devbox returned no id: " + actionhost::common::dump_json(d));
     }
 
     void wait_running() {

@@ -103,7 +103,7 @@ std::string cgroup_of_run_dir(const std::string &run_dir) {
 
 void write_run_dir_owner(const std::string &run_dir, const std::string &state_dir, const std::string &session_id) {
     std::ofstream out(run_dir + kOwnerFile, std::ios::trunc);
-    out << json{{"state_dir", state_dir}, {"session_id", session_id}}.dump();
+    out << actionhost::common::dump_json(json{{"state_dir", state_dir}, {"session_id", session_id}});
 }
 
 void remove_sandbox_leftovers(const std::string &run_dir, const std::string &cgroup) {

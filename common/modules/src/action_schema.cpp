@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::modules {
 namespace {
@@ -78,7 +79,7 @@ common::Result<ArgSpec> parse_arg(const std::string &action, const std::string &
     if (j.contains("default")) {
         if (a.required)
             return common::fail(where + " cannot be both required and defaulted");
-        a.default_value = nlohmann::json::parse(j.at("default").dump());
+        a.default_value = nlohmann::json::parse(actionhost::common::dump_ordered_json(j.at("default")));
         nlohmann::json check = a.default_value;
         if (!accept(a, check))
             return common::fail(where + ".default must be " + describe(a.types));
@@ -133,7 +134,7 @@ common::Status ActionSpec::validate(nlohmann::json &args, const std::vector<ArgS
             }
             if (!accept(a, *found))
                 return common::fail("argument '" + a.name + "' of action '" + name + "' must be " + describe(a.types) + ", got " +
-                                    found->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                                    actionhost::common::dump_json(*found));
         }
     }
     return common::ok();
@@ -185,11 +186,11 @@ common::Result<std::vector<ActionSpec>> parse_action_specs(const nlohmann::order
             } else if (key == "when") {
                 if (!value.is_object() || value.empty())
                     return common::fail(where + ".when must be an object of argument values");
-                s.when = nlohmann::json::parse(value.dump());
+                s.when = nlohmann::json::parse(actionhost::common::dump_ordered_json(value));
             } else if (key == "interrupt_when") {
                 if (!value.is_object() || value.empty())
                     return common::fail(where + ".interrupt_when must be an object of argument values");
-                s.interrupt_when = nlohmann::json::parse(value.dump());
+                s.interrupt_when = nlohmann::json::parse(actionhost::common::dump_ordered_json(value));
             } else if (key == "args") {
                 if (!value.is_object())
                     return common::fail(where + ".args must be an object");

@@ -1,6 +1,6 @@
 #include "actionhost/modules/manifest.hpp"
 
-#include <actionhost/common/json_io.hpp>
+#include <actionhost/common/json_write.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -196,7 +196,7 @@ common::Status parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m)
             if (std::find(m.http_routes.begin(), m.http_routes.end(), path) == m.http_routes.end() || !reply.is_object() ||
                 !reply.contains("status") || !reply.at("status").is_number_integer() || !reply.contains("body"))
                 return common::fail("\"route_fallbacks." + path + "\" must be one of provides.http_routes with {\"status\": int, \"body\": ...}");
-            m.route_fallbacks[path] = nlohmann::json::parse(reply.dump());
+            m.route_fallbacks[path] = nlohmann::json::parse(actionhost::common::dump_ordered_json(reply));
         }
     }
     if (j.contains("python")) {

@@ -12,7 +12,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::string dump(const ojson &j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const ojson &j) { return actionhost::common::dump_ordered_json(j); }
 
 std::string error_obs(const std::string &text) { return common::dump_json(common::error_observation(text)); }
 
@@ -172,7 +172,7 @@ std::string AgentSkillsService::agent_skill(const nlohmann::json &args, const st
     obs["content"] = std::string(py_rstrip(printed));
     ojson extras;
     extras["name"] = name;
-    extras["args"] = ojson::parse(skill_args.dump());
+    extras["args"] = ojson::parse(actionhost::common::dump_json(skill_args));
     extras["success"] = printed.rfind("ERROR: ", 0) != 0;
     obs["extras"] = std::move(extras);
     return dump(obs);

@@ -1,4 +1,5 @@
 #include "py_text.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::agent_skills {
 
@@ -37,11 +38,11 @@ std::string repr_string(const std::string &s) {
 std::string number_text(const nlohmann::json &v) {
     if (v.is_number_float()) {
         const double d = v.get<double>();
-        std::string s = nlohmann::json(d).dump();
+        std::string s = actionhost::common::dump_json(nlohmann::json(d));
         if (s.find_first_of(".eE") == std::string::npos) s += ".0";
         return s;
     }
-    return v.dump();
+    return actionhost::common::dump_json(v);
 }
 }  // namespace
 

@@ -333,7 +333,7 @@ std::string file_editor_block(const EditorResult &r) {
     j["new_content"] = r.new_content ? nlohmann::ordered_json(*r.new_content) : nlohmann::ordered_json(nullptr);
     j["formatted_output_and_error"] = r.ok() ? r.output : "ERROR:\n" + r.error;
     const std::string marker = "oh_aci_output_" + hex_token();
-    return "<" + marker + ">\n" + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n</" + marker + ">\n";
+    return "<" + marker + ">\n" + actionhost::common::dump_ordered_json(j) + "\n</" + marker + ">\n";
 }
 
 const std::vector<std::string> &skill_names() {

@@ -9,6 +9,7 @@
 
 #include "actionhost/common/observation.hpp"
 #include <actionhost/common/python_repr.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::bash {
 
@@ -55,7 +56,7 @@ std::string not_executed_suffix(std::string_view command) {
 
 namespace {
 std::string dump(const nlohmann::ordered_json &j) {
-    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return actionhost::common::dump_ordered_json(j);
 }
 
 // The values of an observation, in the order its text holds them.

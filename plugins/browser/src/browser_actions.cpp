@@ -8,6 +8,7 @@
 #include "keyboard.hpp"
 #include "page_scripts.hpp"
 #include <actionhost/common/python_repr.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::browser {
 
@@ -49,7 +50,7 @@ std::string exception_message(const nlohmann::json &details) {
 
 std::string BrowserEnv::resolve(const std::string &bid, Clock::time_point deadline) {
     auto res = cdp("Runtime.evaluate",
-                   {{"expression", scripts::find_element_expression(nlohmann::json(bid).dump())},
+                   {{"expression", scripts::find_element_expression(actionhost::common::dump_json(nlohmann::json(bid)))},
                     {"objectGroup", "actionhost"},
                     {"returnByValue", false}},
                    active().session_id, deadline);

@@ -8,6 +8,7 @@
 #include "browser_env.hpp"
 #include "dom_markdown.hpp"
 #include "page_scripts.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::browser {
 using namespace std::chrono_literals;
@@ -236,7 +237,7 @@ void BrowserEnv::observe_once(StepResult &r, const StepRequest &request) {
     if (boxes.empty()) {
         r.som_b64 = r.screenshot_b64;
     } else {
-        evaluate("(" + std::string(scripts::kDrawSomOverlay) + ")(" + boxes.dump() + ")", false, deadline);
+        evaluate("(" + std::string(scripts::kDrawSomOverlay) + ")(" + actionhost::common::dump_json(boxes) + ")", false, deadline);
         try {
             r.som_b64 = cdp("Page.captureScreenshot", {{"format", "png"}, {"optimizeForSpeed", true}}, session, deadline).value("data", "");
         } catch (...) {

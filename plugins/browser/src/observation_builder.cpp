@@ -1,20 +1,21 @@
 #include "observation_builder.hpp"
 
 #include "axtree.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::browser {
 namespace {
 
 using ordered = nlohmann::ordered_json;
 
-std::string dump(const ordered &j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const ordered &j) { return actionhost::common::dump_ordered_json(j); }
 
-ordered to_ordered(const nlohmann::json &j) { return ordered::parse(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); }
+ordered to_ordered(const nlohmann::json &j) { return ordered::parse(actionhost::common::dump_json(j)); }
 
 std::string bid_text(const nlohmann::json &bid) {
     if (bid.is_null()) return "None";
     if (bid.is_string()) return bid.get<std::string>();
-    return bid.dump();
+    return actionhost::common::dump_json(bid);
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ constexpr auto kShutdownLockWait = std::chrono::seconds(10);
 
 // Python's f"{timeout}" of the action's number: 120 → "120", 2.0 → "2.0", 0.5 → "0.5".
 std::string python_number_text(const nlohmann::json &v) {
-    if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-    return v.dump();  // nlohmann prints floats as Python's repr does for these: shortest, with ".0" if whole
+    if (v.is_number_integer() || v.is_number_unsigned()) return actionhost::common::dump_json(v);
+    return actionhost::common::dump_json(v);  // nlohmann prints floats as Python's repr does for these: shortest, with ".0" if whole
 }
 
 struct SessionSlot {
@@ -156,7 +156,7 @@ class JupyterPlugin final : public sdk::Plugin {
         if (out.image_urls().empty()) obs["extras"]["image_urls"] = nullptr;
         else obs["extras"]["image_urls"] = out.image_urls();
         obs["success"] = true;
-        call.reply(obs.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+        call.reply(actionhost::common::dump_ordered_json(obs));
         return AH_OK;
     }
 
@@ -217,7 +217,7 @@ class JupyterPlugin final : public sdk::Plugin {
                 host().log(AH_LOG_WARNING, "jupyter: the Python directory " + dir + " a plugin offers is missing");
                 continue;
             }
-            const std::string quoted = nlohmann::json(dir).dump();  // a JSON string is a valid Python literal
+            const std::string quoted = actionhost::common::dump_json(nlohmann::json(dir));  // a JSON string is a valid Python literal
             cell += "import sys\nif " + quoted + " not in sys.path: sys.path.insert(0, " + quoted + ")\n";
         }
         for (const auto &module : config_.python_startup_imports) cell += "from " + module + " import *\n";
@@ -228,7 +228,7 @@ class JupyterPlugin final : public sdk::Plugin {
         if (cwd.empty() || cwd == kernel.synced_cwd) return;
         CellOutput ignored;
         // A JSON string literal is a valid Python string literal, whatever the path holds.
-        const CellResult r = kernel.execute("import os; os.chdir(" + nlohmann::json(cwd).dump() + ")", kCwdSyncTimeoutS, ignored);
+        const CellResult r = kernel.execute("import os; os.chdir(" + actionhost::common::dump_json(nlohmann::json(cwd)) + ")", kCwdSyncTimeoutS, ignored);
         if (r.status == CellStatus::Completed && !r.raised) kernel.synced_cwd = cwd;
         else host().log(AH_LOG_WARNING, "jupyter: could not change the kernel's directory to " + cwd + ": " + ignored.text());
     }

@@ -3,6 +3,7 @@
 #include <actionhost/abi.h>
 #include <algorithm>
 #include <future>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::mcp {
 namespace {
@@ -99,7 +100,7 @@ RpcOutcome Gateway::list_tools() {
                 json params = json::object();
                 if (!cursor.is_null()) params["cursor"] = cursor;
                 RpcOutcome r = server->request("tools/list", params, settings_.call_timeout);
-                if (!r.result) return {tools, r.error.value("message", r.error.dump())};
+                if (!r.result) return {tools, r.error.value("message", actionhost::common::dump_json(r.error))};
                 for (const auto &t : r.result->value("tools", json::array())) tools.push_back(t);
                 cursor = r.result->value("nextCursor", json());
                 if (!cursor.is_string()) break;

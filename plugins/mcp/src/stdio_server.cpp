@@ -362,7 +362,7 @@ common::Status StdioServer::ensure_started(std::chrono::milliseconds timeout) {
                                      {"capabilities", nlohmann::json::object()},
                                      {"clientInfo", {{"name", "actionhost"}, {"version", settings_.client_version}}}},
                                     timeout);
-    if (!init.result) return common::fail("initialize failed: " + init.error.value("message", init.error.dump()));
+    if (!init.result) return common::fail("initialize failed: " + init.error.value("message", actionhost::common::dump_json(init.error)));
     inst->notify("notifications/initialized");
     inst->initialized = true;
     settings_.log(AH_LOG_INFO, "MCP server '" + config_.name + "' started (pid " + std::to_string(inst->child->pid()) +

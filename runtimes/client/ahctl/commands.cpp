@@ -30,6 +30,7 @@
 #include "style.hpp"
 #include "terminal_commands.hpp"
 #include "workspace_commands.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace ahctl {
 
@@ -159,7 +160,7 @@ std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
 
 void print_content(const json &obs, bool as_json) {
     if (as_json) {
-        std::cout << obs.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+        std::cout << actionhost::common::dump_json(obs) << "\n";
         return;
     }
     std::string content = text_of(obs, "content");
@@ -214,7 +215,7 @@ int run_everywhere(const Options &o, const json &action) {
         if (o.json) {
             json line = {{"session_id", r.session_id}, {"exit_code", code}, {"observation", r.observation}};
             if (!r.error.empty()) line["error"] = r.error;
-            std::cout << line.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+            std::cout << actionhost::common::dump_json(line) << "\n";
             continue;
         }
         std::cout << "== " << r.session_id << " exit " << code << "\n";
@@ -359,7 +360,7 @@ int cmd_write(const Options &o) {
     if (!path.has_filename()) throw UsageError("write needs a file path, got: " + o.args[0]);
     json r = rt->wire().upload_bytes(path.filename().string(), content, path.parent_path().string());
     rt->close();
-    if (o.json) std::cout << r.dump() << "\n";
+    if (o.json) std::cout << actionhost::common::dump_json(r) << "\n";
     return kOk;
 }
 
@@ -389,7 +390,7 @@ int cmd_exec(const Options &o) {
             std::string msg = "Line " + std::to_string(n) + " is not a valid action: " + e.what();
             obs = {{"observation", "error"}, {"content", msg}, {"extras", {{"error_id", ""}}}, {"message", msg}};
         }
-        std::cout << obs.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+        std::cout << actionhost::common::dump_json(obs) << "\n" << std::flush;
     }
     rt->close();
     return failures ? kActionFailed : kOk;
@@ -435,7 +436,7 @@ int cmd_upload(const Options &o) {
     auto rt = open_runtime(o);
     json r = rt->wire().upload(o.args[0], o.args[1], false);
     rt->close();
-    if (o.json) std::cout << r.dump() << "\n";
+    if (o.json) std::cout << actionhost::common::dump_json(r) << "\n";
     return kOk;
 }
 
@@ -531,7 +532,7 @@ int cmd_ps(const Options &o) {
             r.erase("session_api_key");
             out.push_back(r);
         }
-        std::cout << out.dump(2) << "\n";
+        std::cout << actionhost::common::dump_json(out, 2) << "\n";
         return kOk;
     }
     std::printf("%-20s %-10s %-13s %-8s %s\n", "SESSION", "RUNTIME", "STATE", "AGE", "URL");

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace ahctl {
 
@@ -34,7 +35,7 @@ int cmd_images(const Options &o) {
     if (o.json) {
         json out = json::array();
         for (const auto &i : images) out.push_back({{"name", i.name}, {"digest", i.digest}, {"created", i.created}});
-        std::cout << out.dump(2) << "\n";
+        std::cout << actionhost::common::dump_json(out, 2) << "\n";
         return kOk;
     }
     std::printf("%-40s %-19s %s\n", "NAME", "DIGEST", "CREATED");

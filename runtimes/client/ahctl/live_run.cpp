@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "style.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace ahctl {
 
@@ -243,7 +244,7 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         out.finish();
         err.finish();
     }
-    if (o.json) std::cout << obs.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+    if (o.json) std::cout << actionhost::common::dump_json(obs) << "\n" << std::flush;
     int code = exit_code_of(obs);
     if (code < 0) {
         // The -t bound passed: the command is interrupted, so a kept session is free for the next one.

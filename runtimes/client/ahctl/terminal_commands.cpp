@@ -25,6 +25,7 @@
 
 #include "local_terminal.hpp"
 #include <actionhost/common/random.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace ahctl {
 namespace {
@@ -86,7 +87,7 @@ class Session {
     }
     void send_size() {
         if (auto size = terminal_size(1))
-            send(json{{"type", "resize"}, {"rows", size->first}, {"cols", size->second}}.dump(), false);
+            send(actionhost::common::dump_json(json{{"type", "resize"}, {"rows", size->first}, {"cols", size->second}}), false);
     }
 
     void read() {

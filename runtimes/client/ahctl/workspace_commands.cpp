@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <actionhost/common/json_write.hpp>
 
 namespace ahctl {
 
@@ -96,7 +97,7 @@ int cmd_cp(const Options &o, OpenRuntime open) {
     rt->close();
     // FIFOs, sockets and devices are never opened, on either side: each is named on stderr.
     for (const auto &note : skipped) std::cerr << "[ahctl] skipped " << printable_name(note) << "\n";
-    if (o.json && !dst_in) std::cout << json(written).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+    if (o.json && !dst_in) std::cout << actionhost::common::dump_json(json(written)) << "\n";
     return kOk;
 }
 
@@ -113,7 +114,7 @@ int cmd_git(const Options &o, OpenRuntime open) {
         if (o.json) {
             json out = json::array();
             for (const auto &c : changes) out.push_back({{"status", c.status}, {"path", c.path}});
-            std::cout << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+            std::cout << actionhost::common::dump_json(out) << "\n";
         } else {
             for (const auto &c : changes) std::cout << printable_name(c.status) << "\t" << printable_name(c.path) << "\n";
         }
@@ -124,7 +125,7 @@ int cmd_git(const Options &o, OpenRuntime open) {
         auto rt = open(o, false);
         GitDiff d = git_diff(rt->wire(), rest[0], in_workspace(*rt, cwd));
         rt->close();
-        std::cout << json({{"original", d.original}, {"modified", d.modified}}).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+        std::cout << actionhost::common::dump_json(json({{"original", d.original}, {"modified", d.modified}})) << "\n";
         return kOk;
     }
     if (sub == "clone") {
@@ -158,7 +159,7 @@ int cmd_microagents(const Options &o, OpenRuntime open) {
     if (o.json) {
         json out = json::array();
         for (const auto &m : agents) out.push_back({{"name", m.name}, {"path", m.path}, {"content", m.content}});
-        std::cout << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+        std::cout << actionhost::common::dump_json(out) << "\n";
     } else {
         for (const auto &m : agents) std::cout << printable_name(m.name) << "\t" << printable_name(m.path) << "\n";
     }

@@ -15,6 +15,7 @@
 
 #include "actionhost/client/errors.hpp"
 #include "config_schema.hpp"
+#include <actionhost/common/json_write.hpp>
 
 extern char **environ;
 
@@ -374,7 +375,7 @@ std::optional<std::string> Config::get_text(const std::string &key) const {
     if (v.is_null()) return std::nullopt;
     if (v.is_string()) return v.get<std::string>();
     if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-    return v.dump();
+    return actionhost::common::dump_json(v);
 }
 
 void Config::set(const std::string &key, const json &value) {

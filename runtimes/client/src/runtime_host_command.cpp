@@ -2,6 +2,7 @@
 #include "actionhost/client/git_workspace.hpp"
 #include "actionhost/client/sandbox_env.hpp"
 #include "runtime_impl.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::client {
 
@@ -51,7 +52,7 @@ void Runtime::Impl::build_host_command() {
         args.push_back("--plugin-dir");
         args.push_back(d);
     }
-    host_command_json = args.dump();
+    host_command_json = actionhost::common::dump_json(args);
 
     // The host process starts with the sandbox's variables too (a backend like docker or a remote API
     // passes them at creation); connect() then sets them in bash, ~/.bashrc and the kernel.
@@ -61,7 +62,7 @@ void Runtime::Impl::build_host_command() {
     for (const auto &[k, v] : options.env) e[k] = v;
     if (!e.contains("SESSION_API_KEY")) e["SESSION_API_KEY"] = api_key;
     api_key = e["SESSION_API_KEY"].get<std::string>();
-    env_json = e.dump();
+    env_json = actionhost::common::dump_json(e);
 }
 
 Environment Runtime::Impl::initial_env() const {

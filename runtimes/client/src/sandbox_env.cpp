@@ -6,6 +6,7 @@
 #include "actionhost/client/errors.hpp"
 #include "actionhost/client/sandbox_shell.hpp"
 #include "actionhost/client/shell_quote.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::client {
 
@@ -94,7 +95,7 @@ void add_env_vars(WireClient &wire, const Environment &raw, bool jupyter) {
     }
     if (jupyter) {
         try {
-            wire.upload_bytes("env.json", json(vars).dump(), dir);
+            wire.upload_bytes("env.json", actionhost::common::dump_json(json(vars)), dir);
         } catch (const WireError &e) {
             fail(std::string("the IPython kernel: ") + e.what());
         }
@@ -129,7 +130,7 @@ Environment startup_env_vars(const Config &config) {
     Environment env;
     json startup = config.get("sandbox.runtime_startup_env_vars");
     if (startup.is_object())
-        for (auto &[k, v] : startup.items()) env[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        for (auto &[k, v] : startup.items()) env[k] = v.is_string() ? v.get<std::string>() : actionhost::common::dump_json(v);
     return env;
 }
 

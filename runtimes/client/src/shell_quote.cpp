@@ -12,7 +12,8 @@ std::string python_str_literal(std::string_view value) {
     try {
         // JSON's escapes are all valid in a Python literal; ensure_ascii stays off because Python does
         // not join \ud83d\ude00 surrogate escapes into one character as JSON parsers do.
-        return nlohmann::json(std::string(value)).dump();
+        // Strict on purpose (not common::dump_json): invalid UTF-8 is an error here, not a U+FFFD.
+        return nlohmann::json(std::string(value)).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
     } catch (const nlohmann::json::exception &) {
         throw std::invalid_argument("value is not valid UTF-8");
     }

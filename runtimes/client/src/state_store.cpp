@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::client {
 
@@ -34,7 +35,7 @@ void StateStore::put(const json &record) {
     std::string tmp = path + ".tmp" + std::to_string(getpid());
     {
         std::ofstream out(tmp, std::ios::trunc);
-        out << record.dump(2) << "\n";
+        out << actionhost::common::dump_json(record, 2) << "\n";
     }
     fs::rename(tmp, path);
 }
@@ -69,7 +70,7 @@ StateStore::Starting StateStore::mark_starting(const std::string &sid, const std
         if (fd >= 0) ::close(fd);
         throw std::runtime_error("session " + sid + " is being started by another process (" + path + ")");
     }
-    const std::string text = json{{"session_id", sid}, {"runtime", runtime}}.dump();
+    const std::string text = actionhost::common::dump_json(json{{"session_id", sid}, {"runtime", runtime}});
     (void)!::write(fd, text.data(), text.size());
     return Starting(path, fd);
 }

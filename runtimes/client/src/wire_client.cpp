@@ -23,6 +23,7 @@
 #include "temp_file.hpp"
 #include <actionhost/common/io/unique_fd.hpp>
 #include <actionhost/common/random.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::client {
 
@@ -46,7 +47,7 @@ std::string detail_of(const HttpResponse &r) {
     try {
         json body = json::parse(r.body);
         if (body.is_object() && body.contains("detail"))
-            return body["detail"].is_string() ? body["detail"].get<std::string>() : body["detail"].dump();
+            return body["detail"].is_string() ? body["detail"].get<std::string>() : actionhost::common::dump_json(body["detail"]);
     } catch (...) {
     }
     return r.body;
@@ -138,7 +139,7 @@ json WireClient::execute(json action, const std::string &session) {
     HttpRequest req;
     req.method = "POST";
     req.path = "/execute_action";
-    req.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    req.body = actionhost::common::dump_json(body);
     req.content_type = "application/json";
     req.timeout_s = timeout + policy_.execute_extra_s;
     // A fresh idempotency key per action, kept by request()'s retries: when the connection drops
@@ -160,7 +161,7 @@ json WireClient::list_files(const std::optional<std::string> &path) {
     HttpRequest req;
     req.method = "POST";
     req.path = "/list_files";
-    req.body = path ? json({{"path", *path}}).dump() : "{}";
+    req.body = path ? actionhost::common::dump_json(json({{"path", *path}})) : "{}";
     req.content_type = "application/json";
     req.timeout_s = policy_.list_files_timeout_s;
     return json::parse(request(std::move(req)).body);

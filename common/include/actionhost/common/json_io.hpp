@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "actionhost/common/json_write.hpp"  // dump_json, the one writer
 #include "actionhost/common/result.hpp"
 
 namespace actionhost::common {
@@ -29,7 +30,5 @@ Result<nlohmann::json> parse_json_with_nlohmann_only(std::string_view text);
 // missing or unreadable, or holds anything but one JSON object (a half-written file, say). Never throws.
 std::optional<nlohmann::json> read_json_object_file(const std::string &path);
 
-// Serialises `value`; invalid UTF-8 in strings is replaced by U+FFFD instead of throwing.
-std::string dump_json(const nlohmann::json &value);
 
 }  // namespace actionhost::common

@@ -13,6 +13,7 @@
 
 #include "protocol/hmac_signer.hpp"
 #include "actionhost/common/random.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::jupyter {
 
@@ -64,7 +65,7 @@ ConnectionInfo make_connection_info() {
 }
 
 void write_connection_file(const ConnectionInfo &info, const std::string &path) {
-    const std::string text = info.to_json().dump(1) + "\n";
+    const std::string text = actionhost::common::dump_json(info.to_json(), 1) + "\n";
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) throw std::runtime_error("cannot write connection file " + path + ": " + std::strerror(errno));
     size_t done = 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include <nlohmann/json.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::runtime_support {
 
@@ -57,7 +58,7 @@ std::vector<std::string> Backend::plugin_dirs() const {
 std::map<std::string, std::string> Backend::host_env() const {
     std::map<std::string, std::string> out;
     json e = json::parse(info().env_json ? info().env_json : "{}");
-    for (auto &[k, v] : e.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (auto &[k, v] : e.items()) out[k] = v.is_string() ? v.get<std::string>() : actionhost::common::dump_json(v);
     return out;
 }
 

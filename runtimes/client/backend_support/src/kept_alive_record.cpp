@@ -54,7 +54,7 @@ void save_kept_alive_record(const std::string &path, const nlohmann::json &recor
     const std::string pending = path + ".new";
     {
         std::ofstream out(pending, std::ios::trunc);
-        out << record.dump();
+        out << actionhost::common::dump_json(record);
     }
     fs::rename(pending, path);
 }

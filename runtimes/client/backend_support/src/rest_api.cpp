@@ -8,6 +8,7 @@
 #include <chrono>
 #include <random>
 #include <thread>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::runtime_support {
 
@@ -24,7 +25,7 @@ RestApi::RestApi(const ah_runtime_host_t *host, std::string provider, std::strin
 
 RestReply RestApi::call(const std::string &method, const std::string &path, const json &body, double timeout_s) const {
     if (body.is_null()) return call_raw(method, path, "", "", timeout_s);
-    return call_raw(method, path, body.dump(), "application/json", timeout_s);
+    return call_raw(method, path, actionhost::common::dump_json(body), "application/json", timeout_s);
 }
 
 RestReply RestApi::call_raw(const std::string &method, const std::string &path, const std::string &body,
@@ -86,7 +87,7 @@ std::string error_message_of(const std::string &body) {
             const json &v = j[k];
             if (v.is_string()) return v.get<std::string>();
             if (v.is_array() && !v.empty() && v[0].is_string()) return v[0].get<std::string>();  // NestJS validation
-            return v.dump();
+            return actionhost::common::dump_json(v);
         }
     }
     return body.size() > 300 ? body.substr(0, 300) + "..." : body;

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include <actionhost/common/io/unique_fd.hpp>
+#include <actionhost/common/json_write.hpp>
 
 namespace actionhost::client::images {
 
@@ -203,7 +204,7 @@ std::string import_docker_archive(const ImageSource &source, const BlobStore &st
         const auto [digest, size] = stored_as(l);
         oci["layers"].push_back({{"mediaType", media::kOciLayer}, {"digest", digest}, {"size", size}});
     }
-    return store.put(oci.dump());
+    return store.put(actionhost::common::dump_json(oci));
 }
 
 }  // namespace actionhost::client::images
