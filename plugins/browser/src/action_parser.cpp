@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <actionhost/common/utf8.hpp>
 
 namespace actionhost::browser {
 namespace {
+
+using common::append_utf8;
 
 enum class Tok { Name, Number, String, Op, Newline, End };
 
@@ -27,23 +30,6 @@ struct SyntaxError : std::runtime_error {
 // Nesting is bounded: agents write flat calls, and recursion depth must not be attacker-controlled.
 constexpr int kMaxNesting = 64;
 
-void append_utf8(std::string &out, uint32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
 
 bool is_ident_start(unsigned char c) { return c == '_' || std::isalpha(c) || c >= 0x80; }
 bool is_ident_char(unsigned char c) { return is_ident_start(c) || std::isdigit(c); }

@@ -134,6 +134,18 @@ class VscodeSurface : public ::testing::Test {
     }
     static constexpr uid_t kNobody = 65534;
 
+    // kill -9 of the server's whole tree, waiting (at most 5 s) until none of it runs.
+    void kill_server_tree() {
+        const auto tree = server_tree();
+        for (pid_t p : tree) ::kill(p, SIGKILL);
+        for (int i = 0; i < 100; ++i) {
+            bool any = false;
+            for (pid_t p : tree) any = any || vs::running(p);
+            if (!any) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+
     // A host with the vscode plugin and a private code-server state; `options` adds to it.
     void start_host(HostOptions options = {}) {
         port_ = vs::free_port();
@@ -357,14 +369,7 @@ TEST_F(VscodeSurface, ARestartedServerIsAsPrivateAndItsSocketGoesWithTheHost) {
     ASSERT_FALSE(socket.empty()) << "code-server was given no --socket:" << describe(server_tree());
 
     // kill -9 of the whole tree leaves the socket file behind; the next token request restarts it.
-    const auto tree = server_tree();
-    for (pid_t p : tree) ::kill(p, SIGKILL);
-    for (int i = 0; i < 100; ++i) {
-        bool any = false;
-        for (pid_t p : tree) any = any || vs::running(p);
-        if (!any) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    kill_server_tree();
     EXPECT_NE(request(port_, "GET", "/healthz", {{"Cookie", "vscode-tkn=" + tok}}).status, 200);
     EXPECT_EQ(token(), tok);
     ASSERT_TRUE(wait_serving(tok)) << host_->log();
@@ -418,14 +423,7 @@ TEST_F(VscodeSurface, ALogSwappedForALinkGivesTheServersUserNothing) {
     // nobody's move: the log becomes a link to root's file (done here by root, in nobody's directory).
     ASSERT_EQ(::unlink(log.c_str()), 0);
     ASSERT_EQ(::symlink(victim.c_str(), log.c_str()), 0);
-    const auto tree = server_tree();
-    for (pid_t p : tree) ::kill(p, SIGKILL);
-    for (int i = 0; i < 100; ++i) {
-        bool any = false;
-        for (pid_t p : tree) any = any || vs::running(p);
-        if (!any) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    kill_server_tree();
     EXPECT_EQ(token(), tok);  // restarts the server
     ASSERT_TRUE(wait_serving(tok)) << host_->log();
     ASSERT_EQ(::stat(victim.c_str(), &st), 0);

@@ -8,6 +8,9 @@ namespace actionhost::common {
 
 bool is_valid_utf8(std::string_view text);
 
+// Appends the UTF-8 encoding of code point `cp` (below 0x110000) to `out`.
+void append_utf8(std::string &out, char32_t cp);
+
 // Returns `text` with every invalid sequence replaced by U+FFFD (one per maximal invalid subpart).
 std::string sanitize_utf8(std::string_view text);
 
