@@ -57,9 +57,9 @@ int poll_ms_until(Clock::time_point deadline) {
 }
 }  // namespace
 
-CdpConnection::CdpConnection(common::io::UniqueFd to_browser, common::io::UniqueFd from_browser)
+CdpConnection::CdpConnection(common::io::UniqueFd to_browser, common::io::UniqueFd from_browser, size_t max_event_bytes)
     : to_browser_(std::move(to_browser)), from_browser_(std::move(from_browser)),
-      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), max_event_bytes_(max_event_bytes) {
     if (!to_browser_ || !from_browser_) throw CdpClosed("no pipes to the browser");
     if (!wake_) throw CdpClosed(std::string("eventfd: ") + std::strerror(errno));
     // Our write end never blocks a caller past its deadline; the reader waits in poll.
@@ -135,7 +135,7 @@ void CdpConnection::dispatch(std::string_view text) {
         ev.bytes = text.size();
         event_bytes_ += ev.bytes;
         events_.push_back(std::move(ev));
-        while (events_.size() > 1 && (events_.size() > kMaxBufferedEvents || event_bytes_ > kMaxBufferedEventBytes)) {
+        while (events_.size() > 1 && (events_.size() > kMaxBufferedEvents || event_bytes_ > max_event_bytes_)) {
             event_bytes_ -= events_.front().bytes;
             events_.pop_front();
         }

@@ -64,7 +64,9 @@ class CdpConnection {
   public:
     // Takes our ends of the two pipes: `to_browser` is written (the browser reads its other end as fd 3),
     // `from_browser` is read (the browser writes its other end as fd 4). Starts the reader.
-    CdpConnection(common::io::UniqueFd to_browser, common::io::UniqueFd from_browser);
+    // `max_event_bytes`: the buffer's byte bound (kMaxBufferedEventBytes; a test sets a small one).
+    CdpConnection(common::io::UniqueFd to_browser, common::io::UniqueFd from_browser,
+                  size_t max_event_bytes = kMaxBufferedEventBytes);
     ~CdpConnection();
     CdpConnection(const CdpConnection &) = delete;
     CdpConnection &operator=(const CdpConnection &) = delete;
@@ -103,6 +105,7 @@ class CdpConnection {
     uint64_t next_id_ = 1;
     std::map<uint64_t, std::optional<nlohmann::json>> pending_;  // id -> answer once it arrived
     std::deque<CdpEvent> events_;
+    const size_t max_event_bytes_;
     size_t event_bytes_ = 0;  // the sum of events_' bytes
     uint64_t event_seq_ = 0;
     bool closed_ = false;
