@@ -135,16 +135,7 @@ class VscodeSurface : public ::testing::Test {
     static constexpr uid_t kNobody = 65534;
 
     // kill -9 of the server's whole tree, waiting (at most 5 s) until none of it runs.
-    void kill_server_tree() {
-        const auto tree = server_tree();
-        for (pid_t p : tree) ::kill(p, SIGKILL);
-        for (int i = 0; i < 100; ++i) {
-            bool any = false;
-            for (pid_t p : tree) any = any || vs::running(p);
-            if (!any) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-    }
+    void kill_server_tree() { vs::kill_and_wait(server_tree()); }
 
     // A host with the vscode plugin and a private code-server state; `options` adds to it.
     void start_host(HostOptions options = {}) {

@@ -182,13 +182,7 @@ TEST_F(VscodeServer, DeadServerIsRestartedOnTheNextTokenRequest) {
     auto procs = server_processes();
     ASSERT_FALSE(procs.empty()) << host_->log();
     // Kill the whole server: its session leader first, then anything left of its tree.
-    for (pid_t p : procs) ::kill(p, SIGKILL);
-    for (int i = 0; i < 100; ++i) {
-        bool any = false;
-        for (pid_t p : procs) any = any || vs::running(p);
-        if (!any) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    vs::kill_and_wait(procs);
     for (pid_t p : procs) ASSERT_FALSE(vs::running(p)) << p;
     EXPECT_NE(get("/healthz", "vscode-tkn=" + tok).status, 200) << "nothing serves while the server is dead";
 

@@ -97,6 +97,16 @@ std::vector<pid_t> descendants(pid_t root) {
     return out;
 }
 
+void kill_and_wait(const std::vector<pid_t> &pids) {
+    for (pid_t p : pids) ::kill(p, SIGKILL);
+    for (int i = 0; i < 100; ++i) {
+        bool any = false;
+        for (pid_t p : pids) any = any || running(p);
+        if (!any) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
 std::string cmdline(pid_t pid) {
     std::string s = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");
     for (char &c : s) {

@@ -31,6 +31,8 @@ std::optional<std::string> installed_code_server();
 std::vector<pid_t> descendants_matching(pid_t root, const std::string &needle);
 std::vector<pid_t> descendants(pid_t root);
 bool running(pid_t pid);
+// SIGKILL to each of `pids`, then waits (at most 5 s) until none of them runs.
+void kill_and_wait(const std::vector<pid_t> &pids);
 std::string cmdline(pid_t pid);
 
 // Runs argv with a time limit; returns {exit status (or -1 on timeout), stdout}.
