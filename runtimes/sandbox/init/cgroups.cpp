@@ -156,6 +156,26 @@ void Cgroup::join(pid_t pid) {
         if (!write_text(dir + "/cgroup.procs", std::to_string(pid))) warnings_.push_back("cannot join " + dir);
 }
 
+std::vector<int> Cgroup::open_self_join_files() {
+    std::vector<int> fds;
+    joined_by_parent_.clear();
+    for (const auto &[dir, name] : views_) {
+        const int fd = name.empty() ? -1 : ::open((dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC);  // "": the v2 group
+        if (fd >= 0)
+            fds.push_back(fd);
+        else
+            joined_by_parent_.push_back(dir);
+    }
+    return fds;
+}
+
+void Cgroup::join_others(pid_t pid) {
+    for (const auto &dir : joined_by_parent_)
+        if (!write_text(dir + "/cgroup.procs", std::to_string(pid))) warnings_.push_back("cannot join " + dir);
+}
+
+bool join_self(int fd) { return ::write(fd, "0", 1) == 1; }
+
 void Cgroup::thaw() const {
     for (const auto &dir : paths_) thaw_dir(dir);
 }

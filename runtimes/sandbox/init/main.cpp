@@ -59,12 +59,13 @@ struct ChildContext {
     const std::vector<std::string> *command_env;  // set for the main process only, before its exec
     const RootPlan *plan;
     bool switch_ids;  // the creator's ids are not mapped: take the sandbox user's (root callers)
-    int go_fd;        // read end: P writes one byte once the id maps are in place
+    int go_fd;        // read end: P writes "g" once the id maps are in place, "j" once it has joined the cgroups
     int listen_fd;    // the unix socket to relay, or -1
     int out_fd;       // write end of the output pipe: the sandbox's stdout and stderr (output_relay.hpp)
     int out_read_fd;  // its read end, P's alone
     long rlimit_tasks;  // RLIMIT_NPROC of the main process (0: none; the pids cgroup limits it)
     int outside_fds[3];  // the run directory's lock, the control socket, the cgroup creation lock: the machine's
+    const std::vector<int> *join_fds;  // the groups' files pid 1 moves itself in with (Cgroup::open_self_join_files)
 };
 
 bool write_file(const std::string &path, const std::string &text) {
@@ -124,7 +125,12 @@ int child_main(void *arg) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char go = 0;
     if (read(ctx->go_fd, &go, 1) != 1 || go != 'g') _exit(125);  // P died or refused
-    close(ctx->go_fd);
+    // Into the sandbox's cgroups before anything else; the creation lock (an outside fd) is let go after.
+    std::string not_joined;
+    for (int fd : *ctx->join_fds) {
+        if (!join_self(fd)) not_joined = std::strerror(errno);
+        close(fd);
+    }
     for (int fd : ctx->outside_fds)
         if (fd >= 0) close(fd);
     // From here on everything the sandbox prints goes through P's bounded relay, never to a file.
@@ -132,9 +138,8 @@ int child_main(void *arg) {
     dup2(ctx->out_fd, STDERR_FILENO);
     close(ctx->out_fd);
     close(ctx->out_read_fd);
+    if (!not_joined.empty()) std::fprintf(stderr, "ah-sandbox-init: warning: cannot join the sandbox's cgroups: %s\n", not_joined.c_str());
     try {
-        // P has moved us into the sandbox's cgroups: they become this namespace's root ("/").
-        if (unshare(CLONE_NEWCGROUP) != 0) throw std::runtime_error(std::string("cgroup namespace: ") + std::strerror(errno));
         if (sethostname(o.hostname.data(), o.hostname.size()) != 0) throw std::runtime_error("sethostname failed");
         if (!o.network) {
             loopback_up();
@@ -145,6 +150,11 @@ int child_main(void *arg) {
         if (ctx->switch_ids) become_sandbox_root();
         assemble_root(*ctx->plan, std::move(trees));
         if (ctx->plan->workspace_mount >= 0) close(ctx->plan->workspace_mount);  // attached: a copy was consumed
+        // The groups P moves us into (a v2 group) are joined too once it says "joined" (or it died and
+        // closed the pipe): they become this namespace's root ("/") before anything is forked.
+        if (read(ctx->go_fd, &go, 1) != 1 || go != 'j') _exit(125);
+        close(ctx->go_fd);
+        if (unshare(CLONE_NEWCGROUP) != 0) throw std::runtime_error(std::string("cgroup namespace: ") + std::strerror(errno));
         limit_bounding_set(ctx->plan->workspace_mount < 0);
     } catch (const std::exception &e) {
         die(std::string("sandbox setup failed: ") + e.what());
@@ -406,7 +416,9 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         return fail(e.what());
     }
-    ChildContext ctx{&o, &command_env, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids, {o.lock_fd, o.control_fd, creating->fd()}};
+    const std::vector<int> join_fds = cgroup ? cgroup->open_self_join_files() : std::vector<int>{};
+    ChildContext ctx{&o, &command_env, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids,
+                     {o.lock_fd, o.control_fd, creating->fd()}, &join_fds};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
@@ -414,9 +426,8 @@ int main(int argc, char **argv) {
     pid_t child = clone(child_main, stack.get() + stack_size, flags, &ctx);
     if (child < 0) return fail(std::string("clone: ") + std::strerror(errno));
     close(go[0]);
+    for (int fd : join_fds) close(fd);  // pid 1 has its copies
     if (plan_workspace_mount >= 0) close(plan_workspace_mount);  // pid 1 has its copy
-    if (cgroup) cgroup->join(child);
-    creating.reset();
     const std::string proc = "/proc/" + std::to_string(child);
     const bool mapped = (!maps.deny_setgroups || write_file(proc + "/setgroups", "deny")) &&
                         write_file(proc + "/uid_map", maps.uid_map) && write_file(proc + "/gid_map", maps.gid_map);
@@ -424,8 +435,13 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "ah-sandbox-init: cannot write the user namespace id maps: %s\n", std::strerror(errno));
         kill(child, SIGKILL);
     } else {
+        // pid 1 moves itself into the v1 groups (no RCU grace period: see open_self_join_files); the
+        // rest P does while pid 1 builds the root, then says "joined".
         (void)!write(go[1], "g", 1);
+        if (cgroup) cgroup->join_others(child);
+        (void)!write(go[1], "j", 1);
     }
+    creating.reset();
     close(go[1]);
     close(out[1]);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy

@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "runtime_harness.hpp"
 #include "support/temp_dir.hpp"
@@ -94,6 +96,39 @@ TEST(SandboxIsolation, OutsideProcessesAreInvisible) {
     EXPECT_LT(processes, 30) << content;  // the sandbox's own few processes only
     EXPECT_EQ(content.substr(content.rfind('\n') + 1), "sandbox");
     EXPECT_EQ(run(*s->runtime, "kill -0 1 && cat /proc/1/comm").value("content", ""), "ah-sandbox-init");
+}
+
+// pid 1 moves itself into the v1 groups (a `tasks` file opened by ah-sandbox-init, no RCU wait): every
+// process of the sandbox, the first one included, is in every group, and no other process is.
+TEST(SandboxIsolation, EveryProcessOfTheSandboxIsInEachOfItsGroups) {
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.pids_limit", 200); });
+    const std::string id = s->runtime->runtime_id();
+    if (!std::filesystem::exists("/sys/fs/cgroup/pids/actionhost/" + id)) GTEST_SKIP() << "no cgroup v1 groups here (not root?)";
+    run(*s->runtime, "sleep 4242 >/dev/null 2>&1 &");
+    auto members = [&](const std::string &controller) {
+        std::set<std::string> pids;
+        std::istringstream in(read_text("/sys/fs/cgroup/" + controller + "/actionhost/" + id + "/cgroup.procs"));
+        for (std::string pid; in >> pid;) pids.insert(pid);
+        return pids;
+    };
+    std::set<std::string> in_pids;
+    bool pid1 = false, sleeper = false;
+    for (int i = 0; i < 40 && !sleeper; ++i, usleep(50000)) {  // up to 2 s for the background job's exec
+        in_pids = members("pids");
+        pid1 = sleeper = false;
+        for (const auto &pid : in_pids) {
+            std::string status = read_text("/proc/" + pid + "/status"), cmdline = read_text("/proc/" + pid + "/cmdline");
+            // NSpid: the machine's pid, then the sandbox's: "NSpid:\t<machine>\t1" is the sandbox's pid 1.
+            pid1 = pid1 || status.find("NSpid:\t" + pid + "\t1\n") != std::string::npos;
+            sleeper = sleeper || cmdline.rfind(std::string("sleep\0" "4242", 10), 0) == 0;
+        }
+    }
+    EXPECT_EQ(members("memory"), in_pids);
+    EXPECT_EQ(members("freezer"), in_pids);
+    EXPECT_TRUE(pid1) << "the sandbox's pid 1 is not in its pids group";
+    EXPECT_TRUE(sleeper) << "a command's process is not in its pids group";
+    EXPECT_GE(in_pids.size(), 4u);  // pid 1, the host, its shell, the sleeper
+    EXPECT_EQ(in_pids.count(std::to_string(getpid())), 0u);
 }
 
 TEST(SandboxIsolation, ForkBombIsStoppedByThePidsLimit) {
