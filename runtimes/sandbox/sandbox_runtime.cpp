@@ -90,7 +90,8 @@ class SandboxRuntime : public Backend {
         std::string install = info().install_dir;
         std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
         if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
-        network_ = config_bool("sandbox.network", false);
+        network_mode_ = network_mode();
+        network_ = network_mode_ == "host";
         const bool keep = config_bool("sandbox.keep_runtime_alive", false);
         // Owned by this process until ah-sandbox-init holds the lock too, by ah-sandbox-init alone after;
         // this process is its client (client.lock) until the sandbox is kept alive: see owned_dir.hpp.
@@ -207,10 +208,17 @@ class SandboxRuntime : public Backend {
         if (uid < 0 || uid > 65535) throw std::runtime_error("sandbox.user_id must be 0..65535 in the sandbox runtime, not " + std::to_string(uid));
         const std::string home = uid == 0 ? "/root" : "/home/" + user;
         argv.insert(argv.end(), {"--user", user, "--uid", std::to_string(uid), "--gid", std::to_string(uid)});
-        if (network_) {
-            argv.push_back("--network");
-        } else {
-            argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
+        argv.insert(argv.end(), {"--network-mode", network_mode_});
+        if (!network_) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
+        for (const char *list : {"allow_out", "deny_out"}) {
+            const json entries = json::parse(config_string(std::string("sandbox.") + list, "[]"), nullptr, false);
+            if (!entries.is_array()) throw std::runtime_error(std::string("sandbox.") + list + " must be a list of CIDRs");
+            if (!entries.empty() && network_mode_ != "internet")
+                throw std::runtime_error(std::string("sandbox.") + list + " needs sandbox.network = \"internet\" (it is \"" + network_mode_ + "\")");
+            for (const auto &e : entries) {
+                if (!e.is_string()) throw std::runtime_error(std::string("sandbox.") + list + " must be a list of CIDRs (strings)");
+                argv.insert(argv.end(), {list[0] == 'a' ? "--allow-out" : "--deny-out", e.get<std::string>()});
+            }
         }
         set_flag(args, "--working-dir", target);
         set_flag(args, "--username", user);
@@ -400,6 +408,19 @@ class SandboxRuntime : public Backend {
     }
 
     std::string state_dir() const { return config_string("core.state_dir", "/tmp"); }
+
+    // sandbox.network: "none", "internet" or "host"; the booleans of earlier releases are read as
+    // "host" (true) and "none" (false), with a note.
+    std::string network_mode() const {
+        const std::string v = config_string("sandbox.network", "none");
+        if (v == "none" || v == "internet" || v == "host") return v;
+        if (v == "true" || v == "false") {
+            const std::string mode = v == "true" ? "host" : "none";
+            log(AH_LOG_INFO, "sandbox.network = " + v + " is read as \"" + mode + "\" (the values are now \"none\", \"internet\", \"host\")");
+            return mode;
+        }
+        throw std::runtime_error("sandbox.network must be \"none\", \"internet\" or \"host\", not '" + v + "'");
+    }
     std::string state_path() const { return kept_alive_record_path(state_dir(), "sandbox", info().session_id); }
 
     // The record as it is, alive or not.
@@ -459,7 +480,8 @@ class SandboxRuntime : public Backend {
     pid_t pid_ = -1;
     ProcessIdentity identity_;
     int control_fd_ = -1, lock_fd_ = -1, client_fd_ = -1;
-    bool kept_ = false, network_ = false;
+    bool kept_ = false, network_ = false;  // network_: the machine's network ("host")
+    std::string network_mode_ = "none";
     bool disk_ = false;  // a disk of its own (sandbox.disk_limit)
     long long started_at_ = 0;
     std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;

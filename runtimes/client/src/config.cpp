@@ -334,7 +334,7 @@ void Config::apply_env(const Environment &env) {
             std::string name = prefix + upper(f.name);
             auto it = env.find(name);
             if (it == env.end() || it->second.empty()) continue;
-            if (f.type == FieldType::Any) continue;  // unused OpenHands keys: never overridden here
+            if (f.type == FieldType::Any && !f.used) continue;  // unused OpenHands keys: never overridden here
             sections_[section][f.name] = parse_env_value(f, name, it->second);
             explicit_keys_.insert(std::string(section) + "." + f.name);
         }

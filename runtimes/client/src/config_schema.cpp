@@ -101,7 +101,11 @@ const std::vector<Field> &sandbox_fields() {
         {"volumes", T::Str, nullptr},
         {"cuda_visible_devices", T::Str, nullptr},
         // actionhost extensions (docs/runtimes.md).
-        {"network", T::Bool, false, false},            // sandbox: give the sandbox the host's network
+        // sandbox: "none", "internet" (its own namespace, user-mode networking, never the machine) or "host"
+        // (the machine's network); true/false are still read as "host"/"none". Checked by the backend.
+        {"network", T::Any, "none", false},
+        {"allow_out", T::List, json::array(), false},  // sandbox internet: CIDRs that may be reached; once given, only they
+        {"deny_out", T::List, json::array(), false},   // sandbox internet: CIDRs that may not be reached
         {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none
         {"pids_limit", T::Int, 1024, false},           // sandbox/docker: process limit, 0 = none
         {"cpu_limit", T::Float, 0.0, false},           // sandbox/docker: CPUs (e.g. 1.5), 0 = none

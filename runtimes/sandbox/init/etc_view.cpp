@@ -1,5 +1,7 @@
 #include "etc_view.hpp"
 
+#include "egress_rules.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -118,6 +120,12 @@ void write_at(int dir_fd, const std::string &name, const std::string &text) {
 
 std::string machine_resolv_conf() { return read_text("/etc/resolv.conf"); }
 
+std::string sandbox_resolv_conf(const std::string &network_mode) {
+    if (network_mode == "host") return machine_resolv_conf();
+    if (network_mode == "internet") return std::string("# pasta forwards queries sent here to the machine's resolver.\nnameserver ") + kSandboxDnsAddress + "\n";
+    return "# This sandbox has no network.\n";
+}
+
 void mount_etc_view(const DetachedMount &scratch, const std::string &layer, const Identity &id, const std::string &target) {
     make_dir_at(scratch, layer, 0755);
     const int layer_fd = ::openat(scratch.fd(), layer.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -132,7 +140,7 @@ void mount_etc_view(const DetachedMount &scratch, const std::string &layer, cons
     write_at(dir_fd, "hostname", id.hostname + "\n");
     write_at(dir_fd, "hosts", "127.0.0.1\tlocalhost\n127.0.1.1\t" + id.hostname +
                                   "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
-    write_at(dir_fd, "resolv.conf", id.network ? machine_resolv_conf() : "# This sandbox has no network.\n");
+    write_at(dir_fd, "resolv.conf", id.resolv_conf);
 
     // What the machine's /etc holds that the sandbox must not see: every entry, at any depth, that other
     // users may not read (a directory they may not list or enter is hidden whole, not walked).

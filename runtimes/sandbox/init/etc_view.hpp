@@ -24,13 +24,16 @@ struct Identity {
     gid_t gid;
     std::string home;   // its home directory inside
     std::string hostname;
-    bool network;       // shares the machine's network: its resolv.conf is copied
+    std::string resolv_conf;  // the sandbox's /etc/resolv.conf (sandbox_resolv_conf)
 };
 
 // Writes the generated layer into the directory `layer` of `scratch` and mounts the overlay at `target`
 // (which must exist). Must run before the machine's root is left (the lower layer is its /etc).
 // The machine's /etc/resolv.conf, for a sandbox on the machine's network.
 std::string machine_resolv_conf();
+// What a sandbox of `network_mode` resolves names with: the machine's resolver (host), pasta's DNS
+// forwarder (internet), nothing (none).
+std::string sandbox_resolv_conf(const std::string &network_mode);
 
 void mount_etc_view(const DetachedMount &scratch, const std::string &layer, const Identity &id, const std::string &target);
 

@@ -47,6 +47,7 @@
 #include "root_layout.hpp"
 #include "seccomp_filter.hpp"
 #include "supervisor.hpp"
+#include "user_net.hpp"
 #include "workspace_dir.hpp"
 #include "workspace_handover.hpp"
 
@@ -141,7 +142,7 @@ int child_main(void *arg) {
     if (!not_joined.empty()) std::fprintf(stderr, "ah-sandbox-init: warning: cannot join the sandbox's cgroups: %s\n", not_joined.c_str());
     try {
         if (sethostname(o.hostname.data(), o.hostname.size()) != 0) throw std::runtime_error("sethostname failed");
-        if (!o.network) {
+        if (o.network_mode != "host") {
             loopback_up();
             bound_socket_buffers();
         }
@@ -352,7 +353,8 @@ int main(int argc, char **argv) {
     try {
         o = parse_options(argc, argv);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "ah-sandbox-init: %s\n\n%s", e.what(), usage_text().c_str());
+        // The reason last: what reads this log back shows its tail.
+        std::fprintf(stderr, "%s\nah-sandbox-init: %s\n", usage_text().c_str(), e.what());
         return 125;
     }
     IdMaps maps;
@@ -383,7 +385,7 @@ int main(int argc, char **argv) {
     }
     const bool root_caller = geteuid() == 0;
     RootPlan plan{&o,
-                  Identity{o.user, o.uid, o.gid, o.uid == 0 ? "/root" : "/home/" + o.user, o.hostname, o.network},
+                  Identity{o.user, o.uid, o.gid, o.uid == 0 ? "/root" : "/home/" + o.user, o.hostname, sandbox_resolv_conf(o.network_mode)},
                   o.scratch_mb > 0 ? o.scratch_mb : (o.memory_mb > 0 ? std::max(16L, o.memory_mb / 2) : 1024),
                   cgroup ? cgroup->views() : std::vector<std::pair<std::string, std::string>>{},
                   root_caller ? 0 : o.uid, root_caller ? 0 : o.gid, workspace, plan_workspace_mount};
@@ -393,6 +395,16 @@ int main(int argc, char **argv) {
         if (cgroup) cgroup->remove(0);
         return 125;
     };
+    // internet: pasta and the egress filter, checked now (a bad policy entry fails before anything runs).
+    std::unique_ptr<UserModeNetwork> user_net;
+    if (o.network_mode == "internet") {
+        try {
+            const std::string run_dir = o.socket_path.empty() ? "/tmp" : o.socket_path.substr(0, o.socket_path.rfind('/'));
+            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, run_dir);
+        } catch (const std::exception &e) {
+            return fail(e.what());
+        }
+    }
     int listen_fd = -1;
     try {
         if (!o.socket_path.empty()) listen_fd = make_listener(o.socket_path);
@@ -422,7 +434,7 @@ int main(int argc, char **argv) {
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
-    if (!o.network) flags |= CLONE_NEWNET;
+    if (o.network_mode != "host") flags |= CLONE_NEWNET;
     pid_t child = clone(child_main, stack.get() + stack_size, flags, &ctx);
     if (child < 0) return fail(std::string("clone: ") + std::strerror(errno));
     close(go[0]);
@@ -439,7 +451,13 @@ int main(int argc, char **argv) {
         // rest P does while pid 1 builds the root, then says "joined".
         (void)!write(go[1], "g", 1);
         if (cgroup) cgroup->join_others(child);
-        (void)!write(go[1], "j", 1);
+        const std::string unconnected = user_net ? user_net->connect(child) : "";
+        if (unconnected.empty()) {
+            (void)!write(go[1], "j", 1);
+        } else {  // never a sandbox on the internet without its filter
+            std::fprintf(stderr, "ah-sandbox-init: the sandbox's network: %s\n", unconnected.c_str());
+            kill(child, SIGKILL);
+        }
     }
     creating.reset();
     close(go[1]);

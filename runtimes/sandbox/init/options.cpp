@@ -28,7 +28,14 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
         ->check(CLI::NonNegativeNumber);
     app.add_option("--scratch-mb", o.scratch_mb, "size of the tmpfs behind /tmp, /dev/shm, /run and homes")
         ->check(CLI::NonNegativeNumber);
-    app.add_flag("--network", o.network, "share the caller's network namespace");
+    app.add_flag("--network", o.network, "share the caller's network namespace (the same as --network-mode host)");
+    app.add_option("--network-mode", o.network_mode, "none (the default), internet (user-mode networking, never the machine) or host")
+        ->check(CLI::IsMember({"none", "internet", "host"}));
+    // One value per occurrence: a repeated option must never swallow the command after it.
+    app.add_option("--allow-out", o.allow_out, "internet: a CIDR the sandbox may reach (repeated; once given, nothing else)")
+        ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--deny-out", o.deny_out, "internet: a CIDR the sandbox may not reach (repeated)")
+        ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("!--no-seccomp", o.seccomp, "no seccomp filter");
     app.add_option("--image-layer", o.image_layers, "an unpacked image layer, bottom first (repeated): the root is the image's");
     app.add_option("--upper", o.upper_dir, "with --image-layer: the overlay's upper directory (the sandbox's writes)");
@@ -45,7 +52,7 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
     app.add_option("--gid", o.gid, "the sandbox's group id inside");
     app.add_option("--lock-fd", o.lock_fd, "inherited descriptor held until the sandbox ends (its run directory's lock)");
     app.add_option("--control-fd", o.control_fd, "inherited socket of the backend: the sandbox ends when it closes before detaching");
-    app.add_option("command", o.command, "the main process and its arguments (after --)")->required();
+    app.add_option("command", o.command, "the main process and its arguments (after --)");
 }
 
 }  // namespace
@@ -55,17 +62,33 @@ Options parse_options(int argc, char **argv) {
     std::vector<std::string> rw_binds;
     CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
     define(app, o, rw_binds);
+    // The command is everything after the first "--", split off here: CLI11 hands the words after "--"
+    // to a repeated option that stands right before it, not to the command.
+    int options_end = argc;
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--") {
+            options_end = i;
+            break;
+        }
     try {
-        app.parse(argc, argv);
+        app.parse(options_end, argv);
     } catch (const CLI::ParseError &e) {
         throw std::invalid_argument(e.what());
     }
+    if (options_end < argc) o.command.assign(argv + options_end + 1, argv + argc);
+    if (o.command.empty()) throw std::invalid_argument("no command: give it after --");
     for (const auto &v : rw_binds) {
         const auto colon = v.find(':');
         if (colon == std::string::npos || colon == 0 || v[colon + 1] != '/')
             throw std::invalid_argument("--rw-bind needs OUTSIDE:/INSIDE, got " + v);
         o.rw_binds.emplace_back(v.substr(0, colon), v.substr(colon + 1));
     }
+    if (o.network && o.network_mode != "none" && o.network_mode != "host")
+        throw std::invalid_argument("--network is --network-mode host, not " + o.network_mode);
+    if (o.network) o.network_mode = "host";
+    o.network = o.network_mode == "host";
+    if (o.network_mode != "internet" && (!o.allow_out.empty() || !o.deny_out.empty()))
+        throw std::invalid_argument("--allow-out and --deny-out need --network-mode internet");
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
     if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))
         throw std::invalid_argument("--image-layer needs --upper, --work and --bundle");

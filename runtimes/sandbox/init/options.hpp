@@ -25,7 +25,9 @@ struct Options {
     double cpus = 0;
     long scratch_mb = 0;           // size of the one tmpfs behind /tmp, /var/tmp, /dev/shm, /run, homes
                                    // (0 → half the memory limit, or 1024 MiB without one)
-    bool network = false;          // share the caller's network namespace
+    bool network = false;          // share the caller's network namespace (network_mode "host")
+    std::string network_mode = "none";  // "none", "internet" (user_net.hpp) or "host"
+    std::vector<std::string> allow_out, deny_out;  // internet: the egress policy's CIDRs (egress_rules.hpp)
     bool seccomp = true;
     std::string hostname = "sandbox";
     // The sandbox's user: the host runs as it (uid 0: root inside, which is never root outside).

@@ -159,7 +159,7 @@ void bind_generated_etc(const DetachedMount &scratch, const Identity &id, const 
     const std::pair<const char *, std::string> files[] = {
         {"hostname", id.hostname + "\n"},
         {"hosts", "127.0.0.1\tlocalhost\n127.0.1.1\t" + id.hostname + "\n::1\tlocalhost ip6-localhost ip6-loopback\n"},
-        {"resolv.conf", id.network ? machine_resolv_conf() : "# This sandbox has no network.\n"},
+        {"resolv.conf", id.resolv_conf},
     };
     make_dir(root + "/etc");
     for (const auto &[name, text] : files) {

@@ -1,0 +1,44 @@
+// The sandbox's egress filter for `network = "internet"`: an nftables ruleset loaded into the sandbox's
+// own network namespace (by ah-sandbox-net, before any command runs), where nothing inside can change
+// it: the sandbox's root has no CAP_NET_ADMIN (init/privileges.cpp cuts it from the bounding set).
+//
+// User-mode networking (pasta) opens the sandbox's connections as sockets of the machine, so without a
+// filter the sandbox would reach whatever the machine reaches: its own addresses, the link-local
+// metadata service, the private networks it sits in. The filter rejects, on the way out of the sandbox:
+//   - the machine's own addresses, every interface's, v4 and v6 (taken when the sandbox starts);
+//   - loopback, "this network", link-local (169.254/16, fe80::/10), multicast and reserved ranges;
+//   - by default the private ranges 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7;
+// and lets through only the sandbox's own loopback, the DNS forwarder's address (port 53), and the
+// neighbour discovery IPv6 needs. `allow` entries (CIDRs) go out even when they are in a refused range;
+// once any `allow` entry is given nothing else goes out. `deny` entries are refused before `allow`.
+// A refusal is a TCP reset / ICMP "administratively prohibited" at once, never a hang, and is counted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sandbox {
+
+struct EgressPolicy {
+    std::vector<std::string> allow;  // CIDRs ("203.0.113.0/24", "2001:db8::/32") or single addresses
+    std::vector<std::string> deny;
+};
+
+// The address the sandbox's resolver is (pasta forwards DNS sent there to the machine's resolver).
+inline constexpr const char *kSandboxDnsAddress = "169.254.1.1";
+// The table the ruleset makes, in the sandbox's namespace only.
+inline constexpr const char *kEgressTable = "actionhost_egress";
+
+// Every address of every interface of the calling process's network namespace, as text, without the
+// prefix length ("192.0.2.2", "fd00::2"); IPv6 link-local ones without their zone.
+std::vector<std::string> machine_addresses();
+
+// A CIDR or an address, normalised ("10.1.2.3" -> "10.1.2.3/32"); std::invalid_argument when it is
+// neither, or its prefix length is out of range. Domain names are refused here with that message.
+std::string normalise_cidr(const std::string &text);
+
+// The ruleset, in nft's language (one `table inet` made fresh, its previous self deleted first).
+// std::invalid_argument for an entry of `policy` that is not a CIDR.
+std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy);
+
+}  // namespace sandbox

@@ -1,0 +1,98 @@
+#include "user_net.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <actionhost/common/io/unique_fd.hpp>
+#include <actionhost/common/process/child_process.hpp>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace sandbox {
+
+using actionhost::common::ChildProcess;
+using actionhost::common::SpawnSpec;
+using actionhost::common::Stream;
+
+namespace {
+
+std::string program_dir() {
+    char self[PATH_MAX] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) throw std::runtime_error("cannot find this program's directory");
+    std::string path(self, static_cast<size_t>(n));
+    return path.substr(0, path.rfind('/'));
+}
+
+std::unique_ptr<ChildProcess> start(const std::string &program, std::vector<std::string> argv, std::vector<int> keep_fds = {}) {
+    SpawnSpec spec;
+    spec.keep_fds = std::move(keep_fds);
+    spec.program = program;
+    spec.argv = std::move(argv);
+    spec.use_pty = false;
+    spec.out = Stream::pipe();
+    spec.err = Stream::to_stdout();
+    const char *path = std::getenv("PATH");
+    spec.search_path = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+    auto child = ChildProcess::spawn(spec);
+    if (!child) throw std::runtime_error("cannot run " + program + ": " + child.error().message);
+    return std::move(child).value();
+}
+
+// "" when `child` exited 0 within the deadline, else why not (with what it printed, bounded).
+std::string finish(ChildProcess &child, const std::string &name, std::chrono::steady_clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto status = child.wait(std::max(left, std::chrono::milliseconds(1)));
+    std::string said;
+    char buf[4096];
+    for (ssize_t n; said.size() < 16384 && (n = read(child.output_fd(), buf, sizeof buf)) > 0;) said.append(buf, static_cast<size_t>(n));
+    if (!status) {
+        child.terminate(std::chrono::milliseconds(100));
+        return name + " did not finish within 20 s";
+    }
+    if (status->shell_code() == 0) return "";
+    return name + " failed (" + status->describe() + ")" + (said.empty() ? "" : ": " + said);
+}
+
+}  // namespace
+
+UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::string run_dir)
+    : ruleset_(egress_ruleset(machine_addresses(), policy)), helper_(program_dir() + "/ah-sandbox-net"), run_dir_(std::move(run_dir)) {
+    if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
+}
+
+std::string UserModeNetwork::connect(pid_t pid1) const {
+    // pasta gets the namespaces as descriptors of its own: it opens them after giving up the right to
+    // look into another user's processes, and pid 1 is the sandbox's root by then.
+    const std::string proc = "/proc/" + std::to_string(pid1) + "/ns/";
+    const actionhost::common::io::UniqueFd user_ns(open((proc + "user").c_str(), O_RDONLY | O_CLOEXEC)),
+        net_ns(open((proc + "net").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!user_ns || !net_ns) return "cannot open the namespaces of the sandbox's pid 1: " + std::string(std::strerror(errno));
+    const std::string fd_dir = "/proc/self/fd/";
+    std::vector<std::string> pasta = {"pasta", "--config-net", "--netns", fd_dir + std::to_string(net_ns.get()),
+                                      "--userns", fd_dir + std::to_string(user_ns.get()),
+                                      "-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
+                                      "--dns-forward", kSandboxDnsAddress, "--quiet", "--pid", run_dir_ + "/pasta.pid"};
+    // pasta drops to "nobody" when started as root, who may not enter a namespace of root's: root's
+    // sandboxes keep it root (it confines itself: namespaces of its own, seccomp, no capabilities left
+    // once the tap is made; see docs/security.md).
+    if (geteuid() == 0) pasta.insert(pasta.end(), {"--runas", "0:0"});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    try {
+        auto filter = start(helper_, {helper_, "--pid", std::to_string(pid1), "--ruleset", ruleset_});
+        auto net = start("pasta", pasta, {user_ns.get(), net_ns.get()});
+        const std::string filtered = finish(*filter, "the egress filter (ah-sandbox-net)", deadline);
+        const std::string connected = finish(*net, "pasta (user-mode networking, Debian's passt package)", deadline);
+        return !filtered.empty() ? filtered : connected;
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+}
+
+}  // namespace sandbox

@@ -1,0 +1,38 @@
+// `network = "internet"`: the sandbox keeps its own network namespace and reaches the internet through
+// user-mode networking, never the machine (docs/runtimes.md, docs/security.md). ah-sandbox-init (P, outside)
+// connects the two once pid 1 exists and before pid 1 starts anything:
+//   - pasta (Debian's passt) joins the sandbox's user and network namespaces, makes its tap interface
+//     with the machine's addresses and routes, and carries TCP, UDP and ping over sockets of the machine.
+//     Every port forwarding is off both ways (-t/-u/-T/-U none: with pasta's default "auto" the sandbox
+//     would reach the machine's loopback ports), the gateway is not mapped to the machine (--no-map-gw),
+//     and DNS sent to kSandboxDnsAddress goes to the machine's resolver (--dns-forward). It quits when the
+//     namespace goes.
+//   - ah-sandbox-net loads the egress filter (egress_rules.hpp) into the namespace.
+// Both run at once, while pid 1 builds the root; a failure of either ends the start (never a sandbox on
+// the internet without its filter).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "egress_rules.hpp"
+
+namespace sandbox {
+
+class UserModeNetwork {
+  public:
+    // Everything that can be checked before the namespaces exist: the policy's entries (std::invalid_argument),
+    // the helper beside this program, the machine's addresses. `run_dir`: where pasta's pid file goes.
+    UserModeNetwork(const EgressPolicy &policy, std::string run_dir);
+    // Connects the namespaces of `pid1` (P's child): "" once both are done, else what failed. Blocks for
+    // the helpers' run (tens of milliseconds; at most 20 s).
+    std::string connect(pid_t pid1) const;
+
+  private:
+    std::string ruleset_;
+    std::string helper_;
+    std::string run_dir_;
+};
+
+}  // namespace sandbox

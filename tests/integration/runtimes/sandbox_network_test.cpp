@@ -1,0 +1,193 @@
+// `sandbox.network = "internet"`: the sandbox reaches a test host (198.51.100.2, TEST-NET-2, in a network
+// namespace made here behind a veth pair) and never the machine: not its loopback services, not its own
+// address on an interface (198.51.100.1, the machine's end of that pair), not its abstract unix sockets,
+// not link-local metadata or private ranges. The egress policy's allow and deny lists by CIDR. Root
+// inside cannot take the filter away. Real pasta, real nftables; traffic only to 127.0.0.0/8 and the
+// namespace the test made.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "runtime_harness.hpp"
+
+using namespace runtimes_test;
+using actionhost::client::Config;
+using actionhost::client::Runtime;
+using nlohmann::json;
+
+namespace {
+
+int sh(const std::string &command) {
+    const int status = std::system((command + " >/dev/null 2>&1").c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A listening TCP socket of the machine's at `address` (port chosen by the kernel); -1 on failure.
+int listen_tcp(const std::string &address, int *port) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(fd, 16) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+// The test host: a network namespace with 198.51.100.2 behind a veth pair whose machine end is
+// 198.51.100.1, serving HTTP on 8080 (python3's http.server, started in it, killed by pid).
+class TestHost {
+  public:
+    TestHost() {
+        const std::string id = std::to_string(getpid() % 100000);
+        ns_ = "ahnet" + id;
+        veth_ = "ahv" + id;
+        ok_ = sh("ip netns add " + ns_) == 0 && sh("ip link add " + veth_ + "a type veth peer name " + veth_ + "b") == 0 &&
+              sh("ip link set " + veth_ + "b netns " + ns_) == 0 && sh("ip addr add 198.51.100.1/24 dev " + veth_ + "a") == 0 &&
+              sh("ip link set " + veth_ + "a up") == 0 && sh("ip -n " + ns_ + " addr add 198.51.100.2/24 dev " + veth_ + "b") == 0 &&
+              sh("ip -n " + ns_ + " link set " + veth_ + "b up") == 0 && sh("ip -n " + ns_ + " link set lo up") == 0;
+        if (!ok_) return;
+        dir_ = "/tmp/" + ns_ + "-www";
+        sh("mkdir -p " + dir_);
+        std::ofstream(dir_ + "/index.html") << "test-host-page\n";
+        server_ = fork();
+        if (server_ == 0) {
+            execlp("ip", "ip", "netns", "exec", ns_.c_str(), "/usr/bin/python3", "-m", "http.server", "8080", "--bind", "198.51.100.2",
+                   "--directory", dir_.c_str(), static_cast<char *>(nullptr));
+            _exit(127);
+        }
+        // Up to 5 s for the server to listen, seen from the machine.
+        ok_ = false;
+        for (int i = 0; i < 100 && !ok_; ++i, usleep(50000)) ok_ = sh("python3 -c \"import socket; socket.create_connection(('198.51.100.2', 8080), 1)\"") == 0;
+    }
+    ~TestHost() {
+        if (server_ > 0) {
+            kill(server_, SIGKILL);
+            waitpid(server_, nullptr, 0);
+        }
+        sh("ip netns pids " + ns_ + " | xargs -r kill -9");  // the server python under `ip netns exec`
+        sh("ip link del " + veth_ + "a");
+        sh("ip netns del " + ns_);
+        if (!dir_.empty()) sh("rm -rf " + dir_);
+    }
+    bool ok() const { return ok_; }
+
+  private:
+    std::string ns_, veth_, dir_;
+    pid_t server_ = -1;
+    bool ok_ = false;
+};
+
+// What bash inside says when it opens a TCP connection: "open" or its error.
+std::string tcp_from_inside(Runtime &rt, const std::string &address, int port) {
+    return run(rt, "(exec 3<>/dev/tcp/" + address + "/" + std::to_string(port) + " && echo open) 2>&1 | tail -1", 30).value("content", "");
+}
+
+bool can_run() { return geteuid() == 0 && sh("command -v pasta") == 0 && sh("command -v ip") == 0; }
+
+}  // namespace
+
+TEST(SandboxNetwork, TheInternetButNeverTheMachine) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip (test host namespaces)";
+    TestHost host;
+    ASSERT_TRUE(host.ok()) << "the test host did not come up";
+    int loop_port = 0, iface_port = 0;
+    const int loop = listen_tcp("127.0.0.1", &loop_port), iface = listen_tcp("198.51.100.1", &iface_port);
+    ASSERT_GE(loop, 0);
+    ASSERT_GE(iface, 0);
+    // An abstract unix socket of the machine's.
+    const int abstract = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un un{};
+    un.sun_family = AF_UNIX;
+    const std::string name = "ah-net-test-" + std::to_string(getpid());
+    std::memcpy(un.sun_path + 1, name.data(), name.size());
+    ASSERT_EQ(bind(abstract, reinterpret_cast<sockaddr *>(&un), static_cast<socklen_t>(sizeof(sa_family_t) + 1 + name.size())), 0);
+    ASSERT_EQ(listen(abstract, 4), 0);
+
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
+    auto &rt = *s->runtime;
+    EXPECT_NE(run(rt, "cat /etc/resolv.conf").value("content", "").find("nameserver 169.254.1.1"), std::string::npos);
+    // The test host, over HTTP.
+    const std::string page = run(rt, "(exec 3<>/dev/tcp/198.51.100.2/8080 && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3) 2>&1 | tail -1", 30)
+                                 .value("content", "");
+    EXPECT_EQ(page, "test-host-page");
+    // Never the machine, and refused at once (no hang).
+    EXPECT_NE(tcp_from_inside(rt, "127.0.0.1", loop_port), "open") << "the machine's loopback service";
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.1", iface_port), "open") << "a service on the machine's own interface address";
+    EXPECT_NE(tcp_from_inside(rt, "169.254.169.254", 80), "open");
+    EXPECT_NE(tcp_from_inside(rt, "10.0.0.1", 80), "open");
+    EXPECT_NE(tcp_from_inside(rt, "172.17.0.1", 80), "open");
+    EXPECT_NE(run(rt, "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\\\0" + name +
+                          "'); print('open')\" 2>&1 | tail -1")
+                  .value("content", ""),
+              "open")
+        << "the machine's abstract socket";
+    EXPECT_NE(run(rt, "python3 -c \"import socket; s = socket.create_connection(('::ffff:127.0.0.1', " + std::to_string(loop_port) +
+                          "), 2); print('open')\" 2>&1 | tail -1")
+                  .value("content", ""),
+              "open");
+    // Nothing reached the machine's listeners.
+    for (int fd : {loop, iface}) {
+        sockaddr_storage peer{};
+        socklen_t len = sizeof peer;
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        EXPECT_LT(accept(fd, reinterpret_cast<sockaddr *>(&peer), &len), 0) << "a connection reached the machine";
+    }
+    // The sandbox's root has no way to change routes, addresses or the filter.
+    const std::string as_root = run(rt, "sudo -n ip route add 198.51.100.1/32 dev lo 2>&1; ip link set eth0 down 2>&1; echo done").value("content", "");
+    EXPECT_EQ(as_root.find("done"), as_root.size() - 4);
+    EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open") << "the network still works: " << as_root;
+    for (int fd : {loop, iface, abstract}) close(fd);
+}
+
+TEST(SandboxNetwork, AllowAndDenyListsByCidr) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip (test host namespaces)";
+    TestHost host;
+    ASSERT_TRUE(host.ok()) << "the test host did not come up";
+    {
+        // An allow list: only its entries go out, even from a refused range (here the test host's /32).
+        auto s = start_runtime("sandbox", [](Config &c) {
+            c.set("sandbox.network", "internet");
+            c.set("sandbox.allow_out", json::array({"198.51.100.2/32"}));
+        });
+        EXPECT_EQ(tcp_from_inside(*s->runtime, "198.51.100.2", 8080), "open");
+        EXPECT_NE(tcp_from_inside(*s->runtime, "192.0.2.1", 80), "open");
+    }
+    {
+        auto s = start_runtime("sandbox", [](Config &c) {
+            c.set("sandbox.network", "internet");
+            c.set("sandbox.deny_out", json::array({"198.51.100.0/24"}));
+        });
+        EXPECT_NE(tcp_from_inside(*s->runtime, "198.51.100.2", 8080), "open");
+    }
+    // A domain name, or a list without the internet, is refused with a clear error at start.
+    EXPECT_ANY_THROW(start_runtime("sandbox", [](Config &c) {
+        c.set("sandbox.network", "internet");
+        c.set("sandbox.allow_out", json::array({"*.github.com"}));
+    }));
+    EXPECT_ANY_THROW(start_runtime("sandbox", [](Config &c) { c.set("sandbox.allow_out", json::array({"198.51.100.2"})); }));
+    EXPECT_ANY_THROW(start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "everywhere"); }));
+}
+
+// The booleans of earlier releases still work: true is the machine's network, false none.
+TEST(SandboxNetwork, TrueAndFalseAreHostAndNone) {
+    auto none = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", false); });
+    EXPECT_NE(run(*none->runtime, "cat /etc/resolv.conf").value("content", "").find("no network"), std::string::npos);
+    EXPECT_EQ(run(*none->runtime, "awk -F: 'NR > 2 { gsub(/ /, \"\", $1); print $1 }' /proc/net/dev").value("content", ""), "lo");
+}
