@@ -1,5 +1,6 @@
 // Images on the daemonless `sandbox` runtime, each figure against a floor or a peer measured in the same
 // run (figures only: it never fails on time):
+//   - start to first observation with network = "internet" vs "none";
 //   - start to first observation from a warm image (busybox, an OCI layout already in the store) vs the
 //     same start without an image, with a disk limit (root) vs without, vs `docker run --rm <busybox>
 //     true` and vs the docker runtime's start on that image (the same job) when dockerd runs or starts;
@@ -88,6 +89,13 @@ void bench_start(int n, const std::string &layout, const std::string &store, run
     runtimes_test::start_runtime("sandbox", on_image(image, store));  // into the store: from here on, warm
     const Figures bare = bench_start_teardown("sandbox, no image (the machine's /usr)", "sandbox", n, {}, nullptr);
     const RatioFloor no_image{bare, "the same without an image"};
+    // network = "internet" (pasta and the egress filter) against the default "none", no image either way.
+    const RatioFloor no_network{bare, "network = none"};
+    if (std::system("command -v pasta >/dev/null 2>&1") == 0)
+        bench_start_teardown("sandbox, network = internet", "sandbox", n, [](client::Config &c) { c.set("sandbox.network", "internet"); },
+                             &no_network);
+    else
+        std::printf("sandbox, network = internet: skipped (no pasta: Debian's passt package)\n");
     const Figures warm = bench_start_teardown("sandbox, busybox image (warm)", "sandbox", n, on_image(image, store), &no_image);
     // With a disk of its own (sandbox.disk_limit): a sparse copy of a kept ext4 template, a loop device, a mount.
     const RatioFloor without_disk{warm, "the same without a disk limit"};
