@@ -151,11 +151,6 @@ Cgroup::Cgroup(const std::string &name, const Limits &limits) {
     }
 }
 
-void Cgroup::join(pid_t pid) {
-    for (const auto &dir : paths_)
-        if (!write_text(dir + "/cgroup.procs", std::to_string(pid))) warnings_.push_back("cannot join " + dir);
-}
-
 std::vector<int> Cgroup::open_self_join_files() {
     std::vector<int> fds;
     joined_by_parent_.clear();

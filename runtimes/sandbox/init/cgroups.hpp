@@ -50,8 +50,6 @@ class Cgroup {
     // Creates the group `name` (under actionhost/) in every hierarchy that has a controller we use and
     // writes the limits. Failures are collected in warnings() (an unprivileged caller gets none).
     Cgroup(const std::string &name, const Limits &limits);
-    // Moves `pid` into every created group.
-    void join(pid_t pid);
     // The fast way in, for a process that has not forked yet: the `tasks` file of each v1 group, opened
     // here for writing (the permission is the opener's), for that process to write "0" to (join_self).
     // A write to cgroup.procs takes the threadgroup lock's slow path and waits for an RCU grace period
@@ -59,7 +57,7 @@ class Cgroup {
     // thread only inside one threaded domain), or one whose file cannot be opened, gets none:
     // join_others() moves the process there.
     std::vector<int> open_self_join_files();
-    // join(pid) for the groups open_self_join_files() left out.
+    // Moves `pid` (with cgroup.procs) into the groups open_self_join_files() left out; call it after.
     void join_others(pid_t pid);
     // Lets a frozen (paused) group run again, so that a SIGKILL sent to its processes takes effect.
     void thaw() const;

@@ -399,8 +399,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<UserModeNetwork> user_net;
     if (o.network_mode == "internet") {
         try {
-            const std::string run_dir = o.socket_path.empty() ? "/tmp" : o.socket_path.substr(0, o.socket_path.rfind('/'));
-            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, run_dir);
+            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out});
         } catch (const std::exception &e) {
             return fail(e.what());
         }

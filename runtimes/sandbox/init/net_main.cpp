@@ -65,7 +65,8 @@ int main(int argc, char **argv) {
     const std::string command = list ? std::string("list table inet ") + sandbox::kEgressTable : ruleset;
     const int rc = nft_run_cmd_from_buffer(nft, command.c_str());
     std::fputs(nft_ctx_get_output_buffer(nft), stdout);
-    if (rc != 0) std::fprintf(stderr, "ah-sandbox-net: nftables refused the ruleset: %s\n", nft_ctx_get_error_buffer(nft));
+    if (rc != 0)
+        std::fprintf(stderr, "ah-sandbox-net: nftables refused %s: %s\n", list ? "the listing" : "the ruleset", nft_ctx_get_error_buffer(nft));
     nft_ctx_free(nft);
     return rc == 0 ? 0 : 1;
 }

@@ -8,7 +8,7 @@ namespace sandbox {
 namespace {
 
 // One definition of the command line for parsing and for the usage text.
-void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
+void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, bool &host_network) {
     app.add_option("--root-mount", o.root_mount, "empty directory the new root is assembled on")->required();
     app.add_option("--workspace", o.workspace, "directory mounted read-write (nosuid, nodev)");
     app.add_option("--workspace-target", o.workspace_target, "where the workspace appears inside")
@@ -28,7 +28,7 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
         ->check(CLI::NonNegativeNumber);
     app.add_option("--scratch-mb", o.scratch_mb, "size of the tmpfs behind /tmp, /dev/shm, /run and homes")
         ->check(CLI::NonNegativeNumber);
-    app.add_flag("--network", o.network, "share the caller's network namespace (the same as --network-mode host)");
+    app.add_flag("--network", host_network, "share the caller's network namespace (the same as --network-mode host)");
     app.add_option("--network-mode", o.network_mode, "none (the default), internet (user-mode networking, never the machine) or host")
         ->check(CLI::IsMember({"none", "internet", "host"}));
     // One value per occurrence: a repeated option must never swallow the command after it.
@@ -60,8 +60,9 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds) {
 Options parse_options(int argc, char **argv) {
     Options o;
     std::vector<std::string> rw_binds;
+    bool host_network = false;
     CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
-    define(app, o, rw_binds);
+    define(app, o, rw_binds, host_network);
     // The command is everything after the first "--", split off here: CLI11 hands the words after "--"
     // to a repeated option that stands right before it, not to the command.
     int options_end = argc;
@@ -83,10 +84,9 @@ Options parse_options(int argc, char **argv) {
             throw std::invalid_argument("--rw-bind needs OUTSIDE:/INSIDE, got " + v);
         o.rw_binds.emplace_back(v.substr(0, colon), v.substr(colon + 1));
     }
-    if (o.network && o.network_mode != "none" && o.network_mode != "host")
+    if (host_network && o.network_mode != "none" && o.network_mode != "host")
         throw std::invalid_argument("--network is --network-mode host, not " + o.network_mode);
-    if (o.network) o.network_mode = "host";
-    o.network = o.network_mode == "host";
+    if (host_network) o.network_mode = "host";
     if (o.network_mode != "internet" && (!o.allow_out.empty() || !o.deny_out.empty()))
         throw std::invalid_argument("--allow-out and --deny-out need --network-mode internet");
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
@@ -101,8 +101,9 @@ Options parse_options(int argc, char **argv) {
 std::string usage_text() {
     Options o;
     std::vector<std::string> rw_binds;
+    bool host_network = false;
     CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
-    define(app, o, rw_binds);
+    define(app, o, rw_binds, host_network);
     return app.help();
 }
 

@@ -25,8 +25,7 @@ struct Options {
     double cpus = 0;
     long scratch_mb = 0;           // size of the one tmpfs behind /tmp, /var/tmp, /dev/shm, /run, homes
                                    // (0 → half the memory limit, or 1024 MiB without one)
-    bool network = false;          // share the caller's network namespace (network_mode "host")
-    std::string network_mode = "none";  // "none", "internet" (user_net.hpp) or "host"
+    std::string network_mode = "none";  // "none", "internet" (user_net.hpp) or "host" (the caller's namespace)
     std::vector<std::string> allow_out, deny_out;  // internet: the egress policy's CIDRs (egress_rules.hpp)
     bool seccomp = true;
     std::string hostname = "sandbox";

@@ -62,8 +62,8 @@ std::string finish(ChildProcess &child, const std::string &name, std::chrono::st
 
 }  // namespace
 
-UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::string run_dir)
-    : ruleset_(egress_ruleset(machine_addresses(), policy)), helper_(program_dir() + "/ah-sandbox-net"), run_dir_(std::move(run_dir)) {
+UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
+    : ruleset_(egress_ruleset(machine_addresses(), policy)), helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
 
@@ -78,7 +78,7 @@ std::string UserModeNetwork::connect(pid_t pid1) const {
     std::vector<std::string> pasta = {"pasta", "--config-net", "--netns", fd_dir + std::to_string(net_ns.get()),
                                       "--userns", fd_dir + std::to_string(user_ns.get()),
                                       "-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
-                                      "--dns-forward", kSandboxDnsAddress, "--quiet", "--pid", run_dir_ + "/pasta.pid"};
+                                      "--dns-forward", kSandboxDnsAddress, "--quiet"};
     // pasta drops to "nobody" when started as root, who may not enter a namespace of root's: root's
     // sandboxes keep it root (it confines itself: namespaces of its own, seccomp, no capabilities left
     // once the tap is made; see docs/security.md).

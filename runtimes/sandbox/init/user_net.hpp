@@ -23,8 +23,8 @@ namespace sandbox {
 class UserModeNetwork {
   public:
     // Everything that can be checked before the namespaces exist: the policy's entries (std::invalid_argument),
-    // the helper beside this program, the machine's addresses. `run_dir`: where pasta's pid file goes.
-    UserModeNetwork(const EgressPolicy &policy, std::string run_dir);
+    // the helper beside this program, the machine's addresses.
+    explicit UserModeNetwork(const EgressPolicy &policy);
     // Connects the namespaces of `pid1` (P's child): "" once both are done, else what failed. Blocks for
     // the helpers' run (tens of milliseconds; at most 20 s).
     std::string connect(pid_t pid1) const;
@@ -32,7 +32,6 @@ class UserModeNetwork {
   private:
     std::string ruleset_;
     std::string helper_;
-    std::string run_dir_;
 };
 
 }  // namespace sandbox
