@@ -211,8 +211,8 @@ json openapi_document(const modules::ModuleRegistry &registry, const std::string
         o["responses"]["200"] = response("PNG", {{"type", "string"}}, "image/png");
         o["responses"]["204"] = {{"description", "No image yet"}};
     }
-    for (const char *asset : {"app.js", "xterm.js", "addon-fit.js", "xterm.css"})
-        op(std::string("/ui/assets/") + asset, "get", "The web view's script or style")["responses"]["200"] =
+    for (const char *asset : {"app.js", "login.js", "xterm.js", "addon-fit.js", "xterm.css"})
+        op(std::string("/ui/assets/") + asset, "get", "The web view's script or style (no secret: served without the key)", false)["responses"]["200"] =
             response("The file", {{"type", "string"}}, std::string(asset).ends_with(".css") ? "text/css" : "text/javascript");
     op("/openapi.json", "get", "This description")["responses"]["200"] = response("OpenAPI 3.1", {{"type", "object"}});
     op("/docs", "get", "This description as a page")["responses"]["200"] = response("HTML", {{"type", "string"}}, "text/html");

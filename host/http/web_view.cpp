@@ -111,6 +111,24 @@ std::optional<std::string> WebViewAccess::login(const std::string &presented_key
     return std::string(kCookie) + "=" + token_ + "; Path=/ui; HttpOnly; SameSite=Strict";
 }
 
+namespace {
+
+// The page's scripts and styles: files of the install, the same for every host, none of them a secret
+// (the sign-in page needs login.js before any key), so served without the key or cookie.
+void serve_asset(ApiContext &ctx, Response &resp, const std::string &file, const std::string &method) {
+    if (method != "GET" && method != "HEAD") return send_detail(resp, 405, "Method Not Allowed");
+    static const std::map<std::string, std::string> kAssets = {{"app.js", "text/javascript"},      {"login.js", "text/javascript"},
+                                                               {"xterm.js", "text/javascript"},    {"addon-fit.js", "text/javascript"},
+                                                               {"xterm.css", "text/css"}};
+    const auto it = kAssets.find(file);
+    const std::string on_disk = ctx.env.facts().install_dir + "/share/actionhost/web/" + file;
+    if (it == kAssets.end() || ::access(on_disk.c_str(), R_OK) != 0) return send_detail(resp, 404, "Not Found");
+    resp.set_header("Cache-Control", "max-age=3600");
+    resp.send_file(200, it->second, on_disk);
+}
+
+}  // namespace
+
 bool is_web_view_path(const std::string &path) { return path == "/ui" || path.rfind("/ui/", 0) == 0; }
 
 void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, Response &resp, const std::string &path,
@@ -127,6 +145,7 @@ void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, 
         resp.set_header("Location", "/ui");
         return resp.send(303, kHtml, "");
     }
+    if (path.rfind("/ui/assets/", 0) == 0) return serve_asset(ctx, resp, path.substr(11), method);
     if (!access.allows(req)) {
         if (path == "/ui" && (method == "GET" || method == "HEAD")) {
             page_headers(resp);
@@ -139,16 +158,6 @@ void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, 
     if (path == "/ui") {
         page_headers(resp);
         return resp.send(200, kHtml, web_view_page());
-    }
-    if (path.rfind("/ui/assets/", 0) == 0) {
-        const std::string file = path.substr(11);
-        static const std::map<std::string, std::string> kAssets = {
-            {"app.js", "text/javascript"}, {"xterm.js", "text/javascript"}, {"addon-fit.js", "text/javascript"}, {"xterm.css", "text/css"}};
-        const auto it = kAssets.find(file);
-        const std::string on_disk = ctx.env.facts().install_dir + "/share/actionhost/web/" + file;
-        if (it == kAssets.end() || ::access(on_disk.c_str(), R_OK) != 0) return send_detail(resp, 404, "Not Found");
-        resp.set_header("Cache-Control", "max-age=3600");
-        return resp.send_file(200, it->second, on_disk);
     }
     if (path == "/ui/terminals") {
         nlohmann::json list = nlohmann::json::array();

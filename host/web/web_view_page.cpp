@@ -51,7 +51,7 @@ std::string web_view_login_page(const std::string &error) {
            R"HTML(<form method="post" action="/ui/login">
 <label>Session key (SESSION_API_KEY)<input type="password" name="key" id="key" autofocus autocomplete="off"></label>
 <input type="submit" value="Open">
-</form></body></html>
+</form><script src="/ui/assets/login.js"></script></body></html>
 )HTML";
 }
 
