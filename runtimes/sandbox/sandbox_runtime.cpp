@@ -1,10 +1,12 @@
 // `sandbox`: the host in fresh Linux namespaces (user, mount, pid, net, ipc, uts) with cgroup limits and
 // a seccomp filter, through the ah-sandbox-init helper installed beside this module. No daemon, no image.
 //
-// With no network (the default) the host listens on a fixed port of the sandbox's private loopback and
-// the client reaches it through a unix socket that ah-sandbox-init's pid 1 relays (endpoint
-// unix://<run dir>/api.sock). With `[sandbox] network = true` the sandbox shares the caller's network
-// and the host listens on an ephemeral 127.0.0.1 port (endpoint http://127.0.0.1:<port>).
+// With a network namespace of its own (`[sandbox] network` "none", the default, or "internet") the host
+// listens on a fixed port of the sandbox's private loopback and the client reaches it through a unix
+// socket that ah-sandbox-init's pid 1 relays (endpoint unix://<run dir>/api.sock). With "host" the
+// sandbox shares the caller's network and the host listens on an ephemeral 127.0.0.1 port (endpoint
+// http://127.0.0.1:<port>). Ports of the sandbox are published on the machine through ah-sandbox-init's
+// control socket (sandbox_control.hpp, init/port_publisher.hpp).
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -33,6 +35,7 @@
 
 #include "id_map.hpp"
 #include "image_env.hpp"
+#include "sandbox_control.hpp"
 #include "sandbox_disk.hpp"
 #include "sandbox_leftovers.hpp"
 #include "supervisor.hpp"
@@ -48,6 +51,9 @@ namespace common = actionhost::common;
 using nlohmann::json;
 
 constexpr int kHostPortInside = 3000;  // the sandbox's own loopback: no collisions possible
+// OpenHands' app ports and VS Code's, inside a sandbox with a network namespace of its own (fixed: no
+// collisions there either); published on free machine ports at start (ahctl -s SID port lists them).
+constexpr int kAppPort1Inside = 50000, kAppPort2Inside = 55000, kVscodePortInside = 41000;
 const char *kPortDirInside = "/run/actionhost";
 
 bool write_text(const std::string &path, const std::string &text) {
@@ -210,6 +216,7 @@ class SandboxRuntime : public Backend {
         argv.insert(argv.end(), {"--user", user, "--uid", std::to_string(uid), "--gid", std::to_string(uid)});
         argv.insert(argv.end(), {"--network-mode", network_mode_});
         if (!network_) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
+        argv.insert(argv.end(), {"--ports-socket", ports_socket_path(run_dir_), "--control-socket", control_socket_path(run_dir_)});
         for (const char *list : {"allow_out", "deny_out"}) {
             const json entries = json::parse(config_string(std::string("sandbox.") + list, "[]"), nullptr, false);
             if (!entries.is_array()) throw std::runtime_error(std::string("sandbox.") + list + " must be a list of CIDRs");
@@ -252,6 +259,7 @@ class SandboxRuntime : public Backend {
                      // The workspace keeps the user's group when the host hands it over (not root's).
                      {"SANDBOX_GROUP_ID", std::to_string(uid)}};
         for (const auto &[k, v] : host_env()) spawn.env[k] = v;
+        const std::vector<std::pair<std::string, int>> app_ports = choose_app_ports(spawn.env);
         key_ = spawn.env["SESSION_API_KEY"];
         spawn.log_path = run_dir_ + "/sandbox.log";
         spawn.keep_fds = {lock_fd_, control[1]};
@@ -263,6 +271,12 @@ class SandboxRuntime : public Backend {
         url_ = network_ ? "http://127.0.0.1:" + std::to_string(port) : "unix://" + run_dir_ + "/api.sock";
         wait_alive(url_, key_, 60);
         tell_notes(spawn.log_path);
+        // OpenHands' app ports, reachable from the machine as Docker publishes them (not with the
+        // machine's network: there they are on the machine already).
+        for (const auto &[name, port] : app_ports) {
+            const std::string at = publish_port(port, 0, "127.0.0.1");
+            log(AH_LOG_DEBUG, name + " (" + std::to_string(port) + " inside) is published at " + at);
+        }
         started_at_ = static_cast<long long>(std::time(nullptr));
         if (keep) {
             save_state();
@@ -289,6 +303,37 @@ class SandboxRuntime : public Backend {
     }
 
     bool reclaims_sandboxes() const override { return true; }
+
+    // Published ports: ah-sandbox-init listens on the machine and carries each connection in through
+    // its pid 1 (init/port_publisher.hpp), asked through the sandbox's control socket — so any client
+    // process of the caller's, not only the one that started the sandbox, can add, remove and list them.
+    bool publishes_ports() const override { return true; }
+    std::string publish_port(int port, int machine_port, const std::string &address) override {
+        const json reply = control_request(running_run_dir(), json{{"op", "publish"}, {"port", port}, {"machine_port", machine_port},
+                                                                   {"address", address.empty() ? "127.0.0.1" : address}});
+        return reply.value("address", "");
+    }
+    void unpublish_port(int port) override { control_request(running_run_dir(), json{{"op", "unpublish"}, {"port", port}}); }
+    // The egress policy: read and changed by ah-sandbox-init, which loads the filter (init/user_net.hpp).
+    bool has_network_policy() const override { return true; }
+    std::string network_policy() override { return common::dump_json(without_ok(control_request(running_run_dir(), json{{"op", "net"}}, 30.0))); }
+    std::string change_network_policy(const std::string &change_json) override {
+        json change = json::parse(change_json, nullptr, false);
+        if (!change.is_object()) throw std::invalid_argument("the change of the egress policy is not a JSON object");
+        change["op"] = "net_change";
+        return common::dump_json(without_ok(control_request(running_run_dir(), change, 30.0)));
+    }
+    static json without_ok(json reply) {
+        reply.erase("ok");
+        return reply;
+    }
+
+    std::string published_ports() override {
+        json reply = control_request(running_run_dir(), json{{"op", "ports"}});
+        json out{{"ports", reply.value("ports", json::array())}};
+        if (!network_mode_.empty() && network_mode_ != "host") out["host_port"] = kHostPortInside;
+        return common::dump_json(out);
+    }
 
     // A snapshot: the sandbox frozen (its cgroup freezer), its own layer described for the client, which
     // commits it as an image and thaws it.
@@ -357,6 +402,28 @@ class SandboxRuntime : public Backend {
         if (!image.is_object() || !image.contains("layers") || !image["layers"].is_array() || image["layers"].empty())
             throw std::runtime_error("the image store described the image without layers");
         return image;
+    }
+
+    const std::string &running_run_dir() const {
+        if (pid_ <= 0 || run_dir_.empty()) throw std::runtime_error("the sandbox is not running");
+        return run_dir_;
+    }
+
+    // APP_PORT_1, APP_PORT_2 and VSCODE_PORT for the host (OpenHands' names), unless the configuration
+    // set them: fixed ports, as the sandbox's network namespace is its own. Returns the ones to publish.
+    // With the machine's network ("host") none is set: any free port of the machine serves there.
+    std::vector<std::pair<std::string, int>> choose_app_ports(std::map<std::string, std::string> &env) const {
+        if (network_) return {};
+        const int vscode = static_cast<int>(config_number("sandbox.vscode_port", 0));
+        const std::vector<std::pair<std::string, int>> wanted = {
+            {"APP_PORT_1", kAppPort1Inside}, {"APP_PORT_2", kAppPort2Inside}, {"VSCODE_PORT", vscode > 0 ? vscode : kVscodePortInside}};
+        std::vector<std::pair<std::string, int>> chosen;
+        for (const auto &[name, port] : wanted) {
+            if (env.count(name)) continue;
+            env[name] = std::to_string(port);
+            chosen.emplace_back(name, port);
+        }
+        return chosen;
     }
 
     static void close_fd(int &fd) {
@@ -437,6 +504,8 @@ class SandboxRuntime : public Backend {
         started_at_ = s.value("started_at", 0LL);
         image_digest_ = s.value("image_digest", "");
         disk_ = s.value("disk", false);
+        network_mode_ = s.value("network", std::string());
+        network_ = network_mode_ == "host";
     }
 
     bool attach() {
@@ -457,7 +526,7 @@ class SandboxRuntime : public Backend {
                                                   {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
                                                   {"temp_workspace", temp_workspace_}, {"cgroup", cgroup_},
                                                   {"started_at", started_at_}, {"image_digest", image_digest_},
-                                                  {"disk", disk_}});
+                                                  {"disk", disk_}, {"network", network_mode_}});
     }
 
     // ah-sandbox-init turns SIGTERM into SIGKILL of the namespace's pid 1 (after thawing a paused

@@ -41,6 +41,9 @@ const std::vector<Command> &command_table() {
         {"images", {}},
         {"rmi", {}},
         {"push", {}},
+        {"port", {{"--address", 1}, {"--rm", 0}}},
+        {"ui", {{"--open", 0}}},
+        {"net", {}},
         {"help", {}},
         {"env", {}},
         {"git", {{"--cwd", 1}}},
@@ -52,7 +55,7 @@ const std::vector<Command> &command_table() {
 
 const std::vector<std::string> kGlobalOptions = {"--config", "--runtime", "--workspace", "--session", "--state-dir",
                                                  "--install-dir", "--keep", "--quiet", "--json", "--all", "--count",
-                                                 "--jobs", "--plugins", "--plugin-dir", "--set", "--env", "--repo", "--image", "--timeout",
+                                                 "--jobs", "--plugins", "--plugin-dir", "--set", "--env", "--repo", "--image", "--publish", "--timeout",
                                                  "--help", "--version"};
 
 size_t positive_count(const std::string &name, const std::string &v) {
@@ -131,6 +134,7 @@ Options parse_command_line(int argc, char **argv) {
     app.add_option("--plugin-dir", plugin_dirs)->allow_extra_args(false);
     app.add_option("--set", sets)->allow_extra_args(false);
     app.add_option("-e,--env", env)->allow_extra_args(false);
+    app.add_option("--publish", o.publish)->allow_extra_args(false);
     app.add_flag("--keep", o.keep);
     app.add_flag("-q,--quiet", o.quiet);
     app.add_flag("--json", o.json);

@@ -34,6 +34,7 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> env;   // --env KEY=VALUE (sandbox variables)
     std::optional<std::string> repo;                        // --repo URL[@branch] ([sandbox] selected_repo)
     std::optional<std::string> image;                       // --image REF ([sandbox] base_container_image)
+    std::vector<std::string> publish;                       // --publish [[ADDRESS:]MACHINE_PORT:]PORT (network_commands.hpp)
     bool keep = false;
     bool quiet = false;
     bool json = false;

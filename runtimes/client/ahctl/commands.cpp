@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "image_commands.hpp"
+#include "network_commands.hpp"
 #include "live_run.hpp"
 #include "progress.hpp"
 #include "style.hpp"
@@ -126,7 +127,30 @@ RuntimeOptions base_runtime_options(const Options &o, Config config) {
 }
 
 // Starts (or reattaches to) the runtime the options select, drawing the progress line.
+std::vector<PortRequest> publish_requests(const Options &o) {
+    std::vector<PortRequest> out;
+    for (const auto &spec : o.publish) out.push_back(parse_publish(spec));
+    return out;
+}
+
+// --publish: a sandbox this command started whose port cannot be published is stopped (nothing is left
+// half made); a kept-alive one it only reattached to stays as it was.
+void publish_or_stop(Runtime &rt, const std::vector<PortRequest> &requests, bool started_here) {
+    try {
+        publish_requested(rt, requests);
+    } catch (...) {
+        if (started_here) {
+            try {
+                rt.stop_kept_alive();
+            } catch (...) {
+            }
+        }
+        throw;
+    }
+}
+
 std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
+    publish_requests(o);  // a bad --publish is a usage error before any sandbox starts
     Environment env = current_environment();
     Config config = load_config(o, env);
     if (keep) config.set("sandbox.keep_runtime_alive", true);
@@ -155,6 +179,7 @@ std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
         throw;
     }
     progress->finish();
+    publish_or_stop(*rt, publish_requests(o), !o.session);
     return rt;
 }
 
@@ -474,9 +499,21 @@ int cmd_start(const Options &o) {
     if (o.session) throw UsageError("start --count starts runtimes of fresh session ids: it takes no --session");
     Config config = load_config(o, current_environment());
     config.set("sandbox.keep_runtime_alive", true);
+    const std::vector<PortRequest> ports = publish_requests(o);
+    for (const auto &p : ports)
+        if (p.machine_port != 0 && o.count.value_or(1) > 1)
+            throw UsageError("start --count " + std::to_string(*o.count) + " --publish: one machine port cannot serve several sandboxes; give only the sandbox's port");
     auto started = start_runtimes(base_runtime_options(o, config), o.count.value_or(1), o.jobs.value_or(0));
     int result = kOk;
     for (auto &s : started) {
+        if (s.runtime) {
+            try {
+                publish_or_stop(*s.runtime, ports, true);
+            } catch (const std::exception &e) {
+                s.error = e.what();
+                s.runtime.reset();
+            }
+        }
         if (!s.runtime) {
             std::cerr << "[ahctl] start failed: " << printable_for_terminal(s.error) << "\n";
             result = kRuntime;
@@ -628,6 +665,9 @@ int run_command(const Options &o) {
         {"download", cmd_download}, {"start", cmd_start}, {"ps", cmd_ps},       {"stop", cmd_stop},
         {"runtimes", cmd_runtimes},
         {"snapshot", [](const Options &o) { return cmd_snapshot(o, &open_runtime); }},
+        {"port", [](const Options &o) { return cmd_port(o, &open_runtime); }},
+        {"ui", [](const Options &o) { return cmd_ui(o, &open_runtime); }},
+        {"net", [](const Options &o) { return cmd_net(o, &open_runtime); }},
         {"images", cmd_images},
         {"rmi", cmd_rmi},
         {"push", cmd_push},

@@ -25,6 +25,8 @@ const char *const kGlobals =
     "                        sandbox read-only at the same path; repeatable\n"
     "      --set S.K=V       set any config key, e.g. --set sandbox.timeout=300\n"
     "  -e, --env K=V         a variable for the sandbox (bash, ~/.bashrc, the kernel); repeatable\n"
+    "      --publish P       publish the sandbox's TCP port once started: PORT, MACHINE_PORT:PORT or\n"
+    "                        ADDRESS:MACHINE_PORT:PORT (as docker run -p); repeatable\n"
     "      --repo URL[@BR]   clone URL (branch BR) into the workspace at start ([sandbox] selected_repo)\n"
     "  -t, --timeout S       bound the action to S seconds (run: no bound unless given)\n"
     "  -j, --jobs N          start, run or stop at most N sandboxes at once (default 4 per core)\n"
@@ -61,6 +63,9 @@ const char *const kOverview =
     "  snapshot NAME        keep a sandbox's files as the image NAME (-s SID); --image NAME starts from it\n"
     "  images               list the image store;  rmi NAME...  removes images\n"
     "  push NAME REF        send an image of the store (a snapshot) to a registry\n"
+    "  port [PORT [MPORT]]  publish a sandbox's TCP port on this machine (-s SID); lists them; --rm\n"
+    "  ui [--open]          the web view's address with its key (-s SID)\n"
+    "  net [allow|deny|remove CIDR...|log]   a sandbox's egress policy, changed live (-s SID)\n"
     "  help COMMAND         help of one command (or: ahctl COMMAND --help)\n\n"
     "Examples:\n"
     "  ahctl -r sandbox run -- 'make test'\n"
@@ -233,6 +238,40 @@ const std::map<std::string, std::string> &pages() {
          "a running sandbox stands on is refused (exit 1) until that sandbox stops; the layers of running\n"
          "sandboxes are never removed.\n\n"
          "Example:\n  ahctl rmi with-tool\n"},
+        {"port",
+         "Usage: ahctl -s SID port PORT [MACHINE_PORT] [--address IP]\n"
+         "       ahctl -s SID port [--json]\n"
+         "       ahctl -s SID port --rm PORT...\n"
+         "(ahctl port SID ... reads the same.)\n\n"
+         "Publishes the TCP port PORT of the kept-alive sandbox SID on this machine, at IP (default 127.0.0.1)\n"
+         "and MACHINE_PORT (default: a free one), and prints where: 127.0.0.1:41234. Connections there are\n"
+         "carried to PORT on the sandbox's own loopback (127.0.0.1, else ::1); the sandbox's network is not\n"
+         "opened to the machine, with any sandbox.network. Without PORT, lists the published ports (among\n"
+         "them OpenHands' APP_PORT_1, APP_PORT_2 and VSCODE_PORT, published at start); --rm stops publishing\n"
+         "and closes their connections. Any number of ports; all end with the sandbox. Any local user can\n"
+         "connect to a published port, as to docker run -p: publish only what may be seen.\n\n"
+         "Example:\n  SID=$(ahctl start)\n  ahctl -s $SID run -- 'python3 -m http.server 8000 &'\n"
+         "  curl http://$(ahctl -s $SID port 8000)/\n  ahctl --publish 8000 -r sandbox run -- python3 -m http.server 8000\n"},
+        {"ui",
+         "Usage: ahctl -s SID ui [--open]\n\n"
+         "Prints the address of the kept-alive sandbox's web view (a terminal, the workspace's files, the\n"
+         "newest screenshot) with its key: http://127.0.0.1:PORT/ui#key=KEY. The page signs in with the key\n"
+         "and drops it from the address. A sandbox without the machine's network gets its host's port\n"
+         "published for this (kept until it ends). --open also hands the address to xdg-open; the key is then\n"
+         "in that command line for as long as it runs.\n\n"
+         "Example:\n  ahctl -s $SID ui --open\n"},
+        {"net",
+         "Usage: ahctl -s SID net [--json]\n"
+         "       ahctl -s SID net allow|deny|remove CIDR...\n"
+         "       ahctl -s SID net log [--json]\n"
+         "(ahctl net SID ... reads the same.)\n\n"
+         "Shows the network mode of the kept-alive sandbox SID and, for network = \"internet\", its egress policy\n"
+         "(sandbox.allow_out, sandbox.deny_out as they are now) and how many packets it refused. allow and deny\n"
+         "change the policy while the sandbox runs (an entry allowed leaves the deny list and the reverse;\n"
+         "once allow lists anything, nothing else goes out); remove takes entries out of either list. The\n"
+         "filter is replaced in one step: no moment without it. log lists where refused TCP and UDP went\n"
+         "(address, protocol, port, packets; the first 1024 destinations of each address family).\n\n"
+         "Example:\n  ahctl -s $SID net allow 203.0.113.0/24\n  ahctl -s $SID net log\n"},
         {"runtimes",
          "Usage: ahctl [options] runtimes\n\nLists the runtime names the manifests on the search path provide.\n\n"
          "Example:\n  ahctl runtimes\n"},

@@ -4,6 +4,8 @@
 //   runtime_actions.cpp         what runs in a connected sandbox: actions, env vars, repos
 //   runtime_host_services.cpp   the C view (ah_runtime_host_t) a backend calls back into
 //   runtime_images.cpp          the images service (actionhost.images/1) over the image store
+//   runtime_ports.cpp           published ports (actionhost.runtime_ports/1), the web view's address
+//   runtime_network.cpp         the egress policy of a sandbox on the internet (actionhost.runtime_network/1)
 //   runtime_host_command.cpp    the host's command line and environment a backend starts
 //   runtime_module_loader.cpp   loading and checking a backend module
 //   runtime_sandbox_setup.cpp   first-connect set-up: variables, git user, the selected repo
@@ -66,6 +68,20 @@ struct Runtime::Impl {
         status(AH_STATUS_ERROR, msg);
         throw RuntimeError("Runtime " + runtime_name + " failed to " + what + ": " + msg);
     }
+
+    // --- published ports (runtime_ports.cpp) ----------------------------------------------------
+    // The backend's actionhost.runtime_ports/1, or RuntimeError naming `what` (not connected, none).
+    const struct ah_ext_runtime_ports &ports_extension(const char *what);
+    // As check(), but a refused request (AH_ERR_INVALID_ARGUMENT) throws std::invalid_argument.
+    void check_request(ah_status_t st, const char *what);
+    // The backend's listing: {"ports": [{"port", "address"}], "host_port"?: N}.
+    nlohmann::json port_listing();
+
+    // --- the egress policy (runtime_network.cpp) ------------------------------------------------
+    // The backend's actionhost.runtime_network/1, or RuntimeError (not connected, none).
+    const struct ah_ext_runtime_network &network_extension();
+    // The backend's JSON answer `text` (freed here), or RuntimeError when it is not a JSON object.
+    nlohmann::json network_answer(const struct ah_ext_runtime_network &ext, char *text);
 
     // --- host services (runtime_host_services.cpp) ---------------------------------------------
     struct HttpResultData;

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 
@@ -73,37 +74,96 @@ std::string normalise_cidr(const std::string &text) {
     return std::string(out) + "/" + std::to_string(prefix);
 }
 
-std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy) {
+namespace {
+
+// The output chain's rules, one nft statement each: what both the whole ruleset and its update write.
+std::vector<std::string> output_rules(const std::vector<std::string> &machine, const EgressPolicy &policy) {
     std::vector<std::string> allow4, allow6, deny4, deny6, refuse4(std::begin(kRefused4), std::end(kRefused4)),
         refuse6(std::begin(kRefused6), std::end(kRefused6));
     for (const auto &a : policy.allow) (is_v6(a) ? allow6 : allow4).push_back(normalise_cidr(a));
     for (const auto &d : policy.deny) (is_v6(d) ? deny6 : deny4).push_back(normalise_cidr(d));
     for (const auto &m : machine) (is_v6(m) ? refuse6 : refuse4).push_back(normalise_cidr(m));
-    const bool allow_list = !policy.allow.empty();
+    std::vector<std::string> r = {
+        "type filter hook output priority 0; policy accept;",
+        "oifname \"lo\" accept",
+        std::string("ip daddr ") + kSandboxDnsAddress + " meta l4proto { tcp, udp } th dport 53 accept",
+        // IPv6 cannot work without neighbour discovery (to link-local and multicast addresses).
+        "icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept"};
+    if (!deny4.empty()) r.push_back("ip daddr { " + join(deny4) + " } jump refuse");
+    if (!deny6.empty()) r.push_back("ip6 daddr { " + join(deny6) + " } jump refuse");
+    if (!allow4.empty()) r.push_back("ip daddr { " + join(allow4) + " } accept");
+    if (!allow6.empty()) r.push_back("ip6 daddr { " + join(allow6) + " } accept");
+    if (!policy.allow.empty()) {
+        r.push_back("meta nfproto { ipv4, ipv6 } jump refuse");
+    } else {
+        r.push_back("ip daddr { " + join(refuse4) + " } jump refuse");
+        r.push_back("ip6 daddr { " + join(refuse6) + " } jump refuse");
+    }
+    return r;
+}
+
+}  // namespace
+
+std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy) {
+    const std::vector<std::string> rules = output_rules(machine, policy);
     std::string r;
     // Made fresh each time: "add" then "delete" removes an older one without failing when there is none.
     r += std::string("add table inet ") + kEgressTable + "\n";
     r += std::string("delete table inet ") + kEgressTable + "\n";
     r += std::string("table inet ") + kEgressTable + " {\n";
     r += "  counter refused {}\n";
+    // Where refused TCP and UDP went, one element per destination with its own counter; once full, more
+    // destinations are still refused and counted, only not listed.
+    r += "  set refused4 { type ipv4_addr . inet_proto . inet_service; flags dynamic; size " + std::to_string(kRefusalLogSize) + "; counter; }\n";
+    r += "  set refused6 { type ipv6_addr . inet_proto . inet_service; flags dynamic; size " + std::to_string(kRefusalLogSize) + "; counter; }\n";
+    // Every refusal: noted (no verdict: a full set or an untracked protocol never skips the reject), counted, rejected.
+    r += "  chain refuse {\n";
+    r += "    meta nfproto ipv4 meta l4proto { tcp, udp } add @refused4 { ip daddr . meta l4proto . th dport }\n";
+    r += "    meta nfproto ipv6 meta l4proto { tcp, udp } add @refused6 { ip6 daddr . meta l4proto . th dport }\n";
+    r += "    counter name refused reject with icmpx admin-prohibited\n";
+    r += "  }\n";
     r += "  chain output {\n";
-    r += "    type filter hook output priority 0; policy accept;\n";
-    r += "    oifname \"lo\" accept\n";
-    r += std::string("    ip daddr ") + kSandboxDnsAddress + " meta l4proto { tcp, udp } th dport 53 accept\n";
-    // IPv6 cannot work without neighbour discovery (to link-local and multicast addresses).
-    r += "    icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept\n";
-    if (!deny4.empty()) r += "    ip daddr { " + join(deny4) + " } counter name refused reject with icmpx admin-prohibited\n";
-    if (!deny6.empty()) r += "    ip6 daddr { " + join(deny6) + " } counter name refused reject with icmpx admin-prohibited\n";
-    if (!allow4.empty()) r += "    ip daddr { " + join(allow4) + " } accept\n";
-    if (!allow6.empty()) r += "    ip6 daddr { " + join(allow6) + " } accept\n";
-    if (allow_list) {
-        r += "    meta nfproto { ipv4, ipv6 } counter name refused reject with icmpx admin-prohibited\n";
-    } else {
-        r += "    ip daddr { " + join(refuse4) + " } counter name refused reject with icmpx admin-prohibited\n";
-        r += "    ip6 daddr { " + join(refuse6) + " } counter name refused reject with icmpx admin-prohibited\n";
-    }
+    for (const auto &rule : rules) r += "    " + rule + "\n";
     r += "  }\n}\n";
     return r;
+}
+
+std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy) {
+    const std::vector<std::string> rules = output_rules(machine, policy);  // throws before anything is written
+    std::string r = std::string("flush chain inet ") + kEgressTable + " output\n";
+    // The hook line stays as the chain was made; the rules go in again, all in one transaction.
+    for (size_t i = 1; i < rules.size(); ++i) r += std::string("add rule inet ") + kEgressTable + " output " + rules[i] + "\n";
+    return r;
+}
+
+RefusalLog refusal_log(const std::string &nft_json) {
+    RefusalLog log;
+    const auto doc = nlohmann::json::parse(nft_json, nullptr, false);
+    if (!doc.is_object() || !doc.contains("nftables") || !doc["nftables"].is_array())
+        throw std::runtime_error("nftables listed the filter as something unexpected");
+    for (const auto &item : doc["nftables"]) {
+        if (!item.is_object()) continue;
+        if (item.contains("counter") && item["counter"].is_object() && item["counter"].value("name", "") == "refused")
+            log.refused = item["counter"].value("packets", 0ULL);
+        if (!item.contains("set") || !item["set"].is_object()) continue;
+        const auto &set = item["set"];
+        const std::string name = set.value("name", "");
+        if ((name != "refused4" && name != "refused6") || !set.contains("elem") || !set["elem"].is_array()) continue;
+        for (const auto &e : set["elem"]) {
+            // {"elem": {"val": {"concat": [address, protocol, port]}, "counter": {"packets": N, ...}}}
+            const auto &elem = e.is_object() && e.contains("elem") ? e["elem"] : e;
+            const auto &val = elem.is_object() && elem.contains("val") ? elem["val"] : elem;
+            if (!val.is_object() || !val.contains("concat") || !val["concat"].is_array() || val["concat"].size() != 3) continue;
+            const auto &c = val["concat"];
+            RefusedDestination d;
+            d.address = c[0].is_string() ? c[0].get<std::string>() : "";
+            d.protocol = c[1].is_string() ? c[1].get<std::string>() : c[1].dump();
+            d.port = c[2].is_number_integer() ? c[2].get<int>() : 0;
+            if (elem.is_object() && elem.contains("counter") && elem["counter"].is_object()) d.packets = elem["counter"].value("packets", 0ULL);
+            log.destinations.push_back(d);
+        }
+    }
+    return log;
 }
 
 }  // namespace sandbox

@@ -11,7 +11,9 @@
 // and lets through only the sandbox's own loopback, the DNS forwarder's address (port 53), and the
 // neighbour discovery IPv6 needs. `allow` entries (CIDRs) go out even when they are in a refused range;
 // once any `allow` entry is given nothing else goes out. `deny` entries are refused before `allow`.
-// A refusal is a TCP reset / ICMP "administratively prohibited" at once, never a hang, and is counted.
+// A refusal is a TCP reset / ICMP "administratively prohibited" at once, never a hang, and is counted;
+// where refused TCP and UDP went is kept in two sets of the table (address, protocol, port, packets),
+// read back as the refusal log.
 #pragma once
 
 #include <string>
@@ -37,8 +39,27 @@ std::vector<std::string> machine_addresses();
 // neither, or its prefix length is out of range. Domain names are refused here with that message.
 std::string normalise_cidr(const std::string &text);
 
+// How many refused destinations the log keeps per address family (more are still refused and counted).
+inline constexpr int kRefusalLogSize = 1024;
+
 // The ruleset, in nft's language (one `table inet` made fresh, its previous self deleted first).
 // std::invalid_argument for an entry of `policy` that is not a CIDR.
 std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy);
+// The same policy for a table egress_ruleset made: its output chain's rules replaced in one transaction
+// (no moment without a filter), the refusal counter and log kept. std::invalid_argument as above.
+std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy);
+
+struct RefusedDestination {
+    std::string address, protocol;  // "10.1.2.3", "tcp"
+    int port = 0;
+    unsigned long long packets = 0;
+};
+struct RefusalLog {
+    unsigned long long refused = 0;  // every refused packet, TCP and UDP or not, logged or not
+    std::vector<RefusedDestination> destinations;
+};
+// The log in `nft -j list table inet actionhost_egress`'s output. std::runtime_error when that is not
+// nftables' JSON.
+RefusalLog refusal_log(const std::string &nft_json);
 
 }  // namespace sandbox

@@ -9,11 +9,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/read_until.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/streambuf.hpp>
 
 #include <actionhost/common/net/byte_relay.hpp>
 
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -32,12 +35,22 @@ struct Pair {
     explicit Pair(asio::io_context &io) : client(io), host(io) {}
     Local::socket client;
     tcp::socket host;
+    asio::streambuf header{8};  // ports socket: "PORT\n" (at most 6 bytes), then the client's first bytes
 };
+
+// "8000\n" → 8000; 0 for anything else.
+int parse_port_line(const std::string &line) {
+    int port = 0;
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), port);
+    if (ec != std::errc() || end != line.data() + line.size() || line.size() > 5 || port < 1 || port > 65535) return 0;
+    return port;
+}
 
 class Loop {
   public:
-    Loop(int listen_fd, int port) : port_(port), signals_(io_), tick_(io_), acceptor_(io_) {
+    Loop(int listen_fd, int port, int ports_fd) : port_(port), signals_(io_), tick_(io_), acceptor_(io_), ports_acceptor_(io_) {
         if (listen_fd >= 0) acceptor_.assign(Local(), listen_fd);
+        if (ports_fd >= 0) ports_acceptor_.assign(Local(), ports_fd);
     }
 
     int run(pid_t main_child) {
@@ -47,6 +60,7 @@ class Loop {
         sigaddset(&mask, SIGCHLD);
         signals_.assign(::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK));
         if (acceptor_.is_open()) accept_next();
+        if (ports_acceptor_.is_open()) accept_published();
         if (reap()) return *status_;
         wait_signal();
         wait_tick();
@@ -94,12 +108,62 @@ class Loop {
         });
     }
 
-    void relay(const std::shared_ptr<Pair> &pair) {
+    void relay(const std::shared_ptr<Pair> &pair) { connect_and_relay(pair, port_, {}); }
+
+    // A published port's connection: its port line first, then the same relay. A bad line closes it.
+    void accept_published() {
+        auto pair = std::make_shared<Pair>(io_);
+        ports_acceptor_.async_accept(pair->client, [this, pair](const boost::system::error_code &ec) {
+            if (ec == asio::error::operation_aborted) return;
+            if (!ec)
+                asio::async_read_until(pair->client, pair->header, '\n', [this, pair](const boost::system::error_code &e, size_t n) {
+                    if (e) return;
+                    std::string line(asio::buffers_begin(pair->header.data()), asio::buffers_begin(pair->header.data()) + n - 1);
+                    pair->header.consume(n);
+                    const int port = parse_port_line(line);
+                    if (port == 0) return;
+                    std::string first(asio::buffers_begin(pair->header.data()), asio::buffers_end(pair->header.data()));
+                    connect_published(pair, port, std::move(first));
+                });
+            accept_next_published_soon(ec);
+        });
+    }
+
+    // Out of descriptors (or another failure of accept): tried again in 100 ms, never in a busy loop.
+    void accept_next_published_soon(const boost::system::error_code &ec) {
+        if (!ec) return accept_published();
+        auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
+        timer->async_wait([this, timer](const boost::system::error_code &) { accept_published(); });
+    }
+
+    // The host's own port: a listener of ours with a deep backlog, so a loopback connect succeeds or fails
+    // at once and is made here without a turn of the loop.
+    void connect_and_relay(const std::shared_ptr<Pair> &pair, int port, std::string first) {
         boost::system::error_code ec;
-        pair->host.connect(tcp::endpoint(asio::ip::address_v4::loopback(), static_cast<unsigned short>(port_)), ec);  // loopback: immediate
+        pair->host.connect(tcp::endpoint(asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)), ec);
         if (ec) return;  // the client's end closes with `pair`: it sees a host that went away
+        start_relay(pair, std::move(first));
+    }
+
+    // A published port's server is the sandbox's: its backlog may be full or never drained, and a
+    // connect to it would then wait for SYN retries. Made without waiting here (the loop also serves the
+    // host's socket and reaps): 127.0.0.1 first, then ::1 for a server that listens there only. The
+    // client's end closes with `pair` when neither answers.
+    void connect_published(const std::shared_ptr<Pair> &pair, int port, std::string first, bool v6 = false) {
+        const auto address = v6 ? asio::ip::address(asio::ip::address_v6::loopback()) : asio::ip::address(asio::ip::address_v4::loopback());
+        pair->host.async_connect(tcp::endpoint(address, static_cast<unsigned short>(port)),
+                                 [this, pair, port, first = std::move(first), v6](const boost::system::error_code &ec) mutable {
+                                     if (!ec) return start_relay(pair, std::move(first));
+                                     boost::system::error_code ignored;
+                                     pair->host.close(ignored);
+                                     if (!v6 && ec != asio::error::operation_aborted) connect_published(pair, port, std::move(first), true);
+                                 });
+    }
+
+    void start_relay(const std::shared_ptr<Pair> &pair, std::string first) {
+        boost::system::error_code ec;
         pair->host.set_option(tcp::no_delay(true), ec);
-        actionhost::common::net::start_byte_relay(pair->client, pair->host, {}, {}, [pair] {});
+        actionhost::common::net::start_byte_relay(pair->client, pair->host, std::move(first), {}, [pair] {});
     }
 
     int port_;
@@ -108,11 +172,11 @@ class Loop {
     asio::io_context io_{1};
     asio::posix::stream_descriptor signals_;
     asio::steady_timer tick_;
-    Local::acceptor acceptor_;
+    Local::acceptor acceptor_, ports_acceptor_;
 };
 
 }  // namespace
 
-int run_event_loop(pid_t main_child, int listen_fd, int port) { return Loop(listen_fd, port).run(main_child); }
+int run_event_loop(pid_t main_child, int listen_fd, int port, int ports_fd) { return Loop(listen_fd, port, ports_fd).run(main_child); }
 
 }  // namespace sandbox

@@ -37,6 +37,7 @@
 #include <actionhost/common/user_entry.hpp>
 
 #include "cgroups.hpp"
+#include "control_server.hpp"
 #include "disk_mount.hpp"
 #include "forwarder.hpp"
 #include "id_map.hpp"
@@ -62,10 +63,11 @@ struct ChildContext {
     bool switch_ids;  // the creator's ids are not mapped: take the sandbox user's (root callers)
     int go_fd;        // read end: P writes "g" once the id maps are in place, "j" once it has joined the cgroups
     int listen_fd;    // the unix socket to relay, or -1
+    int ports_fd;     // the ports socket (forwarder.hpp), or -1
     int out_fd;       // write end of the output pipe: the sandbox's stdout and stderr (output_relay.hpp)
     int out_read_fd;  // its read end, P's alone
     long rlimit_tasks;  // RLIMIT_NPROC of the main process (0: none; the pids cgroup limits it)
-    int outside_fds[3];  // the run directory's lock, the control socket, the cgroup creation lock: the machine's
+    int outside_fds[4];  // the run directory's lock, the control socket, the cgroup creation lock, the requests socket: the machine's
     const std::vector<int> *join_fds;  // the groups' files pid 1 moves itself in with (Cgroup::open_self_join_files)
 };
 
@@ -171,6 +173,7 @@ int child_main(void *arg) {
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr);
         if (ctx->listen_fd >= 0) close(ctx->listen_fd);
+        if (ctx->ports_fd >= 0) close(ctx->ports_fd);
         setsid();
         // Where no pids cgroup could be made (an unprivileged caller), the task limit as an rlimit:
         // counted per user namespace, it never touches the caller's other processes.
@@ -205,7 +208,7 @@ int child_main(void *arg) {
     // What the setup allocated and freed goes back to the machine: pid 1 idles for the sandbox's life,
     // and a thousand sandboxes hold a thousand copies of whatever it keeps.
     malloc_trim(0);
-    int status = run_event_loop(main_pid, ctx->listen_fd, o.forward_port);
+    int status = run_event_loop(main_pid, ctx->listen_fd, o.forward_port, ctx->ports_fd);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
 }
@@ -404,9 +407,13 @@ int main(int argc, char **argv) {
             return fail(e.what());
         }
     }
-    int listen_fd = -1;
+    int listen_fd = -1, ports_fd = -1, requests_fd = -1;
     try {
         if (!o.socket_path.empty()) listen_fd = make_listener(o.socket_path);
+        if (!o.ports_socket.empty()) {
+            ports_fd = make_listener(o.ports_socket);
+            requests_fd = make_listener(o.control_socket);
+        }
     } catch (const std::exception &e) {
         return fail(e.what());
     }
@@ -428,8 +435,8 @@ int main(int argc, char **argv) {
         return fail(e.what());
     }
     const std::vector<int> join_fds = cgroup ? cgroup->open_self_join_files() : std::vector<int>{};
-    ChildContext ctx{&o, &command_env, &plan, root_caller, go[0], listen_fd, out[1], out[0], pids_cgroup ? 0 : o.pids,
-                     {o.lock_fd, o.control_fd, creating->fd()}, &join_fds};
+    ChildContext ctx{&o, &command_env, &plan, root_caller, go[0], listen_fd, ports_fd, out[1], out[0], pids_cgroup ? 0 : o.pids,
+                     {o.lock_fd, o.control_fd, creating->fd(), requests_fd}, &join_fds};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
@@ -462,6 +469,7 @@ int main(int argc, char **argv) {
     close(go[1]);
     close(out[1]);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy
+    if (ports_fd >= 0) close(ports_fd);    // the same
     Supervision watch;
     watch.child = child;
     watch.child_pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
@@ -471,12 +479,17 @@ int main(int argc, char **argv) {
         kill(child, SIGKILL);  // pid 1 gone → the kernel kills the whole namespace
         if (cgroup) cgroup->thaw();
     };
+    if (requests_fd >= 0)
+        watch.start_services = [requests_fd, &o, &user_net, child](boost::asio::io_context &io) -> std::shared_ptr<void> {
+            return std::make_shared<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get(), child});
+        };
     OutputRelay relay(out[0], STDERR_FILENO);
     malloc_trim(0);  // as pid 1 does: it waits for the sandbox's whole life
     const int status = supervise(watch, relay);
     if (watch.child_pidfd >= 0) close(watch.child_pidfd);
     if (cgroup) cgroup->remove(5.0);
-    if (!o.socket_path.empty()) unlink(o.socket_path.c_str());
+    for (const std::string *path : {&o.socket_path, &o.ports_socket, &o.control_socket})
+        if (!path->empty()) unlink(path->c_str());
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
 }

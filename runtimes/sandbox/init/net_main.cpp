@@ -4,7 +4,7 @@
 // and nowhere else. A helper of its own so that libnftables is loaded only by sandboxes with a network.
 //
 //   ah-sandbox-net --pid PID --ruleset TEXT    load TEXT; exit 0, or 1 with nft's error on stderr
-//   ah-sandbox-net --pid PID --list            print the table (with its counter) as nft lists it
+//   ah-sandbox-net --pid PID --list [--json]   print the table (its counter, its refusal log) as nft lists it
 #include <fcntl.h>
 #include <nftables/libnftables.h>
 #include <sched.h>
@@ -42,10 +42,11 @@ int main(int argc, char **argv) {
     CLI::App app{"loads or lists a sandbox's egress filter"};
     int pid = 0;
     std::string ruleset;
-    bool list = false;
+    bool list = false, as_json = false;
     app.add_option("--pid", pid, "the sandbox's pid 1 (as the caller sees it)")->required()->check(CLI::PositiveNumber);
     app.add_option("--ruleset", ruleset, "the ruleset to load");
     app.add_flag("--list", list, "print the filter's table");
+    app.add_flag("--json", as_json, "with --list: in nftables' JSON");
     CLI11_PARSE(app, argc, argv);
     if (list == !ruleset.empty()) {
         std::fprintf(stderr, "ah-sandbox-net: give --ruleset or --list\n");
@@ -61,6 +62,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     nft_ctx_buffer_output(nft);
+    if (as_json) nft_ctx_output_set_flags(nft, nft_ctx_output_get_flags(nft) | NFT_CTX_OUTPUT_JSON);
     nft_ctx_buffer_error(nft);
     const std::string command = list ? std::string("list table inet ") + sandbox::kEgressTable : ruleset;
     const int rc = nft_run_cmd_from_buffer(nft, command.c_str());

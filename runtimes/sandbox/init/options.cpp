@@ -17,6 +17,8 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, bool 
     app.add_option("--rw-bind", rw_binds, "OUTSIDE:INSIDE made visible read-write (nosuid, nodev, noexec)");
     app.add_option("--socket", o.socket_path, "unix socket relayed to --forward-port inside");
     app.add_option("--forward-port", o.forward_port, "the host's port on the sandbox's loopback")->check(CLI::Range(1, 65535));
+    app.add_option("--ports-socket", o.ports_socket, "unix socket whose connections pid 1 relays to the port each names first (\"8000\\n\")");
+    app.add_option("--control-socket", o.control_socket, "unix socket of requests to the running sandbox (publish a port)");
     app.add_option("--cgroup", o.cgroup_name, "cgroup name under actionhost/");
     app.add_option("--memory-mb", o.memory_mb, "memory limit")->check(CLI::NonNegativeNumber);
     app.add_option("--pids", o.pids, "task limit")->check(CLI::NonNegativeNumber);
@@ -90,6 +92,7 @@ Options parse_options(int argc, char **argv) {
     if (o.network_mode != "internet" && (!o.allow_out.empty() || !o.deny_out.empty()))
         throw std::invalid_argument("--allow-out and --deny-out need --network-mode internet");
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
+    if (o.ports_socket.empty() != o.control_socket.empty()) throw std::invalid_argument("--ports-socket and --control-socket go together");
     if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))
         throw std::invalid_argument("--image-layer needs --upper, --work and --bundle");
     if (o.disk_image.empty() != o.disk_dir.empty()) throw std::invalid_argument("--disk and --disk-dir go together");

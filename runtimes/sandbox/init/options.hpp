@@ -17,6 +17,9 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> rw_binds;  // outside:inside, read-write (nosuid, nodev, noexec)
     std::string socket_path;       // listen here (outside) and forward to the host's TCP port inside
     int forward_port = 0;          // the host's port on the sandbox's loopback
+    // Published ports (port_publisher.hpp): pid 1 relays connections of ports_socket (outside) to the
+    // port each one names; P answers requests on control_socket (control_server.hpp). Both or neither.
+    std::string ports_socket, control_socket;
     std::string cgroup_name;       // "" → no cgroup
     long memory_mb = 0, pids = 0;  // 0 = no limit
     long tcp_memory_mb = 0;        // the memory cgroup's TCP buffer limit (cgroup v1; v2 counts it in memory)

@@ -41,7 +41,9 @@ class Supervisor {
         if (output_.is_open()) wait_output();
         if (control_.is_open()) wait_control();
         if (signals_.is_open()) wait_signal();
+        if (s_.start_services) services_ = s_.start_services(io_);
         io_.run();
+        services_.reset();
         if (!status_) {  // waitpid failed: a blocking one is all that is left
             int status = 0;
             while (::waitpid(s_.child, &status, 0) < 0 && errno == EINTR) {
@@ -157,6 +159,7 @@ class Supervisor {
     BorrowedDescriptor exit_, output_, signals_;
     Descriptor control_;
     asio::steady_timer tick_;
+    std::shared_ptr<void> services_;  // after io_: ended before it
 };
 
 }  // namespace

@@ -16,6 +16,11 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <memory>
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace sandbox {
 
@@ -28,6 +33,9 @@ struct Supervision {
     int control_fd = -1;      // the backend's control socket, or -1
     int signal_fd = -1;       // signalfd of SIGTERM, SIGINT and SIGHUP, or -1
     std::function<void()> end_sandbox;  // SIGKILL pid 1, thaw the cgroups
+    // More to serve on the supervisor's event loop while the sandbox runs (the control socket): made
+    // once the loop exists, ended before it is.
+    std::function<std::shared_ptr<void>(boost::asio::io_context &)> start_services;
 };
 
 // Runs until the child exits; returns its wait status. `relay` receives the output meanwhile.

@@ -1,6 +1,7 @@
 #include "user_net.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <actionhost/common/io/unique_fd.hpp>
@@ -60,10 +61,31 @@ std::string finish(ChildProcess &child, const std::string &name, std::chrono::st
     return name + " failed (" + status->describe() + ")" + (said.empty() ? "" : ": " + said);
 }
 
+
+// Runs `argv` to its end and returns what it printed; std::runtime_error with that when it failed or did
+// not end within 20 s. Read as it comes (a listing can be larger than a pipe holds), at most 4 MiB.
+std::string run_to_end(const std::string &program, const std::vector<std::string> &argv, const std::string &name) {
+    auto child = start(program, argv);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    std::string said;
+    char buf[16384];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        pollfd p{child->output_fd(), POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) break;
+        const ssize_t n = read(child->output_fd(), buf, sizeof buf);
+        if (n <= 0) break;
+        if (said.size() < (4u << 20)) said.append(buf, static_cast<size_t>(n));
+    }
+    const std::string why = finish(*child, name, deadline);
+    if (!why.empty()) throw std::runtime_error(why + (said.empty() ? "" : ": " + said.substr(0, 4096)));
+    return said;
+}
+
 }  // namespace
 
 UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
-    : ruleset_(egress_ruleset(machine_addresses(), policy)), helper_(program_dir() + "/ah-sandbox-net") {
+    : policy_(policy), machine_(machine_addresses()), ruleset_(egress_ruleset(machine_, policy)), helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
 
@@ -93,6 +115,16 @@ std::string UserModeNetwork::connect(pid_t pid1) const {
     } catch (const std::exception &e) {
         return e.what();
     }
+}
+
+void UserModeNetwork::change(pid_t pid1, const EgressPolicy &next) {
+    const std::string update = egress_ruleset_update(machine_, next);  // std::invalid_argument before anything runs
+    run_to_end(helper_, {helper_, "--pid", std::to_string(pid1), "--ruleset", update}, "the egress filter (ah-sandbox-net)");
+    policy_ = next;
+}
+
+RefusalLog UserModeNetwork::refusals(pid_t pid1) const {
+    return refusal_log(run_to_end(helper_, {helper_, "--pid", std::to_string(pid1), "--list", "--json"}, "the egress filter's listing (ah-sandbox-net)"));
 }
 
 }  // namespace sandbox

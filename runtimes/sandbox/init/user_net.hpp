@@ -29,7 +29,17 @@ class UserModeNetwork {
     // the helpers' run (tens of milliseconds; at most 20 s).
     std::string connect(pid_t pid1) const;
 
+    // The running sandbox's policy replaced by `next` (egress_ruleset_update: one transaction, counter
+    // and log kept). std::invalid_argument for a bad entry, std::runtime_error when the helper failed;
+    // the policy in force is then unchanged. Blocks for the helper's run (~10 ms; at most 20 s).
+    void change(pid_t pid1, const EgressPolicy &next);
+    const EgressPolicy &policy() const { return policy_; }
+    // The refusal counter and log of the running sandbox. std::runtime_error when it cannot be read.
+    RefusalLog refusals(pid_t pid1) const;
+
   private:
+    EgressPolicy policy_;
+    std::vector<std::string> machine_;
     std::string ruleset_;
     std::string helper_;
 };

@@ -192,3 +192,40 @@ TEST(Ahctl, CliRuntimeRunsInsideAhctl) {
     EXPECT_NE(r.output.find("via\nenv"), std::string::npos) << r.output;
 }
 #endif
+
+// `ahctl port`, `ahctl ui` and `ahctl net` on a kept-alive sandbox, `--publish` at start; bad words are usage errors
+// (exit 2) before any sandbox starts.
+TEST(Ahctl, PortUiNetAndPublish) {
+    TempDir dir("ahctl");
+    EXPECT_EQ(ahctl(dir, "-r sandbox --publish 1:2:3:4 run -- true").code, 2);
+    EXPECT_EQ(ahctl(dir, "-r sandbox --publish 0 run -- true").code, 2);
+    EXPECT_EQ(ahctl(dir, "-r sandbox --publish http run -- true").code, 2);
+    EXPECT_EQ(ahctl(dir, "port 8000").code, 2);  // no sandbox named
+    Result started = ahctl(dir, "-r sandbox -q --publish 8000 start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    EXPECT_NE(started.err.find("port 8000 of " + sid + " is published at 127.0.0.1:"), std::string::npos) << started.err;
+    Result published = ahctl(dir, "-q -s " + sid + " port 9000");
+    EXPECT_EQ(published.code, 0) << published.err;
+    EXPECT_EQ(published.out.rfind("127.0.0.1:", 0), 0u) << published.out;
+    Result again = ahctl(dir, "-q port " + sid + " 9000");  // the session as the first word
+    EXPECT_EQ(again.code, 1);
+    EXPECT_NE(again.err.find("already published"), std::string::npos) << again.err;
+    Result listed = ahctl(dir, "-q -s " + sid + " port");
+    EXPECT_NE(listed.out.find("8000 127.0.0.1:"), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find("9000 " + published.out), std::string::npos) << listed.out;
+    EXPECT_EQ(ahctl(dir, "-q -s " + sid + " port --rm 9000 8000").code, 0);
+    EXPECT_EQ(ahctl(dir, "-q -s " + sid + " port").out.find("9000"), std::string::npos);
+    Result ui = ahctl(dir, "-q -s " + sid + " ui");
+    EXPECT_EQ(ui.code, 0) << ui.err;
+    EXPECT_EQ(ui.out.rfind("http://127.0.0.1:", 0), 0u) << ui.out;
+    EXPECT_NE(ui.out.find("/ui#key="), std::string::npos) << ui.out;
+    // net: the mode of a sandbox without a network, a policy change refused there, bad words.
+    EXPECT_EQ(ahctl(dir, "-q -s " + sid + " net").out, "mode: none\n");
+    Result no_policy = ahctl(dir, "-q net " + sid + " allow 198.51.100.2");
+    EXPECT_EQ(no_policy.code, 1);
+    EXPECT_NE(no_policy.err.find("needs \"internet\""), std::string::npos) << no_policy.err;
+    EXPECT_EQ(ahctl(dir, "-q -s " + sid + " net frob").code, 2);
+    EXPECT_EQ(ahctl(dir, "-q -s " + sid + " net allow").code, 2);
+    EXPECT_EQ(ahctl(dir, "-q stop " + sid).code, 0);
+}

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "runtime_harness.hpp"
@@ -190,4 +191,54 @@ TEST(SandboxNetwork, TrueAndFalseAreHostAndNone) {
     auto none = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", false); });
     EXPECT_NE(run(*none->runtime, "cat /etc/resolv.conf").value("content", "").find("no network"), std::string::npos);
     EXPECT_EQ(run(*none->runtime, "awk -F: 'NR > 2 { gsub(/ /, \"\", $1); print $1 }' /proc/net/dev").value("content", ""), "lo");
+}
+
+// The policy of a running sandbox changes (the client library; `ahctl net` is the same call): a deny
+// takes the test host away at once, remove gives it back, an allow list then lets only its entries out;
+// the refusals are counted and listed by destination across the changes; bad entries change nothing.
+TEST(SandboxNetwork, ThePolicyChangesWhileTheSandboxRunsAndRefusalsAreListed) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip (test host namespaces)";
+    TestHost host;
+    ASSERT_TRUE(host.ok()) << "the test host did not come up";
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
+    Runtime &rt = *s->runtime;
+    ASSERT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    json policy = rt.change_network_policy({{}, {"198.51.100.2"}, {}});
+    EXPECT_EQ(policy["deny"], json::array({"198.51.100.2/32"}));
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    EXPECT_NE(tcp_from_inside(rt, "10.0.0.1", 443), "open");
+    json now = rt.network_policy();
+    EXPECT_EQ(now["mode"], "internet");
+    const auto refused_before = now.value("refused", 0ULL);
+    EXPECT_GE(refused_before, 3u);
+    std::map<std::string, unsigned long long> log;
+    for (const auto &e : now["log"]) log[e.value("address", "") + " " + e.value("protocol", "") + " " + std::to_string(e.value("port", 0))] = e.value("packets", 0ULL);
+    EXPECT_GE(log["198.51.100.2 tcp 8080"], 2u) << now.dump();
+    EXPECT_GE(log["10.0.0.1 tcp 443"], 1u) << now.dump();
+    // Bad entries: refused with the reason, the policy in force unchanged.
+    EXPECT_THROW(rt.change_network_policy({{"pypi.org"}, {}, {}}), std::invalid_argument);
+    EXPECT_THROW(rt.change_network_policy({{}, {"10.0.0.0/33"}, {}}), std::invalid_argument);
+    EXPECT_THROW(rt.change_network_policy({{}, {}, {"192.0.2.99"}}), std::invalid_argument);
+    EXPECT_EQ(rt.network_policy()["deny"], json::array({"198.51.100.2/32"}));
+    // Removed: reachable again; the counter and the log were kept through the change.
+    rt.change_network_policy({{}, {}, {"198.51.100.2/32"}});
+    EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    EXPECT_GE(rt.network_policy().value("refused", 0ULL), refused_before);
+    // An allow list: only the test host now; the machine's end of the pair and everything else refused.
+    rt.change_network_policy({{"198.51.100.2/32"}, {}, {}});
+    EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    EXPECT_NE(tcp_from_inside(rt, "192.0.2.1", 80), "open");
+}
+
+// A sandbox without the internet has no policy to change: said plainly, nothing happens.
+TEST(SandboxNetwork, APolicyChangeNeedsTheInternetMode) {
+    auto s = start_runtime("sandbox");
+    EXPECT_EQ(s->runtime->network_policy()["mode"], "none");
+    try {
+        s->runtime->change_network_policy({{"198.51.100.2"}, {}, {}});
+        ADD_FAILURE() << "a policy was changed on a sandbox without a network";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("needs \"internet\""), std::string::npos) << e.what();
+    }
 }

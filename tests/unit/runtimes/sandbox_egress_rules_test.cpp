@@ -32,21 +32,61 @@ TEST(SandboxEgressRules, TheMachineAndThePrivateRangesAreRefusedByDefault) {
                               "127.0.0.0/8", "192.0.2.2/32", "fc00::/7", "fe80::/10", "::ffff:0:0/96", "fd00::2/128"})
         EXPECT_NE(r.find(range), std::string::npos) << range << " missing from\n" << r;
     // The sandbox's own loopback and its resolver come before any refusal.
-    EXPECT_LT(r.find("oifname \"lo\" accept"), r.find("reject"));
-    EXPECT_LT(r.find("th dport 53 accept"), r.find("reject"));
-    EXPECT_EQ(r.find("meta nfproto"), std::string::npos) << "no allow list: the rest goes out";
+    const size_t output = r.find("chain output");
+    ASSERT_NE(output, std::string::npos) << r;
+    EXPECT_LT(r.find("oifname \"lo\" accept", output), r.find("jump refuse", output));
+    EXPECT_LT(r.find("th dport 53 accept", output), r.find("jump refuse", output));
+    EXPECT_EQ(r.find("meta nfproto { ipv4, ipv6 }"), std::string::npos) << "no allow list: the rest goes out";
+    // Every refusal is noted without a verdict of its own, then counted and rejected.
+    const size_t refuse = r.find("chain refuse");
+    ASSERT_NE(refuse, std::string::npos) << r;
+    EXPECT_LT(r.find("add @refused4", refuse), r.find("counter name refused reject", refuse));
 }
 
 TEST(SandboxEgressRules, AnAllowListLetsOnlyItsEntriesOutAndDenyComesFirst) {
     const std::string r = egress_ruleset({"192.0.2.2"}, {{"10.9.0.0/16", "2001:db8::/32"}, {"10.9.9.9"}});
     const size_t deny = r.find("ip daddr { 10.9.9.9/32 }"), allow = r.find("ip daddr { 10.9.0.0/16 } accept"),
-                 rest = r.find("meta nfproto { ipv4, ipv6 } counter name refused reject");
+                 rest = r.find("meta nfproto { ipv4, ipv6 } jump refuse");
     ASSERT_NE(deny, std::string::npos) << r;
     ASSERT_NE(allow, std::string::npos) << r;
     ASSERT_NE(rest, std::string::npos) << r;
     EXPECT_LT(deny, allow);
     EXPECT_LT(allow, rest);
     EXPECT_THROW(egress_ruleset({}, {{"*.github.com"}, {}}), std::invalid_argument);
+}
+
+// The update of a running sandbox's policy: its output chain flushed and refilled in one transaction,
+// nothing else of the table touched (counter and log kept); a bad entry throws before any text exists.
+TEST(SandboxEgressRules, AnUpdateReplacesOnlyTheOutputChain) {
+    const std::string u = egress_ruleset_update({"192.0.2.2"}, {{}, {"203.0.113.0/24"}});
+    EXPECT_EQ(u.rfind("flush chain inet actionhost_egress output\n", 0), 0u) << u;
+    EXPECT_NE(u.find("add rule inet actionhost_egress output ip daddr { 203.0.113.0/24 } jump refuse"), std::string::npos) << u;
+    EXPECT_EQ(u.find("table inet actionhost_egress {"), std::string::npos) << u;
+    EXPECT_EQ(u.find("delete"), std::string::npos) << u;
+    EXPECT_EQ(u.find("type filter hook"), std::string::npos) << "the chain keeps its hook: " << u;
+    EXPECT_THROW(egress_ruleset_update({}, {{}, {"10.0.0.0/8 } ; flush ruleset"}}), std::invalid_argument);
+}
+
+// The log as nftables' JSON lists it: the counter and both sets' elements with their packets; anything
+// that is not that JSON is an error, never an empty log.
+TEST(SandboxEgressRules, TheRefusalLogIsReadFromNftablesJson) {
+    const std::string listed = R"({"nftables": [{"metainfo": {"version": "1.0.6"}},
+      {"table": {"family": "inet", "name": "actionhost_egress", "handle": 1}},
+      {"counter": {"family": "inet", "name": "refused", "table": "actionhost_egress", "handle": 2, "packets": 7, "bytes": 389}},
+      {"set": {"family": "inet", "name": "refused4", "table": "actionhost_egress", "type": ["ipv4_addr", "inet_proto", "inet_service"],
+               "elem": [{"elem": {"val": {"concat": ["10.1.2.3", "tcp", 80]}, "counter": {"packets": 4, "bytes": 240}}},
+                        {"elem": {"val": {"concat": ["10.7.7.7", "udp", 53]}, "counter": {"packets": 1, "bytes": 29}}}]}},
+      {"set": {"family": "inet", "name": "refused6", "table": "actionhost_egress", "type": ["ipv6_addr", "inet_proto", "inet_service"]}}]})";
+    const RefusalLog log = refusal_log(listed);
+    EXPECT_EQ(log.refused, 7u);
+    ASSERT_EQ(log.destinations.size(), 2u);
+    EXPECT_EQ(log.destinations[0].address, "10.1.2.3");
+    EXPECT_EQ(log.destinations[0].protocol, "tcp");
+    EXPECT_EQ(log.destinations[0].port, 80);
+    EXPECT_EQ(log.destinations[0].packets, 4u);
+    EXPECT_EQ(log.destinations[1].protocol, "udp");
+    EXPECT_THROW(refusal_log("table inet actionhost_egress {"), std::runtime_error);
+    EXPECT_THROW(refusal_log("{}"), std::runtime_error);
 }
 
 namespace {
@@ -103,6 +143,14 @@ TEST(SandboxEgressRules, RealNftablesLoadsTheRulesetIntoASandboxLikeNamespace) {
     EXPECT_NE(listed.find("counter refused"), std::string::npos) << listed;
     EXPECT_NE(listed.find("198.51.100.0/24"), std::string::npos) << "the second load replaced the first:\n" << listed;
     EXPECT_EQ(listed.find("10.1.2.3"), std::string::npos) << listed;
+    // A live change (as ahctl net makes it), then the listing nftables gives in JSON, read as the log.
+    auto [rc5, out5] = run(net + " --ruleset " + quote(egress_ruleset_update({"192.0.2.2"}, {{}, {"203.0.113.0/24"}})));
+    EXPECT_EQ(rc5, 0) << out5;
+    auto [rc6, as_json] = run(net + " --list --json");
+    EXPECT_EQ(rc6, 0) << as_json;
+    EXPECT_NE(as_json.find("203.0.113.0"), std::string::npos) << as_json;
+    EXPECT_EQ(as_json.find("198.51.100.0"), std::string::npos) << "the update replaced the rules:\n" << as_json;
+    EXPECT_NO_THROW(refusal_log(as_json)) << as_json;
     auto [rc4, out4] = run(net + " --ruleset 'this is not nft'");
     EXPECT_NE(rc4, 0);
     EXPECT_NE(out4.find("nftables refused"), std::string::npos) << out4;

@@ -2,6 +2,8 @@
 
 #include <actionhost/ext/runtime_reclaim.h>
 #include <actionhost/ext/runtime_recovery.h>
+#include <actionhost/ext/runtime_network.h>
+#include <actionhost/ext/runtime_ports.h>
 #include <actionhost/ext/runtime_snapshot.h>
 
 #include <cstdlib>
@@ -167,12 +169,68 @@ ah_status_t c_thaw_layer(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) {
 void c_free_string(ah_runtime_t *, char *text) { std::free(text); }
 const ah_ext_runtime_snapshot_t kSnapshot = {sizeof(ah_ext_runtime_snapshot_t), c_freeze_layer, c_thaw_layer, c_free_string};
 
+// Copies `text` for the caller of the C ABI (freed with c_free_string).
+void hand_out(const std::string &text, char **out) {
+    *out = ::strdup(text.c_str());
+    if (*out == nullptr) throw std::bad_alloc();
+}
+// barrier for a request whose std::invalid_argument is the caller's mistake (a port already published).
+template <class F>
+ah_status_t request_barrier(ah_runtime_t *rt, F &&f) {
+    ah_status_t invalid = AH_OK;
+    const ah_status_t st = barrier(rt, [&](Wrapper &w) {
+        try {
+            f(w);
+        } catch (const std::invalid_argument &e) {
+            w.host->set_error(w.host, e.what());
+            invalid = AH_ERR_INVALID_ARGUMENT;
+        }
+    });
+    return invalid != AH_OK ? invalid : st;
+}
+ah_status_t c_publish(ah_runtime_t *rt, uint16_t port, uint16_t machine_port, const char *address, char **out_address) {
+    return request_barrier(rt, [=](Wrapper &w) {
+        if (out_address == nullptr) throw std::invalid_argument("publish: out_address is NULL");
+        *out_address = nullptr;
+        hand_out(w.backend->publish_port(port, machine_port, address ? address : ""), out_address);
+    });
+}
+ah_status_t c_unpublish(ah_runtime_t *rt, uint16_t port) {
+    return request_barrier(rt, [port](Wrapper &w) { w.backend->unpublish_port(port); });
+}
+ah_status_t c_list_ports(ah_runtime_t *rt, char **out_json) {
+    return barrier(rt, [out_json](Wrapper &w) {
+        if (out_json == nullptr) throw std::invalid_argument("list: out_json is NULL");
+        *out_json = nullptr;
+        hand_out(w.backend->published_ports(), out_json);
+    });
+}
+const ah_ext_runtime_ports_t kPorts = {sizeof(ah_ext_runtime_ports_t), c_publish, c_unpublish, c_list_ports, c_free_string};
+
+ah_status_t c_get_policy(ah_runtime_t *rt, char **out_json) {
+    return barrier(rt, [out_json](Wrapper &w) {
+        if (out_json == nullptr) throw std::invalid_argument("get_policy: out_json is NULL");
+        *out_json = nullptr;
+        hand_out(w.backend->network_policy(), out_json);
+    });
+}
+ah_status_t c_change_policy(ah_runtime_t *rt, const char *change_json, char **out_json) {
+    return request_barrier(rt, [=](Wrapper &w) {
+        if (out_json == nullptr || change_json == nullptr) throw std::invalid_argument("change_policy: a NULL argument");
+        *out_json = nullptr;
+        hand_out(w.backend->change_network_policy(change_json), out_json);
+    });
+}
+const ah_ext_runtime_network_t kNetwork = {sizeof(ah_ext_runtime_network_t), c_get_policy, c_change_policy, c_free_string};
+
 const void *c_get_extension(const ah_runtime_t *rt, const char *id) {
     if (!rt || !id) return nullptr;
     const Wrapper *w = static_cast<const Wrapper *>(rt->runtime_data);
     if (std::string(id) == AH_EXT_RUNTIME_RECOVERY && w->backend->handles_sandbox_errors()) return &kRecovery;
     if (std::string(id) == AH_EXT_RUNTIME_RECLAIM && w->backend->reclaims_sandboxes()) return &kReclaim;
     if (std::string(id) == AH_EXT_RUNTIME_SNAPSHOT && w->backend->takes_snapshots()) return &kSnapshot;
+    if (std::string(id) == AH_EXT_RUNTIME_PORTS && w->backend->publishes_ports()) return &kPorts;
+    if (std::string(id) == AH_EXT_RUNTIME_NETWORK && w->backend->has_network_policy()) return &kNetwork;
     try {
         return w->backend->extension(id);
     } catch (...) {

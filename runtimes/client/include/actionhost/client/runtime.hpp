@@ -46,6 +46,17 @@ struct RuntimeOptions {
     WirePolicy wire_policy;              // timeouts/retries; default_action_timeout_s = sandbox.timeout
 };
 
+// A change of a running sandbox's egress policy (Runtime::change_network_policy): CIDRs.
+struct EgressChange {
+    std::vector<std::string> allow, deny, remove;
+};
+
+// A TCP port of the sandbox reachable from this machine (Runtime::publish_port).
+struct PublishedPort {
+    int port = 0;         // the sandbox's
+    std::string address;  // where this machine reaches it: "127.0.0.1:41234", "[::1]:8080"
+};
+
 class Runtime {
   public:
     // Resolves the runtime name (config core.runtime; when it was never set and no Docker engine
@@ -82,6 +93,31 @@ class Runtime {
     // name` then start from it (a fork). Returns the new manifest's digest. Throws RuntimeError (a
     // runtime without snapshots, a sandbox without an image, no freezer for an unprivileged caller).
     std::string snapshot(const std::string &name);
+
+    // --- published ports (sdk ext/runtime_ports.h): a TCP port of the sandbox reachable from here ----
+    // Publishes the sandbox's `port` at `address` (an IP address of this machine) and `machine_port`
+    // (0: a free one) for as long as the sandbox runs; returns where it is reached ("127.0.0.1:41234").
+    // Throws std::invalid_argument (a port out of range, already published, not an IP address) and
+    // RuntimeError (not connected, a runtime that cannot publish ports, the machine's port taken).
+    std::string publish_port(int port, int machine_port = 0, const std::string &address = "127.0.0.1");
+    // Stops publishing `port`; its open connections close. Throws as publish_port.
+    void unpublish_port(int port);
+    // The ports published now, in port order. Throws RuntimeError as publish_port.
+    std::vector<PublishedPort> published_ports();
+    // The web view's address from this machine (http://HOST:PORT/ui): the host's own URL when it is
+    // reached over TCP, else its port published on 127.0.0.1 for the purpose (kept until the sandbox
+    // ends; a second call reuses it). Throws RuntimeError.
+    std::string web_view_url();
+
+    // --- the egress policy of a sandbox on the internet (sdk ext/runtime_network.h) ---------------
+    // {"mode", "allow", "deny", "refused": N, "log": [{"address", "protocol", "port", "packets"}]}
+    // (the lists, counter and log for network = "internet" only). Throws RuntimeError (not connected, a
+    // runtime without an egress policy).
+    nlohmann::json network_policy();
+    // Changes it while the sandbox runs, all or nothing (an entry allowed leaves the deny list and the
+    // reverse; `remove` takes entries out of either); returns the policy now, without the log. Throws
+    // std::invalid_argument (an entry that is not a CIDR, a sandbox not on the internet) and RuntimeError.
+    nlohmann::json change_network_policy(const EgressChange &change);
     // Ends the session: the backend stops the sandbox, or keeps it when sandbox.keep_runtime_alive
     // (then a record is left for `ahctl ps` / `ahctl stop`). Idempotent.
     void close();

@@ -65,6 +65,27 @@ class Backend {
     virtual bool takes_snapshots() const { return false; }
     virtual std::string freeze_layer() { throw Unsupported("this runtime cannot take snapshots"); }
     virtual void thaw_layer() {}
+    // Published ports (sdk ext/runtime_ports.h): a backend that can carry connections from the machine
+    // to a port of its sandbox says so. publish_port returns "127.0.0.1:41234"; published_ports a JSON
+    // array [{"port", "address"}].
+    virtual bool publishes_ports() const { return false; }
+    virtual std::string publish_port(int port, int machine_port, const std::string &address) {
+        (void)port, (void)machine_port, (void)address;
+        throw Unsupported("this runtime cannot publish ports");
+    }
+    virtual void unpublish_port(int port) {
+        (void)port;
+        throw Unsupported("this runtime cannot publish ports");
+    }
+    virtual std::string published_ports() { throw Unsupported("this runtime cannot publish ports"); }
+    // The egress policy of a running sandbox (sdk ext/runtime_network.h): JSON text both ways; a bad
+    // change throws std::invalid_argument.
+    virtual bool has_network_policy() const { return false; }
+    virtual std::string network_policy() { throw Unsupported("this runtime has no egress policy"); }
+    virtual std::string change_network_policy(const std::string &change_json) {
+        (void)change_json;
+        throw Unsupported("this runtime has no egress policy");
+    }
     // Other optional capabilities by id (ah_runtime_t.get_extension); the table must outlive the runtime.
     virtual const void *extension(const std::string &id) const {
         (void)id;
