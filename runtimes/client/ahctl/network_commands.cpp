@@ -180,7 +180,7 @@ int cmd_net(const Options &given, OpenRuntime open) {
         std::cout << actionhost::common::dump_json(verb == "log" ? policy.value("log", nlohmann::json::array()) : policy, 2) << "\n";
         return kOk;
     }
-    const auto text = [](const nlohmann::json &v) { return actionhost::common::printable_for_terminal(v.is_string() ? v.get<std::string>() : v.dump()); };
+    const auto text = [](const nlohmann::json &v) { return actionhost::common::printable_for_terminal(v.is_string() ? v.get<std::string>() : actionhost::common::dump_json(v)); };
     if (verb == "log") {
         auto log = policy.value("log", nlohmann::json::array());
         std::sort(log.begin(), log.end(), [](const nlohmann::json &a, const nlohmann::json &b) { return a.value("packets", 0) > b.value("packets", 0); });

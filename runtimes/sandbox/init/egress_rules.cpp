@@ -157,7 +157,7 @@ RefusalLog refusal_log(const std::string &nft_json) {
             const auto &c = val["concat"];
             RefusedDestination d;
             d.address = c[0].is_string() ? c[0].get<std::string>() : "";
-            d.protocol = c[1].is_string() ? c[1].get<std::string>() : c[1].dump();
+            d.protocol = c[1].is_string() ? c[1].get<std::string>() : "";
             d.port = c[2].is_number_integer() ? c[2].get<int>() : 0;
             if (elem.is_object() && elem.contains("counter") && elem["counter"].is_object()) d.packets = elem["counter"].value("packets", 0ULL);
             log.destinations.push_back(d);
