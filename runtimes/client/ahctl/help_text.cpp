@@ -257,8 +257,9 @@ const std::map<std::string, std::string> &pages() {
          "Prints the address of the kept-alive sandbox's web view (a terminal, the workspace's files, the\n"
          "newest screenshot) with its key: http://127.0.0.1:PORT/ui#key=KEY. The page signs in with the key\n"
          "and drops it from the address. A sandbox without the machine's network gets its host's port\n"
-         "published for this (kept until it ends). --open also hands the address to xdg-open; the key is then\n"
-         "in that command line for as long as it runs.\n\n"
+         "published for this (kept until it ends; the API behind it still needs the key). --open also opens it\n"
+         "in the desktop's browser through a private page (/tmp/ahctl-ui-*/open.html, yours alone), never\n"
+         "putting the key in a command line.\n\n"
          "Example:\n  ahctl -s $SID ui --open\n"},
         {"net",
          "Usage: ahctl -s SID net [--json]\n"

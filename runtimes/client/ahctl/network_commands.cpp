@@ -5,8 +5,14 @@
 #include <actionhost/common/process/child_process.hpp>
 #include <actionhost/common/text.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -131,9 +137,23 @@ int cmd_ui(const Options &given, OpenRuntime open) {
     rt->close();
     std::cout << url << "\n";
     if (o.named.count("--open")) {
-        // xdg-open hands the address to the desktop's browser and returns.
+        // Never the key in a command line (any local user reads those): the browser is handed a private
+        // page (0600, in a 0700 directory of ours) that forwards to the address.
+        char dir[] = "/tmp/ahctl-ui-XXXXXX";
+        if (::mkdtemp(dir) == nullptr) {
+            std::cerr << "ahctl: could not open a browser (no private directory: " << std::strerror(errno) << "); the address is above\n";
+            return kActionFailed;
+        }
+        const std::string page = std::string(dir) + "/open.html";
+        {
+            std::ofstream out(page);
+            ::chmod(page.c_str(), 0600);
+            out << "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">"
+                << "<meta http-equiv=\"refresh\" content=\"0; url=" << url << "\"><title>actionhost</title>\n";
+        }
+        // xdg-open hands the page to the desktop's browser and returns.
         actionhost::common::SpawnSpec spec;
-        spec.argv = {"xdg-open", url};
+        spec.argv = {"xdg-open", page};
         spec.use_pty = false;
         spec.out = actionhost::common::Stream::null();
         spec.err = actionhost::common::Stream::null();

@@ -109,6 +109,8 @@ ControlServer::~ControlServer() = default;
 json ControlServer::answer(const json &request) {
     try {
         const std::string op = request.contains("op") && request["op"].is_string() ? request["op"].get<std::string>() : "";
+        if (op == "publish" && network_.mode == "host")
+            throw std::invalid_argument("with network = \"host\" the sandbox's ports are the machine's own: reach them at 127.0.0.1 directly");
         if (op == "publish") {
             if (!request.contains("port")) throw std::invalid_argument("publish needs the sandbox's port");
             if (request.contains("address") && !request["address"].is_string()) throw std::invalid_argument("address must be a string");
@@ -167,6 +169,7 @@ json ControlServer::network_state(bool with_log) {
     const EgressPolicy &p = network_.user_net->policy();
     out["allow"] = p.allow;
     out["deny"] = p.deny;
+    out["allow_only"] = p.allow_only;
     if (!with_log) return out;
     const RefusalLog log = network_.user_net->refusals(network_.pid1);
     out["refused"] = log.refused;
@@ -191,6 +194,7 @@ json ControlServer::change_network(const json &request) {
     for (const auto &c : allow) {
         drop(next.deny, c);
         if (!holds(next.allow, c)) next.allow.push_back(c);
+        next.allow_only = true;  // kept: emptying the list later refuses everything, never opens it
     }
     for (const auto &c : deny) {
         drop(next.allow, c);

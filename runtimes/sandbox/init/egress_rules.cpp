@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -76,29 +77,63 @@ std::string normalise_cidr(const std::string &text) {
 
 namespace {
 
+// Whether the normalised CIDR `inner` lies within the normalised CIDR `outer` (same family).
+bool within(const std::string &inner, const std::string &outer) {
+    if (is_v6(inner) != is_v6(outer)) return false;
+    const int family = is_v6(inner) ? AF_INET6 : AF_INET;
+    const size_t si = inner.find('/'), so = outer.find('/');
+    const int pi = std::stoi(inner.substr(si + 1)), po = std::stoi(outer.substr(so + 1));
+    if (pi < po) return false;
+    unsigned char a[sizeof(in6_addr)] = {}, b[sizeof(in6_addr)] = {};
+    if (inet_pton(family, inner.substr(0, si).c_str(), a) != 1 || inet_pton(family, outer.substr(0, so).c_str(), b) != 1) return false;
+    for (int bit = 0; bit < po; ++bit)
+        if (((a[bit / 8] ^ b[bit / 8]) & (0x80 >> (bit % 8))) != 0) return false;
+    return true;
+}
+
 // The output chain's rules, one nft statement each: what both the whole ruleset and its update write.
+// In this order:
+//   1. the sandbox's loopback, neighbour discovery: accepted;
+//   2. the policy's deny entries: refused (the resolver too, if one names it);
+//   3. the machine itself — its interfaces' addresses, loopback, v4-mapped IPv6: refused whatever the
+//      allow entries say (the sandbox never reaches the machine);
+//   4. DNS to the sandbox's resolver: accepted;
+//   5. allow entries inside a range refused by default (10.1.0.0/16 within 10/8): accepted — an explicit
+//      entry opens that much of the range;
+//   6. the ranges refused by default (private, link-local and metadata, multicast, reserved): refused —
+//      so an entry reaching beyond them (0.0.0.0/0) opens only public space;
+//   7. the other allow entries: accepted;
+//   8. with an allow list (allow_only): everything else refused.
 std::vector<std::string> output_rules(const std::vector<std::string> &machine, const EgressPolicy &policy) {
-    std::vector<std::string> allow4, allow6, deny4, deny6, refuse4(std::begin(kRefused4), std::end(kRefused4)),
-        refuse6(std::begin(kRefused6), std::end(kRefused6));
-    for (const auto &a : policy.allow) (is_v6(a) ? allow6 : allow4).push_back(normalise_cidr(a));
+    std::vector<std::string> deny4, deny6, hard4 = {"127.0.0.0/8"}, hard6 = {"::1/128", "::ffff:0:0/96"},
+                                           refuse4(std::begin(kRefused4), std::end(kRefused4)),
+                                           refuse6(std::begin(kRefused6), std::end(kRefused6)), inside4, inside6, public4, public6;
     for (const auto &d : policy.deny) (is_v6(d) ? deny6 : deny4).push_back(normalise_cidr(d));
-    for (const auto &m : machine) (is_v6(m) ? refuse6 : refuse4).push_back(normalise_cidr(m));
-    std::vector<std::string> r = {
-        "type filter hook output priority 0; policy accept;",
-        "oifname \"lo\" accept",
-        std::string("ip daddr ") + kSandboxDnsAddress + " meta l4proto { tcp, udp } th dport 53 accept",
-        // IPv6 cannot work without neighbour discovery (to link-local and multicast addresses).
-        "icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept"};
-    if (!deny4.empty()) r.push_back("ip daddr { " + join(deny4) + " } jump refuse");
-    if (!deny6.empty()) r.push_back("ip6 daddr { " + join(deny6) + " } jump refuse");
-    if (!allow4.empty()) r.push_back("ip daddr { " + join(allow4) + " } accept");
-    if (!allow6.empty()) r.push_back("ip6 daddr { " + join(allow6) + " } accept");
-    if (!policy.allow.empty()) {
-        r.push_back("meta nfproto { ipv4, ipv6 } jump refuse");
-    } else {
-        r.push_back("ip daddr { " + join(refuse4) + " } jump refuse");
-        r.push_back("ip6 daddr { " + join(refuse6) + " } jump refuse");
+    for (const auto &m : machine) (is_v6(m) ? hard6 : hard4).push_back(normalise_cidr(m));
+    for (const auto &entry : policy.allow) {
+        const std::string a = normalise_cidr(entry);
+        const auto &ranges = is_v6(a) ? refuse6 : refuse4;
+        const bool inside = std::any_of(ranges.begin(), ranges.end(), [&](const std::string &r) { return within(a, normalise_cidr(r)); });
+        (is_v6(a) ? (inside ? inside6 : public6) : (inside ? inside4 : public4)).push_back(a);
     }
+    std::vector<std::string> r = {"type filter hook output priority 0; policy accept;", "oifname \"lo\" accept",
+                                  // IPv6 cannot work without neighbour discovery (to link-local and multicast addresses).
+                                  "icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept"};
+    const auto add = [&r](const char *match, const std::vector<std::string> &set, const char *verdict) {
+        if (!set.empty()) r.push_back(std::string(match) + " { " + join(set) + " } " + verdict);
+    };
+    add("ip daddr", deny4, "jump refuse");
+    add("ip6 daddr", deny6, "jump refuse");
+    add("ip daddr", hard4, "jump refuse");
+    add("ip6 daddr", hard6, "jump refuse");
+    r.push_back(std::string("ip daddr ") + kSandboxDnsAddress + " meta l4proto { tcp, udp } th dport 53 accept");
+    add("ip daddr", inside4, "accept");
+    add("ip6 daddr", inside6, "accept");
+    add("ip daddr", refuse4, "jump refuse");
+    add("ip6 daddr", refuse6, "jump refuse");
+    add("ip daddr", public4, "accept");
+    add("ip6 daddr", public6, "accept");
+    if (policy.allow_only || !policy.allow.empty()) r.push_back("meta nfproto { ipv4, ipv6 } jump refuse");
     return r;
 }
 

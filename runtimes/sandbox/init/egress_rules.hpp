@@ -9,8 +9,11 @@
 //   - loopback, "this network", link-local (169.254/16, fe80::/10), multicast and reserved ranges;
 //   - by default the private ranges 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7;
 // and lets through only the sandbox's own loopback, the DNS forwarder's address (port 53), and the
-// neighbour discovery IPv6 needs. `allow` entries (CIDRs) go out even when they are in a refused range;
-// once any `allow` entry is given nothing else goes out. `deny` entries are refused before `allow`.
+// neighbour discovery IPv6 needs. The machine itself (its addresses, loopback) is refused whatever the
+// policy says. An `allow` entry (a CIDR) inside a range refused by default opens that much of it (an
+// entry reaching beyond such ranges, 0.0.0.0/0, opens only public space); once the policy has had an
+// `allow` entry nothing else goes out, even when its entries are removed again. `deny` entries come
+// first of all.
 // A refusal is a TCP reset / ICMP "administratively prohibited" at once, never a hang, and is counted;
 // where refused TCP and UDP went is kept in two sets of the table (address, protocol, port, packets),
 // read back as the refusal log.
@@ -24,6 +27,9 @@ namespace sandbox {
 struct EgressPolicy {
     std::vector<std::string> allow;  // CIDRs ("203.0.113.0/24", "2001:db8::/32") or single addresses
     std::vector<std::string> deny;
+    // Only `allow` goes out: set by any allow entry and kept when the list empties again (removing the
+    // last entry must not open the internet); then nothing goes out.
+    bool allow_only = false;
 };
 
 // The address the sandbox's resolver is (pasta forwards DNS sent there to the machine's resolver).

@@ -103,8 +103,14 @@ class Loop {
     void accept_next() {
         auto pair = std::make_shared<Pair>(io_);
         acceptor_.async_accept(pair->client, [this, pair](const boost::system::error_code &ec) {
-            if (!ec) relay(pair);
-            accept_next();
+            if (ec == asio::error::operation_aborted) return;
+            if (!ec) {
+                relay(pair);
+                return accept_next();
+            }
+            // Out of descriptors, say: tried again in 100 ms, never in a busy loop.
+            auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
+            timer->async_wait([this, timer](const boost::system::error_code &) { accept_next(); });
         });
     }
 
@@ -147,8 +153,10 @@ class Loop {
 
     // A published port's server is the sandbox's: its backlog may be full or never drained, and a
     // connect to it would then wait for SYN retries. Made without waiting here (the loop also serves the
-    // host's socket and reaps): 127.0.0.1 first, then ::1 for a server that listens there only. The
-    // client's end closes with `pair` when neither answers.
+    // host's socket and reaps): 127.0.0.1 first, then ::1 for a server that listens there only — never
+    // for the host's own port, which another user of the sandbox could take on ::1 while the host is
+    // down and so receive what a browser sends the web view. The client's end closes with `pair` when
+    // nothing answers.
     void connect_published(const std::shared_ptr<Pair> &pair, int port, std::string first, bool v6 = false) {
         const auto address = v6 ? asio::ip::address(asio::ip::address_v6::loopback()) : asio::ip::address(asio::ip::address_v4::loopback());
         pair->host.async_connect(tcp::endpoint(address, static_cast<unsigned short>(port)),
@@ -156,7 +164,8 @@ class Loop {
                                      if (!ec) return start_relay(pair, std::move(first));
                                      boost::system::error_code ignored;
                                      pair->host.close(ignored);
-                                     if (!v6 && ec != asio::error::operation_aborted) connect_published(pair, port, std::move(first), true);
+                                     if (!v6 && port != port_ && ec != asio::error::operation_aborted)
+                                         connect_published(pair, port, std::move(first), true);
                                  });
     }
 

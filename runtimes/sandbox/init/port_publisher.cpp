@@ -98,6 +98,15 @@ std::vector<Publication> PortPublisher::list() const {
     return out;
 }
 
+size_t PortPublisher::live_connections() {
+    size_t live = 0;
+    for (auto &[port, l] : listeners_) {
+        std::erase_if(l->connections, [](const std::weak_ptr<Connection> &w) { return w.expired(); });
+        live += l->connections.size();
+    }
+    return live;
+}
+
 void PortPublisher::accept_next(const std::shared_ptr<Listener> &l) {
     auto c = std::make_shared<Connection>(io_);
     l->acceptor.async_accept(c->client, [this, l, c](const boost::system::error_code &ec) {
@@ -108,8 +117,11 @@ void PortPublisher::accept_next(const std::shared_ptr<Listener> &l) {
                 if (!l->closed) accept_next(l);
             });
         }
-        std::erase_if(l->connections, [](const std::weak_ptr<Connection> &w) { return w.expired(); });
         boost::system::error_code e;
+        if (live_connections() >= kMaxConnections) {
+            c->client.close(e);
+            return accept_next(l);
+        }
         c->client.set_option(tcp::no_delay(true), e);
         // Without waiting: a pid 1 that does not accept (a paused sandbox) fails this one connection.
         c->inside.open(Local(), e);

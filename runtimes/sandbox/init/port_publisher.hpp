@@ -41,6 +41,10 @@ class PortPublisher {
     std::vector<Publication> list() const;
 
     static constexpr size_t kMaxPublications = 256;
+    // Connections carried at once, all ports together: any local user can connect to a published port,
+    // and each connection holds descriptors here and in pid 1. Past the cap a new one is closed at once,
+    // so the control socket and the relays already open keep working.
+    static constexpr size_t kMaxConnections = 256;
 
   private:
     struct Listener;
@@ -49,6 +53,7 @@ class PortPublisher {
     boost::asio::io_context &io_;
     std::string ports_socket_;
     std::map<int, std::shared_ptr<Listener>> listeners_;  // by the sandbox's port
+    size_t live_connections();
 };
 
 }  // namespace sandbox

@@ -85,7 +85,7 @@ std::string run_to_end(const std::string &program, const std::vector<std::string
 }  // namespace
 
 UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
-    : policy_(policy), machine_(machine_addresses()), ruleset_(egress_ruleset(machine_, policy)), helper_(program_dir() + "/ah-sandbox-net") {
+    : policy_{policy.allow, policy.deny, policy.allow_only || !policy.allow.empty()}, machine_(machine_addresses()), ruleset_(egress_ruleset(machine_, policy_)), helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
 

@@ -1,5 +1,6 @@
 // ahctl end to end on the local and sandbox runtimes: exit codes, JSON lines, progress, keep-alive.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <sstream>
@@ -220,6 +221,25 @@ TEST(Ahctl, PortUiNetAndPublish) {
     EXPECT_EQ(ui.code, 0) << ui.err;
     EXPECT_EQ(ui.out.rfind("http://127.0.0.1:", 0), 0u) << ui.out;
     EXPECT_NE(ui.out.find("/ui#key="), std::string::npos) << ui.out;
+    // --open: the browser (a stand-in xdg-open that records its words) gets a private page, never the key.
+    std::filesystem::create_directories(dir / "bin");
+    actionhost::testing::write_file(dir / "bin/xdg-open", "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + dir.path() + "/opened'\n");
+    std::filesystem::permissions(dir / "bin/xdg-open", std::filesystem::perms::owner_all);
+    const std::string key = ui.out.substr(ui.out.find("#key=") + 5, 32);
+    auto opened = actionhost::testing::run_process(
+        {"/bin/bash", "-c", "PATH='" + dir.path() + "/bin':$PATH HOME='" + dir.path() + "' '" + actionhost::testing::build_path("bin/ahctl") +
+                                "' --state-dir '" + dir.path() + "/state' -q -s " + sid + " ui --open"},
+        60);
+    EXPECT_EQ(opened.exit_code, 0) << opened.output;
+    const std::string page = actionhost::testing::read_file(dir / "opened");
+    EXPECT_EQ(page.find(key), std::string::npos) << "the key in xdg-open's command line";
+    ASSERT_EQ(page.rfind("/tmp/ahctl-ui-", 0), 0u) << page;
+    const std::string page_path = page.substr(0, page.find('\n'));
+    struct stat st{};
+    ASSERT_EQ(stat(page_path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_NE(actionhost::testing::read_file(page_path).find("#key=" + key), std::string::npos);
+    std::filesystem::remove_all(page_path.substr(0, page_path.rfind('/')));
     // net: the mode of a sandbox without a network, a policy change refused there, bad words.
     EXPECT_EQ(ahctl(dir, "-q -s " + sid + " net").out, "mode: none\n");
     Result no_policy = ahctl(dir, "-q net " + sid + " allow 198.51.100.2");

@@ -229,6 +229,18 @@ TEST(SandboxNetwork, ThePolicyChangesWhileTheSandboxRunsAndRefusalsAreListed) {
     rt.change_network_policy({{"198.51.100.2/32"}, {}, {}});
     EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
     EXPECT_NE(tcp_from_inside(rt, "192.0.2.1", 80), "open");
+    // The last allow entry removed: still allow-only, so nothing goes out (never the whole internet).
+    policy = rt.change_network_policy({{}, {}, {"198.51.100.2/32"}});
+    EXPECT_EQ(policy["allow_only"], true);
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    // The machine's end of the pair stays refused even when allowed by a broader entry.
+    rt.change_network_policy({{"198.51.100.0/24"}, {}, {}});
+    EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    int machine_port = 0;
+    const int machine = listen_tcp("198.51.100.1", &machine_port);
+    ASSERT_GE(machine, 0);
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.1", machine_port), "open");
+    close(machine);
 }
 
 // A sandbox without the internet has no policy to change: said plainly, nothing happens.

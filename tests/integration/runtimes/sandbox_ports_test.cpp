@@ -191,6 +191,53 @@ TEST(SandboxPorts, EveryPublicationEndsWithTheSandbox) {
     EXPECT_EQ(connect_to(at), -1);
 }
 
+// With the machine's network the sandbox's ports are the machine's: publishing is refused with the reason
+// (it would only relay to the machine's own loopback services).
+TEST(SandboxPorts, NothingIsPublishedForASandboxOnTheMachinesNetwork) {
+    auto s = sandbox("host");
+    try {
+        s->runtime->publish_port(8000);
+        ADD_FAILURE() << "a port was published with network = host";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("the machine's own"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(s->runtime->published_ports().empty());  // no app ports either: the machine's are the sandbox's
+}
+
+// Past the cap on connections carried at once, a new one is closed at once and the rest keep working:
+// the control socket still answers and a fresh connection serves once others closed.
+TEST(SandboxPorts, ConnectionsAreCappedAndTheSandboxStillAnswers) {
+    auto s = sandbox();
+    serve_inside(*s->runtime, 8000, "capped");
+    const std::string at = s->runtime->publish_port(8000);
+    std::vector<int> held;
+    for (int i = 0; i < 300; ++i) {
+        const int fd = connect_to(at);
+        if (fd >= 0) held.push_back(fd);
+    }
+    // The ones past the cap are closed by the other end: a read sees the end at once (one poll over all,
+    // up to 10 s for the closes to arrive).
+    size_t closed = 0;
+    std::vector<pollfd> fds;
+    for (int fd : held) fds.push_back({fd, POLLIN, 0});
+    for (int round = 0; round < 50 && closed + 256 < held.size(); ++round) {
+        if (poll(fds.data(), fds.size(), 200) <= 0) continue;
+        for (auto &p : fds) {
+            char byte;
+            if (p.fd >= 0 && (p.revents & (POLLIN | POLLHUP)) && read(p.fd, &byte, 1) == 0) {
+                ++closed;
+                p.fd = -p.fd - 1;  // counted once; poll skips negative descriptors
+            }
+        }
+    }
+    EXPECT_GE(closed + 256, held.size()) << closed << " of " << held.size() << " closed";
+    EXPECT_GE(s->runtime->published_ports().size(), 4u);
+    for (int fd : held) close(fd);
+    bool served = false;
+    for (int i = 0; i < 20 && !served; ++i, usleep(100000)) served = http_get(at, "/").find("capped") != std::string::npos;
+    EXPECT_TRUE(served);
+}
+
 // A kept-alive sandbox: a second client (another Runtime of the same session, as a later `ahctl`) sees
 // the first one's publication, adds its own and removes the first; the sandbox's web view is reached
 // through its host's published port, signing in with the key.
@@ -316,8 +363,8 @@ TEST(SandboxPorts, APausedSandboxNeverStallsItsSupervisor) {
     for (int fd : held) close(fd);
     s->runtime->resume();
     // The connections queued meanwhile reach the server first (python's backlog of 5 drops SYNs, which
-    // wait for their retries): the port serves again within seconds.
+    // wait for their retries) and hold the connection cap until then: the port serves again within seconds.
     bool served = false;
-    for (int i = 0; i < 10 && !served; ++i) served = http_get(at, "/").find("after-resume") != std::string::npos;
+    for (int i = 0; i < 60 && !served; ++i, usleep(250000)) served = http_get(at, "/").find("after-resume") != std::string::npos;
     EXPECT_TRUE(served);
 }

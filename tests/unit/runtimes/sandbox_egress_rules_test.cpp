@@ -31,11 +31,12 @@ TEST(SandboxEgressRules, TheMachineAndThePrivateRangesAreRefusedByDefault) {
     for (const char *range : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16",
                               "127.0.0.0/8", "192.0.2.2/32", "fc00::/7", "fe80::/10", "::ffff:0:0/96", "fd00::2/128"})
         EXPECT_NE(r.find(range), std::string::npos) << range << " missing from\n" << r;
-    // The sandbox's own loopback and its resolver come before any refusal.
+    // The sandbox's own loopback comes before any refusal, its resolver (169.254.1.1) before the refused
+    // ranges it lies in.
     const size_t output = r.find("chain output");
     ASSERT_NE(output, std::string::npos) << r;
     EXPECT_LT(r.find("oifname \"lo\" accept", output), r.find("jump refuse", output));
-    EXPECT_LT(r.find("th dport 53 accept", output), r.find("jump refuse", output));
+    EXPECT_LT(r.find("th dport 53 accept", output), r.find("169.254.0.0/16", output));
     EXPECT_EQ(r.find("meta nfproto { ipv4, ipv6 }"), std::string::npos) << "no allow list: the rest goes out";
     // Every refusal is noted without a verdict of its own, then counted and rejected.
     const size_t refuse = r.find("chain refuse");
@@ -53,6 +54,36 @@ TEST(SandboxEgressRules, AnAllowListLetsOnlyItsEntriesOutAndDenyComesFirst) {
     EXPECT_LT(deny, allow);
     EXPECT_LT(allow, rest);
     EXPECT_THROW(egress_ruleset({}, {{"*.github.com"}, {}}), std::invalid_argument);
+}
+
+// The machine is refused before any allow entry; an allow entry opens a refused range only when it lies
+// within it; one reaching beyond (0.0.0.0/0) comes after the refused ranges; the resolver is open unless
+// denied; an allow-only policy stays so with its list emptied.
+TEST(SandboxEgressRules, TheMachineStaysRefusedAndBroadAllowsOpenOnlyPublicSpace) {
+    const std::string r = egress_ruleset({"192.0.2.2", "172.17.0.1"}, {{"192.0.2.0/24", "172.16.0.0/12", "0.0.0.0/0"}, {}});
+    const size_t machine = r.find("ip daddr { 127.0.0.0/8, 192.0.2.2/32, 172.17.0.1/32 } jump refuse"),
+                 inside = r.find("ip daddr { 172.16.0.0/12 } accept"), refused = r.find("ip daddr { 0.0.0.0/8, 10.0.0.0/8"),
+                 broad = r.find("ip daddr { 192.0.2.0/24, 0.0.0.0/0 } accept"), rest = r.find("meta nfproto { ipv4, ipv6 } jump refuse");
+    ASSERT_NE(machine, std::string::npos) << r;
+    ASSERT_NE(inside, std::string::npos) << r;
+    ASSERT_NE(refused, std::string::npos) << r;
+    ASSERT_NE(broad, std::string::npos) << r;
+    ASSERT_NE(rest, std::string::npos) << r;
+    EXPECT_LT(machine, inside);
+    EXPECT_LT(inside, refused);
+    EXPECT_LT(refused, broad);
+    EXPECT_LT(broad, rest);
+    // A deny of the resolver closes DNS: deny comes before its accept.
+    const std::string d = egress_ruleset({}, {{}, {"169.254.1.1"}});
+    EXPECT_LT(d.find("ip daddr { 169.254.1.1/32 } jump refuse"), d.find("th dport 53 accept")) << d;
+    // v4-mapped and loopback IPv6 are the machine too, whatever is allowed.
+    const std::string six = egress_ruleset({"fd00::2"}, {{"::/0"}, {}});
+    EXPECT_LT(six.find("ip6 daddr { ::1/128, ::ffff:0:0/96, fd00::2/128 } jump refuse"), six.find("ip6 daddr { ::/0 } accept")) << six;
+    // Allow-only with every entry removed: nothing goes out (never the internet).
+    EgressPolicy emptied;
+    emptied.allow_only = true;
+    EXPECT_NE(egress_ruleset({}, emptied).find("meta nfproto { ipv4, ipv6 } jump refuse"), std::string::npos);
+    EXPECT_EQ(egress_ruleset({}, {}).find("meta nfproto { ipv4, ipv6 } jump refuse"), std::string::npos);
 }
 
 // The update of a running sandbox's policy: its output chain flushed and refilled in one transaction,
