@@ -277,6 +277,9 @@ class SandboxRuntime : public Backend {
             const std::string at = publish_port(port, 0, "127.0.0.1");
             log(AH_LOG_DEBUG, name + " (" + std::to_string(port) + " inside) is published at " + at);
         }
+        // ah-sandbox-init serves its control socket only once the sandbox's network is connected (pasta
+        // may finish after the host started): one request is the barrier before "ready".
+        if (network_mode_ == "internet" && app_ports.empty()) control_request(run_dir_, json{{"op", "ports"}}, 30.0);
         started_at_ = static_cast<long long>(std::time(nullptr));
         if (keep) {
             save_state();

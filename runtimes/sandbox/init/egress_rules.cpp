@@ -142,9 +142,9 @@ std::vector<std::string> output_rules(const std::vector<std::string> &machine, c
 std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy) {
     const std::vector<std::string> rules = output_rules(machine, policy);
     std::string r;
-    // Made fresh each time: "add" then "delete" removes an older one without failing when there is none.
-    r += std::string("add table inet ") + kEgressTable + "\n";
-    r += std::string("delete table inet ") + kEgressTable + "\n";
+    // Into the sandbox's fresh namespace, where no table is yet: made, never replaced (a running sandbox's
+    // policy changes with egress_ruleset_update). An "add table; delete table" head to replace an older
+    // one would cost the commit a wait for an RCU grace period: 7 ms here became 15-30 ms.
     r += std::string("table inet ") + kEgressTable + " {\n";
     r += "  counter refused {}\n";
     // Where refused TCP and UDP went, one element per destination with its own counter; once full, more

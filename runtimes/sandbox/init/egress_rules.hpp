@@ -48,7 +48,8 @@ std::string normalise_cidr(const std::string &text);
 // How many refused destinations the log keeps per address family (more are still refused and counted).
 inline constexpr int kRefusalLogSize = 1024;
 
-// The ruleset, in nft's language (one `table inet` made fresh, its previous self deleted first).
+// The ruleset, in nft's language: one `table inet`, for a namespace that has none yet (loaded twice, nft
+// would add its rules to the first's: a change goes through egress_ruleset_update).
 // std::invalid_argument for an entry of `policy` that is not a CIDR.
 std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy);
 // The same policy for a table egress_ruleset made: its output chain's rules replaced in one transaction

@@ -447,6 +447,7 @@ int main(int argc, char **argv) {
     for (int fd : join_fds) close(fd);  // pid 1 has its copies
     if (plan_workspace_mount >= 0) close(plan_workspace_mount);  // pid 1 has its copy
     const std::string proc = "/proc/" + std::to_string(child);
+    bool network_begun = false;  // the filter loaded, pasta started (user_net.hpp)
     const bool mapped = (!maps.deny_setgroups || write_file(proc + "/setgroups", "deny")) &&
                         write_file(proc + "/uid_map", maps.uid_map) && write_file(proc + "/gid_map", maps.gid_map);
     if (!mapped) {
@@ -457,8 +458,9 @@ int main(int argc, char **argv) {
         // rest P does while pid 1 builds the root, then says "joined".
         (void)!write(go[1], "g", 1);
         if (cgroup) cgroup->join_others(child);
-        const std::string unconnected = user_net ? user_net->connect(child) : "";
+        const std::string unconnected = user_net ? user_net->begin(child) : "";  // the filter loaded
         if (unconnected.empty()) {
+            network_begun = user_net != nullptr;
             (void)!write(go[1], "j", 1);
         } else {  // never a sandbox on the internet without its filter
             std::fprintf(stderr, "ah-sandbox-init: the sandbox's network: %s\n", unconnected.c_str());
@@ -470,6 +472,15 @@ int main(int argc, char **argv) {
     close(out[1]);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy
     if (ports_fd >= 0) close(ports_fd);    // the same
+    // pasta may still be configuring the namespace while pid 1 starts the host (behind its filter):
+    // waited for here, before the control socket is served — the backend asks it before it calls the
+    // sandbox ready — so nothing the user runs finds the network half made.
+    if (network_begun) {
+        if (const std::string why = user_net->finish(); !why.empty()) {
+            std::fprintf(stderr, "ah-sandbox-init: the sandbox's network: %s\n", why.c_str());
+            kill(child, SIGKILL);
+        }
+    }
     Supervision watch;
     watch.child = child;
     watch.child_pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));

@@ -47,7 +47,7 @@ std::unique_ptr<ChildProcess> start(const std::string &program, std::vector<std:
 }
 
 // "" when `child` exited 0 within the deadline, else why not (with what it printed, bounded).
-std::string finish(ChildProcess &child, const std::string &name, std::chrono::steady_clock::time_point deadline) {
+std::string wait_for(ChildProcess &child, const std::string &name, std::chrono::steady_clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     const auto status = child.wait(std::max(left, std::chrono::milliseconds(1)));
     std::string said;
@@ -77,7 +77,7 @@ std::string run_to_end(const std::string &program, const std::vector<std::string
         if (n <= 0) break;
         if (said.size() < (4u << 20)) said.append(buf, static_cast<size_t>(n));
     }
-    const std::string why = finish(*child, name, deadline);
+    const std::string why = wait_for(*child, name, deadline);
     if (!why.empty()) throw std::runtime_error(why + (said.empty() ? "" : ": " + said.substr(0, 4096)));
     return said;
 }
@@ -89,7 +89,7 @@ UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
 
-std::string UserModeNetwork::connect(pid_t pid1) const {
+std::string UserModeNetwork::begin(pid_t pid1) {
     // pasta gets the namespaces as descriptors of its own: it opens them after giving up the right to
     // look into another user's processes, and pid 1 is the sandbox's root by then.
     const std::string proc = "/proc/" + std::to_string(pid1) + "/ns/";
@@ -105,16 +105,21 @@ std::string UserModeNetwork::connect(pid_t pid1) const {
     // sandboxes keep it root (it confines itself: namespaces of its own, seccomp, no capabilities left
     // once the tap is made; see docs/security.md).
     if (geteuid() == 0) pasta.insert(pasta.end(), {"--runas", "0:0"});
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     try {
         auto filter = start(helper_, {helper_, "--pid", std::to_string(pid1), "--ruleset", ruleset_});
-        auto net = start("pasta", pasta, {user_ns.get(), net_ns.get()});
-        const std::string filtered = finish(*filter, "the egress filter (ah-sandbox-net)", deadline);
-        const std::string connected = finish(*net, "pasta (user-mode networking, Debian's passt package)", deadline);
-        return !filtered.empty() ? filtered : connected;
+        pasta_ = start("pasta", pasta, {user_ns.get(), net_ns.get()});
+        return wait_for(*filter, "the egress filter (ah-sandbox-net)", deadline_);
     } catch (const std::exception &e) {
         return e.what();
     }
+}
+
+std::string UserModeNetwork::finish() {
+    if (!pasta_) return "pasta was not started";
+    const std::string why = wait_for(*pasta_, "pasta (user-mode networking, Debian's passt package)", deadline_);
+    pasta_.reset();
+    return why;
 }
 
 void UserModeNetwork::change(pid_t pid1, const EgressPolicy &next) {

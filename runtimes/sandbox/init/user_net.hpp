@@ -8,13 +8,19 @@
 //     and DNS sent to kSandboxDnsAddress goes to the machine's resolver (--dns-forward). It quits when the
 //     namespace goes.
 //   - ah-sandbox-net loads the egress filter (egress_rules.hpp) into the namespace.
-// Both run at once, while pid 1 builds the root; a failure of either ends the start (never a sandbox on
-// the internet without its filter).
+// Both start at once, while pid 1 builds the root. pid 1 goes on (and starts the host) once the filter
+// is loaded — never a process of the sandbox before its filter — while pasta may still be configuring
+// the namespace; ah-sandbox-init then waits for pasta before it serves its control socket, which the
+// backend asks before it calls the sandbox ready. A failure of either ends the sandbox.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <memory>
 #include <string>
+
+#include <actionhost/common/process/child_process.hpp>
 
 #include "egress_rules.hpp"
 
@@ -25,9 +31,12 @@ class UserModeNetwork {
     // Everything that can be checked before the namespaces exist: the policy's entries (std::invalid_argument),
     // the helper beside this program, the machine's addresses.
     explicit UserModeNetwork(const EgressPolicy &policy);
-    // Connects the namespaces of `pid1` (P's child): "" once both are done, else what failed. Blocks for
-    // the helpers' run (tens of milliseconds; at most 20 s).
-    std::string connect(pid_t pid1) const;
+    // Starts connecting the namespaces of `pid1` (P's child) and waits for the filter: "" once it is
+    // loaded, else what failed. Blocks for the filter helper's run (~5-10 ms; at most 20 s).
+    std::string begin(pid_t pid1);
+    // Waits for pasta, started by begin: "" once the namespace is connected, else what failed (at most
+    // 20 s from begin).
+    std::string finish();
 
     // The running sandbox's policy replaced by `next` (egress_ruleset_update: one transaction, counter
     // and log kept). std::invalid_argument for a bad entry, std::runtime_error when the helper failed;
@@ -38,6 +47,8 @@ class UserModeNetwork {
     RefusalLog refusals(pid_t pid1) const;
 
   private:
+    std::unique_ptr<actionhost::common::ChildProcess> pasta_;
+    std::chrono::steady_clock::time_point deadline_;
     EgressPolicy policy_;
     std::vector<std::string> machine_;
     std::string ruleset_;

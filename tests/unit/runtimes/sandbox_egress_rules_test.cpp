@@ -135,8 +135,8 @@ std::pair<int, std::string> run(const std::string &command) {
 
 }  // namespace
 
-// Real nftables: the ruleset loads into a fresh user and network namespace (as a sandbox's are), loads
-// again over itself (a policy change), and lists its counter; overlapping entries (a machine address
+// Real nftables: the ruleset loads into a fresh user and network namespace (as a sandbox's are), is
+// replaced by an update (a policy change), and lists its counter; overlapping entries (a machine address
 // inside a refused range) are no error.
 TEST(SandboxEgressRules, RealNftablesLoadsTheRulesetIntoASandboxLikeNamespace) {
     int ready[2];
@@ -167,7 +167,8 @@ TEST(SandboxEgressRules, RealNftablesLoadsTheRulesetIntoASandboxLikeNamespace) {
     };
     auto [rc1, out1] = run(net + " --ruleset " + quote(rules));
     EXPECT_EQ(rc1, 0) << out1 << "\n" << rules;
-    auto [rc2, out2] = run(net + " --ruleset " + quote(egress_ruleset({"192.0.2.2"}, {{"198.51.100.0/24"}, {}})));
+    // A change is an update of the table the first load made.
+    auto [rc2, out2] = run(net + " --ruleset " + quote(egress_ruleset_update({"192.0.2.2"}, {{"198.51.100.0/24"}, {}})));
     EXPECT_EQ(rc2, 0) << out2;
     auto [rc3, listed] = run(net + " --list");
     EXPECT_EQ(rc3, 0) << listed;
