@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 
+#include "network_test_host.hpp"
 #include "runtime_harness.hpp"
 
 using namespace runtimes_test;
@@ -51,50 +52,6 @@ int listen_tcp(const std::string &address, int *port) {
     return fd;
 }
 
-// The test host: a network namespace with 198.51.100.2 behind a veth pair whose machine end is
-// 198.51.100.1, serving HTTP on 8080 (python3's http.server, started in it, killed by pid).
-class TestHost {
-  public:
-    TestHost() {
-        const std::string id = std::to_string(getpid() % 100000);
-        ns_ = "ahnet" + id;
-        veth_ = "ahv" + id;
-        ok_ = sh("ip netns add " + ns_) == 0 && sh("ip link add " + veth_ + "a type veth peer name " + veth_ + "b") == 0 &&
-              sh("ip link set " + veth_ + "b netns " + ns_) == 0 && sh("ip addr add 198.51.100.1/24 dev " + veth_ + "a") == 0 &&
-              sh("ip link set " + veth_ + "a up") == 0 && sh("ip -n " + ns_ + " addr add 198.51.100.2/24 dev " + veth_ + "b") == 0 &&
-              sh("ip -n " + ns_ + " link set " + veth_ + "b up") == 0 && sh("ip -n " + ns_ + " link set lo up") == 0;
-        if (!ok_) return;
-        dir_ = "/tmp/" + ns_ + "-www";
-        sh("mkdir -p " + dir_);
-        std::ofstream(dir_ + "/index.html") << "test-host-page\n";
-        server_ = fork();
-        if (server_ == 0) {
-            execlp("ip", "ip", "netns", "exec", ns_.c_str(), "/usr/bin/python3", "-m", "http.server", "8080", "--bind", "198.51.100.2",
-                   "--directory", dir_.c_str(), static_cast<char *>(nullptr));
-            _exit(127);
-        }
-        // Up to 5 s for the server to listen, seen from the machine.
-        ok_ = false;
-        for (int i = 0; i < 100 && !ok_; ++i, usleep(50000)) ok_ = sh("python3 -c \"import socket; socket.create_connection(('198.51.100.2', 8080), 1)\"") == 0;
-    }
-    ~TestHost() {
-        if (server_ > 0) {
-            kill(server_, SIGKILL);
-            waitpid(server_, nullptr, 0);
-        }
-        sh("ip netns pids " + ns_ + " | xargs -r kill -9");  // the server python under `ip netns exec`
-        sh("ip link del " + veth_ + "a");
-        sh("ip netns del " + ns_);
-        if (!dir_.empty()) sh("rm -rf " + dir_);
-    }
-    bool ok() const { return ok_; }
-
-  private:
-    std::string ns_, veth_, dir_;
-    pid_t server_ = -1;
-    bool ok_ = false;
-};
-
 // What bash inside says when it opens a TCP connection: "open" or its error.
 std::string tcp_from_inside(Runtime &rt, const std::string &address, int port) {
     return run(rt, "(exec 3<>/dev/tcp/" + address + "/" + std::to_string(port) + " && echo open) 2>&1 | tail -1", 30).value("content", "");
@@ -106,7 +63,7 @@ bool can_run() { return geteuid() == 0 && sh("command -v pasta") == 0 && sh("com
 
 TEST(SandboxNetwork, TheInternetButNeverTheMachine) {
     if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip (test host namespaces)";
-    TestHost host;
+    NetworkTestHost host;
     ASSERT_TRUE(host.ok()) << "the test host did not come up";
     int loop_port = 0, iface_port = 0;
     const int loop = listen_tcp("127.0.0.1", &loop_port), iface = listen_tcp("198.51.100.1", &iface_port);
@@ -159,7 +116,7 @@ TEST(SandboxNetwork, TheInternetButNeverTheMachine) {
 
 TEST(SandboxNetwork, AllowAndDenyListsByCidr) {
     if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip (test host namespaces)";
-    TestHost host;
+    NetworkTestHost host;
     ASSERT_TRUE(host.ok()) << "the test host did not come up";
     {
         // An allow list: only its entries go out, even from a refused range (here the test host's /32).
@@ -198,7 +155,7 @@ TEST(SandboxNetwork, TrueAndFalseAreHostAndNone) {
 // the refusals are counted and listed by destination across the changes; bad entries change nothing.
 TEST(SandboxNetwork, ThePolicyChangesWhileTheSandboxRunsAndRefusalsAreListed) {
     if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip (test host namespaces)";
-    TestHost host;
+    NetworkTestHost host;
     ASSERT_TRUE(host.ok()) << "the test host did not come up";
     auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
     Runtime &rt = *s->runtime;

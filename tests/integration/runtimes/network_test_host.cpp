@@ -1,0 +1,62 @@
+#include "network_test_host.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace runtimes_test {
+
+namespace {
+
+int sh(const std::string &command) {
+    const int status = std::system((command + " >/dev/null 2>&1").c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+NetworkTestHost::NetworkTestHost() {
+    const std::string id = std::to_string(getpid() % 100000);
+    ns_ = "ahnet" + id;
+    veth_ = "ahv" + id;
+    ok_ = sh("ip netns add " + ns_) == 0 && sh("ip link add " + veth_ + "a type veth peer name " + veth_ + "b") == 0 &&
+          sh("ip link set " + veth_ + "b netns " + ns_) == 0 && sh("ip addr add 198.51.100.1/24 dev " + veth_ + "a") == 0 &&
+          sh("ip link set " + veth_ + "a up") == 0 && sh("ip -n " + ns_ + " addr add 198.51.100.2/24 dev " + veth_ + "b") == 0 &&
+          sh("ip -n " + ns_ + " link set " + veth_ + "b up") == 0 && sh("ip -n " + ns_ + " link set lo up") == 0;
+    if (!ok_) return;
+    dir_ = "/tmp/" + ns_ + "-www";
+    sh("mkdir -p " + dir_);
+    std::ofstream(dir_ + "/index.html") << "test-host-page\n";
+    server_ = fork();
+    if (server_ == 0) {
+        const int null = open("/dev/null", O_WRONLY);  // its request log is noise in a test's output
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        execlp("ip", "ip", "netns", "exec", ns_.c_str(), "/usr/bin/python3", "-m", "http.server", "8080", "--bind", "198.51.100.2",
+               "--directory", dir_.c_str(), static_cast<char *>(nullptr));
+        _exit(127);
+    }
+    // Up to 5 s for the server to listen, seen from the machine.
+    ok_ = false;
+    for (int i = 0; i < 100 && !ok_; ++i, usleep(50000))
+        ok_ = sh("/usr/bin/python3 -c \"import socket; socket.create_connection(('198.51.100.2', 8080), 1)\"") == 0;
+}
+
+NetworkTestHost::~NetworkTestHost() {
+    if (server_ > 0) {
+        kill(server_, SIGKILL);
+        waitpid(server_, nullptr, 0);
+    }
+    sh("ip netns pids " + ns_ + " | xargs -r kill -9");  // the server python under `ip netns exec`
+    sh("ip link del " + veth_ + "a");
+    sh("ip netns del " + ns_);
+    if (!dir_.empty()) sh("rm -rf " + dir_);
+}
+
+}  // namespace runtimes_test

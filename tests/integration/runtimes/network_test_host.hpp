@@ -1,0 +1,33 @@
+// A test host for the sandbox's network, made by the test (or bench) that needs it: a network
+// namespace with 198.51.100.2 (TEST-NET-2) behind a veth pair whose machine end is 198.51.100.1,
+// serving HTTP on 8080 from a directory of its own (python3's http.server, started in the namespace
+// and killed by pid). Needs root and `ip`. Everything it made is removed by the destructor.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace runtimes_test {
+
+class NetworkTestHost {
+  public:
+    NetworkTestHost();
+    ~NetworkTestHost();
+    NetworkTestHost(const NetworkTestHost &) = delete;
+    NetworkTestHost &operator=(const NetworkTestHost &) = delete;
+
+    bool ok() const { return ok_; }
+    // The directory it serves (index.html says "test-host-page").
+    const std::string &www() const { return dir_; }
+    static constexpr const char *kAddress = "198.51.100.2";
+    static constexpr const char *kMachineEnd = "198.51.100.1";
+    static constexpr int kPort = 8080;
+
+  private:
+    std::string ns_, veth_, dir_;
+    pid_t server_ = -1;
+    bool ok_ = false;
+};
+
+}  // namespace runtimes_test
