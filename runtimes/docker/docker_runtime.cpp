@@ -218,7 +218,15 @@ class DockerRuntime : public Backend {
             ensure_image(image);
         }
 
-        bool host_network = config_bool("sandbox.use_host_network", false);
+        docker::DockerNetwork network;
+        try {
+            network = docker::docker_network(config("sandbox.network"), config("sandbox.allow_out"), config("sandbox.deny_out"),
+                                             config_bool("sandbox.use_host_network", false));
+        } catch (const std::invalid_argument &e) {
+            throw Unsupported(e.what());
+        }
+        if (!network.note.empty()) log(AH_LOG_WARNING, network.note);
+        bool host_network = network.host;
         // Published ports on the machine's loopback unless asked otherwise (OpenHands: 0.0.0.0, which
         // hands the host's port, VS Code and the agent's app ports to the whole network).
         std::string binding = config_string("sandbox.runtime_binding_address", "127.0.0.1");

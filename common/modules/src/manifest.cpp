@@ -305,6 +305,11 @@ common::Result<Manifest> parse_manifest(std::string_view json_text, const std::s
             return common::fail("\"plugin_dirs\" must be a boolean, in a runtime manifest");
         m.plugin_dirs = j.at("plugin_dirs").get<bool>();
     }
+    if (j.contains("network_keys")) {
+        if (m.kind != ModuleKind::Runtime || !j.at("network_keys").is_boolean())
+            return common::fail("\"network_keys\" must be a boolean, in a runtime manifest");
+        m.network_keys = j.at("network_keys").get<bool>();
+    }
     if (!j.contains("provides") || !j.at("provides").is_object())
         return common::fail("\"provides\" must be an object");
     if (auto r = parse_provides(j.at("provides"), m); !r) return r.as_failure();

@@ -101,9 +101,10 @@ const std::vector<Field> &sandbox_fields() {
         {"volumes", T::Str, nullptr},
         {"cuda_visible_devices", T::Str, nullptr},
         // actionhost extensions (docs/runtimes.md).
-        // sandbox: "none", "internet" (its own namespace, user-mode networking, never the machine) or "host"
-        // (the machine's network); true/false are still read as "host"/"none". Checked by the backend.
-        {"network", T::Any, "none", false},
+        // "none", "internet" (its own namespace, user-mode networking, never the machine) or "host" (the
+        // machine's network); true/false are still read as "host"/"none". Checked by the backend; unset,
+        // each backend's own default: none for sandbox, Docker's bridge for docker.
+        {"network", T::Any, nullptr},
         {"allow_out", T::List, json::array(), false},  // sandbox internet: CIDRs that may be reached; once given, only they
         {"deny_out", T::List, json::array(), false},   // sandbox internet: CIDRs that may not be reached
         {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none

@@ -53,6 +53,27 @@ std::vector<std::string> plugin_dirs_for(const RuntimeModule &mod, const std::st
     return out;
 }
 
+// [sandbox] network (but "host", which asks for nothing), allow_out and deny_out given to a backend whose
+// manifest does not say it honours them ("network_keys"): refused with the reason, never silently
+// ignored (a user who asked for no network must not get the machine's).
+void check_network_keys(const RuntimeModule &mod, const std::string &runtime_name, const Config &config) {
+    if (mod.network_keys) return;
+    std::vector<std::string> given;
+    // "host" (or true) asks for no restriction: what such a backend's sandbox has anyway.
+    const auto mode = config.get_text("sandbox.network");
+    if (config.is_explicit("sandbox.network") && mode && *mode != "host" && *mode != "true")
+        given.push_back("sandbox.network = \"" + *mode + "\"");
+    for (const char *list : {"sandbox.allow_out", "sandbox.deny_out"}) {
+        const json v = config.get(list);
+        if (v.is_array() && !v.empty()) given.push_back(list);
+    }
+    if (given.empty()) return;
+    std::string names;
+    for (const auto &g : given) names += (names.empty() ? "" : ", ") + g;
+    throw RuntimeError("Runtime " + runtime_name + " does not honour " + names +
+                       " (its sandbox's network is its provider's); unset them, or use the sandbox runtime (-r sandbox)");
+}
+
 }  // namespace
 
 std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
@@ -80,6 +101,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     for (const auto &w : registry.warnings()) s.log(common::LogLevel::Warning, w);
     const RuntimeModule &mod = registry.resolve(s.runtime_name);
     s.plugin_dirs = plugin_dirs_for(mod, s.runtime_name, s.options.plugin_dirs);
+    check_network_keys(mod, s.runtime_name, s.options.config);
     s.load_module(mod);
     s.build_host_command();
     s.build_host_view();

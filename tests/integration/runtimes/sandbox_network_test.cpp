@@ -21,6 +21,8 @@
 #include <map>
 #include <string>
 
+#include <actionhost/client/errors.hpp>
+
 #include "network_test_host.hpp"
 #include "runtime_harness.hpp"
 
@@ -210,4 +212,22 @@ TEST(SandboxNetwork, APolicyChangeNeedsTheInternetMode) {
     } catch (const std::invalid_argument &e) {
         EXPECT_NE(std::string(e.what()).find("needs \"internet\""), std::string::npos) << e.what();
     }
+}
+
+// A backend that does not honour the network keys (its manifest has no "network_keys") refuses them
+// when set, naming them, before anything starts: never a sandbox with the machine's network for a user
+// who asked for none. "host" asks for nothing and is accepted.
+TEST(SandboxNetwork, ABackendWithoutTheNetworkKeysRefusesThem) {
+    for (const auto &[key, value] : std::vector<std::pair<std::string, json>>{
+             {"sandbox.network", "none"}, {"sandbox.network", "internet"}, {"sandbox.allow_out", json::array({"198.51.100.2"})}}) {
+        try {
+            start_runtime("local", [&](Config &c) { c.set(key, value); });
+            ADD_FAILURE() << key << " was ignored by the local runtime";
+        } catch (const actionhost::client::RuntimeError &e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("does not honour"), std::string::npos) << e.what();
+        }
+    }
+    auto host = start_runtime("local", [](Config &c) { c.set("sandbox.network", "host"); });
+    EXPECT_EQ(exit_code(run(*host->runtime, "true")), 0);
 }

@@ -46,6 +46,8 @@ TEST(Manifest, RefusesWhatIsMalformed) {
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"runtimes":["r"],"http_routes":["/a"]}})", "not a field of a runtime manifest"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":[1]}})", "array of names or an object of declarations"},
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]}})", "\"provides.actions\" is not a field of a runtime manifest"},
+        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":"yes","provides":{"runtimes":["r"]}})", "\"network_keys\" must be a boolean"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":true,"provides":{"actions":["a"]}})", "in a runtime manifest"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"never_unload":"yes"})", "boolean"},
     };
     for (const auto &c : cases) {
@@ -53,6 +55,15 @@ TEST(Manifest, RefusesWhatIsMalformed) {
         ASSERT_FALSE(r) << c.json;
         EXPECT_NE(r.error().message.find(c.error), std::string::npos) << c.json << " → " << r.error().message;
     }
+}
+
+TEST(Manifest, ARuntimeSaysWhetherItHonoursTheNetworkKeys) {
+    auto with = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":true,"provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(with) << with.error().message;
+    EXPECT_TRUE(with.value().network_keys);
+    auto without = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(without);
+    EXPECT_FALSE(without.value().network_keys);
 }
 
 TEST(Manifest, AcceptsAPluginThatOnlyAnswersHttpRoutes) {

@@ -42,7 +42,7 @@ TEST(RuntimeConfig, DefaultsAreOpenHands) {
     EXPECT_EQ(c.get("sandbox.remote_runtime_init_timeout"), 180);
     EXPECT_EQ(c.get("sandbox.user_id"), static_cast<int>(getuid()));
     EXPECT_EQ(c.get("sandbox.runtime_startup_env_vars"), json::object());
-    EXPECT_EQ(c.get("sandbox.network"), "none");
+    EXPECT_TRUE(c.get("sandbox.network").is_null());  // each backend's own default (sandbox: none; docker: its bridge)
     EXPECT_FALSE(c.is_explicit("core.runtime"));
 }
 

@@ -23,3 +23,27 @@ TEST(AdditionalNetworks, AListOfNamesElseARefusal) {
     EXPECT_THROW(docker::network_names(R"(["a", 3])"), std::invalid_argument);
     EXPECT_THROW(docker::network_names(R"([""])"), std::invalid_argument);
 }
+
+// Our network keys on Docker: what it can have is mapped, what it cannot is refused with the reason,
+// nothing silently ignored.
+TEST(DockerNetwork, HostAndBridgeMappedNoneAndEgressListsRefused) {
+    EXPECT_FALSE(docker::docker_network(std::nullopt, "[]", "[]", false).host);  // unset: the bridge, no note
+    EXPECT_TRUE(docker::docker_network(std::nullopt, "[]", "[]", false).note.empty());
+    EXPECT_TRUE(docker::docker_network(std::nullopt, std::nullopt, std::nullopt, true).host);  // use_host_network
+    EXPECT_TRUE(docker::docker_network("host", "[]", "[]", false).host);
+    EXPECT_TRUE(docker::docker_network("true", "[]", "[]", false).host);
+    const auto internet = docker::docker_network("internet", "[]", "[]", false);
+    EXPECT_FALSE(internet.host);
+    EXPECT_NE(internet.note.find("cannot refuse"), std::string::npos) << internet.note;
+    for (const char *none : {"none", "false"}) {
+        try {
+            docker::docker_network(none, "[]", "[]", false);
+            ADD_FAILURE() << none << " was accepted";
+        } catch (const std::invalid_argument &e) {
+            EXPECT_NE(std::string(e.what()).find("-r sandbox"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(docker::docker_network("internet", R"(["198.51.100.0/24"])", "[]", false), std::invalid_argument);
+    EXPECT_THROW(docker::docker_network("internet", "[]", R"(["10.0.0.0/8"])", false), std::invalid_argument);
+    EXPECT_THROW(docker::docker_network("everywhere", "[]", "[]", false), std::invalid_argument);
+}

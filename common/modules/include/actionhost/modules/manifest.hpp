@@ -68,6 +68,10 @@ struct Manifest {
     // Runtimes only: "plugin_dirs": true — the backend shows its host the client machine's plugin
     // directories (the client's --plugin-dir) at the same paths.
     bool plugin_dirs = false;
+    // Runtimes only: "network_keys": true — the backend honours [sandbox] network, allow_out and
+    // deny_out (or refuses what it cannot have, saying why); for another the client refuses them when
+    // set, rather than leave them silently ignored.
+    bool network_keys = false;
     bool autoload = false;  // "load": "always" — loaded at every host start, named or not
     std::vector<OptionSpec> options;
     // The plugin is off while every key of `disabled_when` has its value (from an option, --set or the

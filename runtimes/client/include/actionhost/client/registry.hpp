@@ -20,6 +20,8 @@ struct RuntimeModule {
     // "plugin_dirs": true — the backend shows its host the client machine's plugin directories
     // (RuntimeOptions::plugin_dirs) at the same paths, read-only where the host runs apart.
     bool plugin_dirs = false;
+    // "network_keys": true — the backend honours [sandbox] network, allow_out and deny_out.
+    bool network_keys = false;
 };
 
 class RuntimeRegistry {
