@@ -17,6 +17,7 @@
 
 #include "network_test_host.hpp"
 #include "runtime_harness.hpp"
+#include "support/random_file.hpp"
 #include "support/run_process.hpp"
 #include "support/stats.hpp"
 
@@ -30,19 +31,6 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 
 constexpr size_t kDownloadBytes = 100u << 20;
 
-// `bytes` of random data (incompressible) into `path`.
-void random_file(const std::string &path, size_t bytes) {
-    std::mt19937_64 rng(7);
-    std::vector<uint64_t> block(1 << 17);
-    std::ofstream out(path, std::ios::binary);
-    for (size_t done = 0; done < bytes;) {
-        for (auto &w : block) w = rng();
-        const size_t n = std::min(bytes - done, block.size() * sizeof(uint64_t));
-        out.write(reinterpret_cast<const char *>(block.data()), static_cast<std::streamsize>(n));
-        done += n;
-    }
-}
-
 const std::string kCurl = "curl -s -o /dev/null -w '%{size_download}' http://198.51.100.2:8080/big";
 
 void bench_download(int n) {
@@ -51,7 +39,7 @@ void bench_download(int n) {
         std::printf("download: skipped (the test host did not come up)\n");
         return;
     }
-    random_file(host.www() + "/big", kDownloadBytes);
+    write_random_file(host.www() + "/big", kDownloadBytes);
     std::vector<double> machine;
     for (int i = 0; i < n; ++i) {
         const auto t0 = Clock::now();

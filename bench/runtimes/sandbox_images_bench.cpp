@@ -30,6 +30,7 @@
 #include "../../tests/integration/runtimes/runtime_harness.hpp"
 #include "start_teardown.hpp"
 #include "support/oci_layout.hpp"
+#include "support/random_file.hpp"
 #include "support/run_process.hpp"
 #include "support/stats.hpp"
 #include "support/temp_dir.hpp"
@@ -61,19 +62,6 @@ bool make_layout(const std::string &dir, const std::string &extra = "") {
     for (const auto &l : layers) std::remove(l.tar.c_str());
     if (!why.empty()) std::printf("layout: %s\n", why.c_str());
     return why.empty();
-}
-
-// `bytes` of random data into `path` (incompressible: what a pull or a snapshot really moves).
-void random_file(const std::string &path, size_t bytes) {
-    std::mt19937_64 rng(42);
-    std::vector<uint64_t> block(1 << 17);
-    std::ofstream out(path, std::ios::binary);
-    for (size_t done = 0; done < bytes;) {
-        for (auto &w : block) w = rng();
-        const size_t n = std::min(bytes - done, block.size() * sizeof(uint64_t));
-        out.write(reinterpret_cast<const char *>(block.data()), static_cast<std::streamsize>(n));
-        done += n;
-    }
 }
 
 std::function<void(client::Config &)> on_image(const std::string &image, const std::string &store, const std::string &state = "") {
@@ -124,7 +112,7 @@ void bench_start(int n, const std::string &layout, const std::string &store, run
 void bench_pull(int n, const std::string &work, runtimes_test::DockerForTests &docker) {
     testing::TempDir payload("ahbench-payload");
     ::mkdir((payload / "opt").c_str(), 0755);
-    random_file(payload / "opt/data", 100u << 20);
+    write_random_file(payload / "opt/data", 100u << 20);
     const std::string layout = work + "/big";
     if (!make_layout(layout, payload.path())) return;
     images_test::LocalRegistry registry;
@@ -172,7 +160,7 @@ void bench_pull(int n, const std::string &work, runtimes_test::DockerForTests &d
 // Returns the name of a snapshot holding 100 MB ("" when none could be made).
 std::string bench_snapshot(int n, const std::string &layout, const std::string &store, const std::string &state) {
     testing::TempDir floor_dir("ahbench-floor");
-    random_file(floor_dir / "data", 100u << 20);
+    write_random_file(floor_dir / "data", 100u << 20);
     const Figures floor = measure(
         n, [&] { testing::run_process({"tar", "-cf", floor_dir / "out.tar", "-C", floor_dir.path(), "data"}, 120); }, 1);
     print_row("floor: GNU tar of 100 MB into a file", floor);
