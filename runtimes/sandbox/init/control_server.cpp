@@ -10,7 +10,9 @@
 #include <boost/asio/write.hpp>
 
 #include <actionhost/common/json_io.hpp>
+#include <actionhost/common/net/accept_later.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -60,12 +62,9 @@ struct ControlServer::Impl {
         auto x = std::make_shared<Exchange>(io);
         acceptor.async_accept(x->socket, [this, x](const boost::system::error_code &ec) {
             if (ec == asio::error::operation_aborted) return;
-            if (!ec && trusted_peer(x->socket.native_handle())) serve(x);
-            if (!ec) return accept_next();
-            auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(100));
-            timer->async_wait([this, timer](const boost::system::error_code &e) {
-                if (!e) accept_next();
-            });
+            if (ec) return actionhost::common::net::accept_later(io, [this] { accept_next(); });
+            if (trusted_peer(x->socket.native_handle())) serve(x);
+            accept_next();
         });
     }
 
@@ -151,15 +150,8 @@ std::vector<std::string> cidr_list(const json &request, const char *name) {
     return out;
 }
 
-void drop(std::vector<std::string> &list, const std::string &cidr) {
-    std::erase_if(list, [&](const std::string &e) { return normalise_cidr(e) == cidr; });
-}
-
-bool holds(const std::vector<std::string> &list, const std::string &cidr) {
-    for (const auto &e : list)
-        if (normalise_cidr(e) == cidr) return true;
-    return false;
-}
+// Both sides are normalised (cidr_list, UserModeNetwork::policy): entries compare as text.
+bool holds(const std::vector<std::string> &list, const std::string &cidr) { return std::find(list.begin(), list.end(), cidr) != list.end(); }
 
 }  // namespace
 
@@ -188,16 +180,16 @@ json ControlServer::change_network(const json &request) {
     EgressPolicy next = network_.user_net->policy();
     for (const auto &c : remove) {
         if (!holds(next.allow, c) && !holds(next.deny, c)) throw std::invalid_argument(c + " is in neither list");
-        drop(next.allow, c);
-        drop(next.deny, c);
+        std::erase(next.allow, c);
+        std::erase(next.deny, c);
     }
     for (const auto &c : allow) {
-        drop(next.deny, c);
+        std::erase(next.deny, c);
         if (!holds(next.allow, c)) next.allow.push_back(c);
         next.allow_only = true;  // kept: emptying the list later refuses everything, never opens it
     }
     for (const auto &c : deny) {
-        drop(next.allow, c);
+        std::erase(next.allow, c);
         if (!holds(next.deny, c)) next.deny.push_back(c);
     }
     if (next.allow.size() + next.deny.size() > 4096) throw std::invalid_argument("at most 4096 entries in the egress policy");

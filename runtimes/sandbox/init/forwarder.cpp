@@ -13,6 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/streambuf.hpp>
 
+#include <actionhost/common/net/accept_later.hpp>
 #include <actionhost/common/net/byte_relay.hpp>
 
 #include <array>
@@ -104,51 +105,38 @@ class Loop {
         auto pair = std::make_shared<Pair>(io_);
         acceptor_.async_accept(pair->client, [this, pair](const boost::system::error_code &ec) {
             if (ec == asio::error::operation_aborted) return;
-            if (!ec) {
-                relay(pair);
-                return accept_next();
-            }
-            // Out of descriptors, say: tried again in 100 ms, never in a busy loop.
-            auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
-            timer->async_wait([this, timer](const boost::system::error_code &) { accept_next(); });
+            if (ec) return actionhost::common::net::accept_later(io_, [this] { accept_next(); });
+            relay_to_host(pair);
+            accept_next();
         });
     }
-
-    void relay(const std::shared_ptr<Pair> &pair) { connect_and_relay(pair, port_, {}); }
 
     // A published port's connection: its port line first, then the same relay. A bad line closes it.
     void accept_published() {
         auto pair = std::make_shared<Pair>(io_);
         ports_acceptor_.async_accept(pair->client, [this, pair](const boost::system::error_code &ec) {
             if (ec == asio::error::operation_aborted) return;
-            if (!ec)
-                asio::async_read_until(pair->client, pair->header, '\n', [this, pair](const boost::system::error_code &e, size_t n) {
-                    if (e) return;
-                    std::string line(asio::buffers_begin(pair->header.data()), asio::buffers_begin(pair->header.data()) + n - 1);
-                    pair->header.consume(n);
-                    const int port = parse_port_line(line);
-                    if (port == 0) return;
-                    std::string first(asio::buffers_begin(pair->header.data()), asio::buffers_end(pair->header.data()));
-                    connect_published(pair, port, std::move(first));
-                });
-            accept_next_published_soon(ec);
+            if (ec) return actionhost::common::net::accept_later(io_, [this] { accept_published(); });
+            asio::async_read_until(pair->client, pair->header, '\n', [this, pair](const boost::system::error_code &e, size_t n) {
+                if (e) return;
+                std::string line(asio::buffers_begin(pair->header.data()), asio::buffers_begin(pair->header.data()) + n - 1);
+                pair->header.consume(n);
+                const int port = parse_port_line(line);
+                if (port == 0) return;
+                std::string first(asio::buffers_begin(pair->header.data()), asio::buffers_end(pair->header.data()));
+                connect_published(pair, port, std::move(first));
+            });
+            accept_published();
         });
-    }
-
-    // Out of descriptors (or another failure of accept): tried again in 100 ms, never in a busy loop.
-    void accept_next_published_soon(const boost::system::error_code &ec) {
-        if (!ec) return accept_published();
-        auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
-        timer->async_wait([this, timer](const boost::system::error_code &) { accept_published(); });
     }
 
     // The host's own port: a listener of ours with a deep backlog, so a loopback connect succeeds or fails
     // at once and is made here without a turn of the loop.
-    void connect_and_relay(const std::shared_ptr<Pair> &pair, int port, std::string first) {
+    void relay_to_host(const std::shared_ptr<Pair> &pair) {
         boost::system::error_code ec;
-        pair->host.connect(tcp::endpoint(asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)), ec);
+        pair->host.connect(tcp::endpoint(asio::ip::address_v4::loopback(), static_cast<unsigned short>(port_)), ec);
         if (ec) return;  // the client's end closes with `pair`: it sees a host that went away
-        start_relay(pair, std::move(first));
+        start_relay(pair, {});
     }
 
     // A published port's server is the sandbox's: its backlog may be full or never drained, and a

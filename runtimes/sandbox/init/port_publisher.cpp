@@ -3,11 +3,10 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
-#include <boost/asio/steady_timer.hpp>
 
+#include <actionhost/common/net/accept_later.hpp>
 #include <actionhost/common/net/byte_relay.hpp>
 
-#include <chrono>
 #include <stdexcept>
 
 namespace sandbox {
@@ -111,12 +110,10 @@ void PortPublisher::accept_next(const std::shared_ptr<Listener> &l) {
     auto c = std::make_shared<Connection>(io_);
     l->acceptor.async_accept(c->client, [this, l, c](const boost::system::error_code &ec) {
         if (l->closed) return;
-        if (ec) {  // out of descriptors, say: tried again in 100 ms, never in a busy loop
-            auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
-            return timer->async_wait([this, l, timer](const boost::system::error_code &) {
+        if (ec)
+            return actionhost::common::net::accept_later(io_, [this, l] {
                 if (!l->closed) accept_next(l);
             });
-        }
         boost::system::error_code e;
         if (live_connections() >= kMaxConnections) {
             c->client.close(e);
