@@ -97,7 +97,6 @@ class SandboxRuntime : public Backend {
         std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
         if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
         network_mode_ = network_mode();
-        network_ = network_mode_ == "host";
         const bool keep = config_bool("sandbox.keep_runtime_alive", false);
         // Owned by this process until ah-sandbox-init holds the lock too, by ah-sandbox-init alone after;
         // this process is its client (client.lock) until the sandbox is kept alive: see owned_dir.hpp.
@@ -215,7 +214,7 @@ class SandboxRuntime : public Backend {
         const std::string home = uid == 0 ? "/root" : "/home/" + user;
         argv.insert(argv.end(), {"--user", user, "--uid", std::to_string(uid), "--gid", std::to_string(uid)});
         argv.insert(argv.end(), {"--network-mode", network_mode_});
-        if (!network_) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
+        if (!host_network()) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
         argv.insert(argv.end(), {"--ports-socket", ports_socket_path(run_dir_), "--control-socket", control_socket_path(run_dir_)});
         for (const char *list : {"allow_out", "deny_out"}) {
             const json entries = json::parse(config_string(std::string("sandbox.") + list, "[]"), nullptr, false);
@@ -247,7 +246,7 @@ class SandboxRuntime : public Backend {
         }
         argv.push_back("--");
         argv.push_back(host_binary);
-        argv.push_back(network_ ? "0" : std::to_string(kHostPortInside));
+        argv.push_back(host_network() ? "0" : std::to_string(kHostPortInside));
         argv.insert(argv.end(), args.begin(), args.end());
 
         SpawnOptions spawn;
@@ -268,7 +267,7 @@ class SandboxRuntime : public Backend {
         else identity_ = {pid_, 0, current_boot_id()};
 
         int port = wait_port_file(run_dir_ + "/ports/port", pid_, 60, spawn.log_path);
-        url_ = network_ ? "http://127.0.0.1:" + std::to_string(port) : "unix://" + run_dir_ + "/api.sock";
+        url_ = host_network() ? "http://127.0.0.1:" + std::to_string(port) : "unix://" + run_dir_ + "/api.sock";
         wait_alive(url_, key_, 60);
         tell_notes(spawn.log_path);
         // OpenHands' app ports, reachable from the machine as Docker publishes them (not with the
@@ -407,6 +406,9 @@ class SandboxRuntime : public Backend {
         return image;
     }
 
+    // The sandbox shares the machine's network: its host on a machine port, nothing to publish.
+    bool host_network() const { return network_mode_ == "host"; }
+
     const std::string &running_run_dir() const {
         if (pid_ <= 0 || run_dir_.empty()) throw std::runtime_error("the sandbox is not running");
         return run_dir_;
@@ -416,7 +418,7 @@ class SandboxRuntime : public Backend {
     // set them: fixed ports, as the sandbox's network namespace is its own. Returns the ones to publish.
     // With the machine's network ("host") none is set: any free port of the machine serves there.
     std::vector<std::pair<std::string, int>> choose_app_ports(std::map<std::string, std::string> &env) const {
-        if (network_) return {};
+        if (host_network()) return {};
         const int vscode = static_cast<int>(config_number("sandbox.vscode_port", 0));
         const std::vector<std::pair<std::string, int>> wanted = {
             {"APP_PORT_1", kAppPort1Inside}, {"APP_PORT_2", kAppPort2Inside}, {"VSCODE_PORT", vscode > 0 ? vscode : kVscodePortInside}};
@@ -508,7 +510,6 @@ class SandboxRuntime : public Backend {
         image_digest_ = s.value("image_digest", "");
         disk_ = s.value("disk", false);
         network_mode_ = s.value("network", std::string());
-        network_ = network_mode_ == "host";
     }
 
     bool attach() {
@@ -552,8 +553,8 @@ class SandboxRuntime : public Backend {
     pid_t pid_ = -1;
     ProcessIdentity identity_;
     int control_fd_ = -1, lock_fd_ = -1, client_fd_ = -1;
-    bool kept_ = false, network_ = false;  // network_: the machine's network ("host")
-    std::string network_mode_ = "none";
+    bool kept_ = false;
+    std::string network_mode_ = "none";  // "none", "internet", "host"; "" in a record of an older release
     bool disk_ = false;  // a disk of its own (sandbox.disk_limit)
     long long started_at_ = 0;
     std::string url_, key_, run_dir_, workspace_, temp_workspace_, cgroup_;

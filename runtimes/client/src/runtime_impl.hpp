@@ -69,6 +69,14 @@ struct Runtime::Impl {
         throw RuntimeError("Runtime " + runtime_name + " failed to " + what + ": " + msg);
     }
 
+    // A string a backend's extension handed out (NULL: ""), copied and freed with its free_string.
+    template <class Extension>
+    std::string take_string(const Extension &ext, char *text) {
+        std::string out = text != nullptr ? text : "";
+        if (text != nullptr) ext.free_string(runtime, text);
+        return out;
+    }
+
     // --- published ports (runtime_ports.cpp) ----------------------------------------------------
     // The backend's actionhost.runtime_ports/1, or RuntimeError naming `what` (not connected, none).
     const struct ah_ext_runtime_ports &ports_extension(const char *what);
@@ -80,8 +88,8 @@ struct Runtime::Impl {
     // --- the egress policy (runtime_network.cpp) ------------------------------------------------
     // The backend's actionhost.runtime_network/1, or RuntimeError (not connected, none).
     const struct ah_ext_runtime_network &network_extension();
-    // The backend's JSON answer `text` (freed here), or RuntimeError when it is not a JSON object.
-    nlohmann::json network_answer(const struct ah_ext_runtime_network &ext, char *text);
+    // The backend's JSON answer, or RuntimeError when it is not a JSON object.
+    nlohmann::json network_answer(const std::string &text);
 
     // --- host services (runtime_host_services.cpp) ---------------------------------------------
     struct HttpResultData;

@@ -9,10 +9,8 @@
 
 namespace actionhost::client {
 
-nlohmann::json Runtime::Impl::network_answer(const ah_ext_runtime_network_t &ext, char *text) {
-    const std::string answer = text != nullptr ? text : "";
-    if (text != nullptr) ext.free_string(runtime, text);
-    auto parsed = common::parse_json(answer);
+nlohmann::json Runtime::Impl::network_answer(const std::string &text) {
+    auto parsed = common::parse_json(text);
     if (!parsed || !parsed.value().is_object()) throw RuntimeError("Runtime " + runtime_name + " described its egress policy as something not JSON");
     return parsed.value();
 }
@@ -29,11 +27,9 @@ nlohmann::json Runtime::network_policy() {
     const auto &ext = s.network_extension();
     char *text = nullptr;
     const ah_status_t st = ext.get_policy(s.runtime, &text);
-    if (st != AH_OK) {
-        if (text != nullptr) ext.free_string(s.runtime, text);
-        s.check(st, "read its egress policy");
-    }
-    return s.network_answer(ext, text);
+    const std::string answer = s.take_string(ext, text);
+    s.check(st, "read its egress policy");
+    return s.network_answer(answer);
 }
 
 nlohmann::json Runtime::change_network_policy(const EgressChange &change) {
@@ -42,11 +38,9 @@ nlohmann::json Runtime::change_network_policy(const EgressChange &change) {
     const nlohmann::json request{{"allow", change.allow}, {"deny", change.deny}, {"remove", change.remove}};
     char *text = nullptr;
     const ah_status_t st = ext.change_policy(s.runtime, common::dump_json(request).c_str(), &text);
-    if (st != AH_OK) {
-        if (text != nullptr) ext.free_string(s.runtime, text);
-        s.check_request(st, "change its egress policy");
-    }
-    return s.network_answer(ext, text);
+    const std::string answer = s.take_string(ext, text);
+    s.check_request(st, "change its egress policy");
+    return s.network_answer(answer);
 }
 
 }  // namespace actionhost::client

@@ -16,13 +16,6 @@ void check_port(int port, const char *name, bool zero_allowed) {
         throw std::invalid_argument(std::string(name) + " must be " + (zero_allowed ? "0" : "1") + "..65535, not " + std::to_string(port));
 }
 
-// The backend's string, freed.
-std::string take_string(const ah_ext_runtime_ports_t &ext, ah_runtime_t *rt, char *text) {
-    std::string out = text != nullptr ? text : "";
-    if (text != nullptr) ext.free_string(rt, text);
-    return out;
-}
-
 }  // namespace
 
 const ah_ext_runtime_ports_t &Runtime::Impl::ports_extension(const char *what) {
@@ -41,7 +34,7 @@ nlohmann::json Runtime::Impl::port_listing() {
     const auto &ext = ports_extension("listing published ports");
     char *text = nullptr;
     const ah_status_t st = ext.list(runtime, &text);
-    const std::string json_text = take_string(ext, runtime, text);
+    const std::string json_text = take_string(ext, text);
     check(st, "list its published ports");
     auto parsed = common::parse_json(json_text);
     if (!parsed || !parsed.value().is_object()) throw RuntimeError("Runtime " + runtime_name + " listed its ports as something not JSON");
@@ -55,7 +48,7 @@ std::string Runtime::publish_port(int port, int machine_port, const std::string 
     const auto &ext = s.ports_extension("publishing a port");
     char *at = nullptr;
     const ah_status_t st = ext.publish(s.runtime, static_cast<uint16_t>(port), static_cast<uint16_t>(machine_port), address.c_str(), &at);
-    const std::string where = take_string(ext, s.runtime, at);
+    const std::string where = s.take_string(ext, at);
     s.check_request(st, "publish a port");
     return where;
 }

@@ -82,10 +82,19 @@ std::string run_to_end(const std::string &program, const std::vector<std::string
     return said;
 }
 
+// The policy with every entry normalised ("10.1.2.3" → "10.1.2.3/32"): entries compare as text after.
+EgressPolicy normalised(const EgressPolicy &p) {
+    EgressPolicy out{{}, {}, p.allow_only || !p.allow.empty()};
+    for (const auto &a : p.allow) out.allow.push_back(normalise_cidr(a));
+    for (const auto &d : p.deny) out.deny.push_back(normalise_cidr(d));
+    return out;
+}
+
 }  // namespace
 
 UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
-    : policy_{policy.allow, policy.deny, policy.allow_only || !policy.allow.empty()}, machine_(machine_addresses()), ruleset_(egress_ruleset(machine_, policy_)), helper_(program_dir() + "/ah-sandbox-net") {
+    : policy_(normalised(policy)), machine_(machine_addresses()), ruleset_(egress_ruleset(machine_, policy_)),
+      helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
 

@@ -28,7 +28,8 @@ namespace sandbox {
 
 class UserModeNetwork {
   public:
-    // Everything that can be checked before the namespaces exist: the policy's entries (std::invalid_argument),
+    // Everything that can be checked before the namespaces exist: the policy's entries (std::invalid_argument,
+    // kept normalised),
     // the helper beside this program, the machine's addresses.
     explicit UserModeNetwork(const EgressPolicy &policy);
     // Starts connecting the namespaces of `pid1` (P's child) and waits for the filter: "" once it is
@@ -42,6 +43,7 @@ class UserModeNetwork {
     // and log kept). std::invalid_argument for a bad entry, std::runtime_error when the helper failed;
     // the policy in force is then unchanged. Blocks for the helper's run (~10 ms; at most 20 s).
     void change(pid_t pid1, const EgressPolicy &next);
+    // The policy in force, every entry normalised (normalise_cidr), so `next` in change() is too.
     const EgressPolicy &policy() const { return policy_; }
     // The refusal counter and log of the running sandbox. std::runtime_error when it cannot be read.
     RefusalLog refusals(pid_t pid1) const;

@@ -26,6 +26,8 @@
 #include "runtime_harness.hpp"
 #include <actionhost/client/errors.hpp>
 
+#include "support/free_port.hpp"
+
 using namespace runtimes_test;
 using actionhost::client::Config;
 using actionhost::client::Runtime;
@@ -139,15 +141,7 @@ TEST(SandboxPorts, WorksWithTheInternetModeAndAChosenMachinePort) {
     auto s = sandbox("internet");
     serve_inside(*s->runtime, 8000, "via-internet-mode");
     // A free machine port, then asked for by number.
-    const int probe = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ASSERT_EQ(bind(probe, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
-    getsockname(probe, reinterpret_cast<sockaddr *>(&a), &len);
-    const int machine_port = ntohs(a.sin_port);
-    close(probe);
+    const int machine_port = actionhost::testing::free_port();
     const std::string at = s->runtime->publish_port(8000, machine_port);
     EXPECT_EQ(at, "127.0.0.1:" + std::to_string(machine_port));
     EXPECT_NE(http_get(at, "/").find("via-internet-mode"), std::string::npos);

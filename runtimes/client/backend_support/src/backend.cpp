@@ -156,24 +156,24 @@ ah_status_t c_reclaim(ah_runtime_t *rt, uint32_t flags, ah_session_ended_fn ende
 }
 const ah_ext_runtime_reclaim_t kReclaim = {sizeof(ah_ext_runtime_reclaim_t), c_exists, c_discard, c_reclaim};
 
-ah_status_t c_freeze_layer(ah_runtime_t *rt, char **out_json) {
-    return barrier(rt, [out_json](Wrapper &w) {
-        if (out_json == nullptr) throw std::invalid_argument("freeze_layer: out_json is NULL");
-        *out_json = nullptr;
-        const std::string text = w.backend->freeze_layer();
-        *out_json = ::strdup(text.c_str());
-        if (*out_json == nullptr) throw std::bad_alloc();
-    });
-}
-ah_status_t c_thaw_layer(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->thaw_layer(); }); }
+
 void c_free_string(ah_runtime_t *, char *text) { std::free(text); }
-const ah_ext_runtime_snapshot_t kSnapshot = {sizeof(ah_ext_runtime_snapshot_t), c_freeze_layer, c_thaw_layer, c_free_string};
 
 // Copies `text` for the caller of the C ABI (freed with c_free_string).
 void hand_out(const std::string &text, char **out) {
     *out = ::strdup(text.c_str());
     if (*out == nullptr) throw std::bad_alloc();
 }
+
+ah_status_t c_freeze_layer(ah_runtime_t *rt, char **out_json) {
+    return barrier(rt, [out_json](Wrapper &w) {
+        if (out_json == nullptr) throw std::invalid_argument("freeze_layer: out_json is NULL");
+        *out_json = nullptr;
+        hand_out(w.backend->freeze_layer(), out_json);
+    });
+}
+ah_status_t c_thaw_layer(ah_runtime_t *rt) { return barrier(rt, [](Wrapper &w) { w.backend->thaw_layer(); }); }
+const ah_ext_runtime_snapshot_t kSnapshot = {sizeof(ah_ext_runtime_snapshot_t), c_freeze_layer, c_thaw_layer, c_free_string};
 // barrier for a request whose std::invalid_argument is the caller's mistake (a port already published).
 template <class F>
 ah_status_t request_barrier(ah_runtime_t *rt, F &&f) {
