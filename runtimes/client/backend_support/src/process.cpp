@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/inotify.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +22,7 @@
 #include "actionhost/common/user_entry.hpp"
 
 #include "actionhost/runtime_support/backend.hpp"
-#include <actionhost/common/io/unique_fd.hpp>
+#include "actionhost/runtime_support/directory_watch.hpp"
 
 extern char **environ;
 
@@ -196,18 +195,14 @@ std::string file_tail(const std::string &path, size_t max_bytes) {
 
 int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const std::string &log_path) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    // The host renames the file into place: inotify on its directory wakes us at that moment instead of
+    // The host renames the file into place: a watch of its directory wakes us at that moment instead of
     // a poll interval later (a backed-off poll used to add up to 20 ms to every start). Sleeping polls
     // remain the fallback when inotify is unavailable.
-    std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
-    int notify = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    if (notify >= 0 && inotify_add_watch(notify, dir.empty() ? "." : dir.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE) < 0) {
-        ::close(notify);
-        notify = -1;
-    }
-    const common::io::UniqueFd closer(notify);
-    auto wait = std::chrono::microseconds(200);
+    const size_t slash = path.find_last_of('/');
+    const DirectoryWatch watch(slash == std::string::npos ? "." : path.substr(0, slash));
+    auto backoff = std::chrono::milliseconds(1);
     for (int i = 0; i < 1000000; ++i) {
+        const uint64_t seen = watch.generation();  // before looking: an entry made after the look ends the wait
         std::ifstream in(path);
         int port = 0;
         if (in >> port && port > 0) return port;
@@ -219,17 +214,11 @@ int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const s
         if (std::chrono::steady_clock::now() >= deadline)
             throw Timeout("the host did not report its port within " + std::to_string(static_cast<int>(timeout_s)) +
                           " s. Its log:\n" + file_tail(log_path));
-        if (notify >= 0) {
-            // Also wakes every 50 ms to notice a host that died before writing the file.
-            struct pollfd p{notify, POLLIN, 0};
-            if (::poll(&p, 1, 50) > 0) {
-                char events[4096];
-                while (::read(notify, events, sizeof events) > 0) {
-                }
-            }
+        if (watch.active()) {
+            watch.wait(seen, std::chrono::milliseconds(50));  // also wakes to notice a host that died first
         } else {
-            std::this_thread::sleep_for(wait);
-            wait = std::min(wait * 2, std::chrono::microseconds(5000));
+            watch.wait(seen, backoff);
+            backoff = std::min(backoff * 2, std::chrono::milliseconds(5));
         }
     }
     throw Timeout("the host did not report its port");
