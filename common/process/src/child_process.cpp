@@ -165,7 +165,10 @@ bool ChildProcess::try_reap(int *exit_code) {
 
 std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    // Bounded: each pass sleeps up to a second or until the pidfd says the child ended.
+    // Bounded: each pass sleeps up to a second or until the pidfd says the child ended. Once it says so
+    // the next pass reaps at once (a pause there cost every wait 2 ms); only a pass that found it ended
+    // yet not reapable, or no pidfd at all, pauses before the next, so the loop never spins.
+    bool ended_unreaped = false;
     for (long pass = 0; pass < 10'000'000; ++pass) {
         if (auto status = reap_now()) return status;
         if (released_) return std::nullopt;
@@ -173,9 +176,9 @@ std::optional<ExitStatus> ChildProcess::wait(std::chrono::milliseconds timeout) 
         if (now >= deadline) return std::nullopt;
         // Rounded up: a wait never ends before its timeout.
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
+        if (pidfd_ < 0 || ended_unreaped) std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(2)));
         pollfd p{pidfd_, POLLIN, 0};
-        if (pidfd_ < 0 || poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000))) > 0)
-            std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(2)));
+        ended_unreaped = pidfd_ >= 0 && poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000))) > 0;
     }
     return std::nullopt;
 }
