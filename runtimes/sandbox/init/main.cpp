@@ -498,6 +498,7 @@ int main(int argc, char **argv) {
     malloc_trim(0);  // as pid 1 does: it waits for the sandbox's whole life
     const int status = supervise(watch, relay);
     if (watch.child_pidfd >= 0) close(watch.child_pidfd);
+    if (user_net) user_net->end();
     if (cgroup) cgroup->remove(5.0);
     for (const std::string *path : {&o.socket_path, &o.ports_socket, &o.control_socket})
         if (!path->empty()) unlink(path->c_str());

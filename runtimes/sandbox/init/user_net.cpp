@@ -31,9 +31,9 @@ std::string program_dir() {
     return path.substr(0, path.rfind('/'));
 }
 
-std::unique_ptr<ChildProcess> start(const std::string &program, std::vector<std::string> argv, std::vector<int> keep_fds = {}) {
+// A helper that runs to its end, its output kept for the error message.
+std::unique_ptr<ChildProcess> start(const std::string &program, std::vector<std::string> argv) {
     SpawnSpec spec;
-    spec.keep_fds = std::move(keep_fds);
     spec.program = program;
     spec.argv = std::move(argv);
     spec.use_pty = false;
@@ -98,6 +98,8 @@ UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
 
+UserModeNetwork::~UserModeNetwork() { end(); }
+
 std::string UserModeNetwork::begin(pid_t pid1) {
     // pasta gets the namespaces as descriptors of its own: it opens them after giving up the right to
     // look into another user's processes, and pid 1 is the sandbox's root by then.
@@ -105,8 +107,16 @@ std::string UserModeNetwork::begin(pid_t pid1) {
     const actionhost::common::io::UniqueFd user_ns(open((proc + "user").c_str(), O_RDONLY | O_CLOEXEC)),
         net_ns(open((proc + "net").c_str(), O_RDONLY | O_CLOEXEC));
     if (!user_ns || !net_ns) return "cannot open the namespaces of the sandbox's pid 1: " + std::string(std::strerror(errno));
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
+    pasta_ready_ = actionhost::common::io::UniqueFd(ready[0]);
+    const actionhost::common::io::UniqueFd ready_w(ready[1]);
+    // In the foreground, pasta writes its pid to --pid once it is initialised: through a pipe, that line
+    // is the moment the namespace is connected. It stays our child, killed with us (die_with_parent) and
+    // by end(). (In the background, with a namespace given as a descriptor, it outlived every sandbox.)
     const std::string fd_dir = "/proc/self/fd/";
-    std::vector<std::string> pasta = {"pasta", "--config-net", "--netns", fd_dir + std::to_string(net_ns.get()),
+    std::vector<std::string> pasta = {"pasta", "--foreground", "--pid", fd_dir + std::to_string(ready_w.get()), "--config-net",
+                                      "--netns", fd_dir + std::to_string(net_ns.get()),
                                       "--userns", fd_dir + std::to_string(user_ns.get()),
                                       "-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
                                       "--dns-forward", kSandboxDnsAddress, "--quiet"};
@@ -116,8 +126,21 @@ std::string UserModeNetwork::begin(pid_t pid1) {
     if (geteuid() == 0) pasta.insert(pasta.end(), {"--runas", "0:0"});
     deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     try {
+        // pasta first: it is the longer of the two (it zeroes ~30 MB of tables), the filter is waited for.
+        SpawnSpec spec;
+        spec.program = "pasta";
+        spec.argv = pasta;
+        spec.use_pty = false;
+        spec.out = Stream::inherit();  // what it says (only trouble, --quiet) goes to the sandbox's log
+        spec.err = Stream::to_stdout();
+        spec.die_with_parent = true;
+        spec.keep_fds = {user_ns.get(), net_ns.get(), ready_w.get()};
+        const char *path = std::getenv("PATH");
+        spec.search_path = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+        auto child = ChildProcess::spawn(spec);
+        if (!child) throw std::runtime_error("cannot run pasta: " + child.error().message);
+        pasta_ = std::move(child).value();
         auto filter = start(helper_, {helper_, "--pid", std::to_string(pid1), "--ruleset", ruleset_});
-        pasta_ = start("pasta", pasta, {user_ns.get(), net_ns.get()});
         return wait_for(*filter, "the egress filter (ah-sandbox-net)", deadline_);
     } catch (const std::exception &e) {
         return e.what();
@@ -125,10 +148,33 @@ std::string UserModeNetwork::begin(pid_t pid1) {
 }
 
 std::string UserModeNetwork::finish() {
-    if (!pasta_) return "pasta was not started";
-    const std::string why = wait_for(*pasta_, "pasta (user-mode networking, Debian's passt package)", deadline_);
+    if (!pasta_ || !pasta_ready_) return "pasta was not started";
+    const std::string name = "pasta (user-mode networking, Debian's passt package)";
+    char line[32];
+    ssize_t n = -1;
+    for (int round = 0; round < 1000; ++round) {  // bounded: each round ends in data, EOF, an error or the deadline
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
+        if (left <= 0) break;
+        pollfd p{pasta_ready_.get(), POLLIN, 0};
+        const int r = poll(&p, 1, static_cast<int>(left));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        n = read(pasta_ready_.get(), line, sizeof line);
+        if (n < 0 && errno == EINTR) continue;
+        break;
+    }
+    pasta_ready_ = {};
+    if (n > 0) return "";
+    // No pid line: it failed (what it said is in the sandbox's log) or did not finish in time.
+    if (const auto status = pasta_->wait(std::chrono::milliseconds(n == 0 ? 2000 : 1)))
+        return name + " failed (" + status->describe() + ")";
+    pasta_->terminate(std::chrono::milliseconds(100));
+    return name + " did not finish within 20 s";
+}
+
+void UserModeNetwork::end() {
+    if (pasta_) pasta_->terminate(std::chrono::milliseconds(200));
     pasta_.reset();
-    return why;
 }
 
 void UserModeNetwork::change(pid_t pid1, const EgressPolicy &next) {

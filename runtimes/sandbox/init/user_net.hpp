@@ -5,8 +5,9 @@
 //     with the machine's addresses and routes, and carries TCP, UDP and ping over sockets of the machine.
 //     Every port forwarding is off both ways (-t/-u/-T/-U none: with pasta's default "auto" the sandbox
 //     would reach the machine's loopback ports), the gateway is not mapped to the machine (--no-map-gw),
-//     and DNS sent to kSandboxDnsAddress goes to the machine's resolver (--dns-forward). It quits when the
-//     namespace goes.
+//     and DNS sent to kSandboxDnsAddress goes to the machine's resolver (--dns-forward). It runs in the
+//     foreground as P's child, says it is ready by writing its pid into a pipe (--pid), and ends with P
+//     (end(), or the kernel's parent-death signal when P is killed).
 //   - ah-sandbox-net loads the egress filter (egress_rules.hpp) into the namespace.
 // Both start at once, while pid 1 builds the root. pid 1 goes on (and starts the host) once the filter
 // is loaded — never a process of the sandbox before its filter — while pasta may still be configuring
@@ -20,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include <actionhost/common/io/unique_fd.hpp>
 #include <actionhost/common/process/child_process.hpp>
 
 #include "egress_rules.hpp"
@@ -38,6 +40,11 @@ class UserModeNetwork {
     // Waits for pasta, started by begin: "" once the namespace is connected, else what failed (at most
     // 20 s from begin).
     std::string finish();
+    // Ends pasta (the sandbox is gone). Also done by the destructor.
+    void end();
+    ~UserModeNetwork();
+    UserModeNetwork(const UserModeNetwork &) = delete;
+    UserModeNetwork &operator=(const UserModeNetwork &) = delete;
 
     // The running sandbox's policy replaced by `next` (egress_ruleset_update: one transaction, counter
     // and log kept). std::invalid_argument for a bad entry, std::runtime_error when the helper failed;
@@ -50,6 +57,7 @@ class UserModeNetwork {
 
   private:
     std::unique_ptr<actionhost::common::ChildProcess> pasta_;
+    actionhost::common::io::UniqueFd pasta_ready_;  // read end of the pipe pasta writes its pid into
     std::chrono::steady_clock::time_point deadline_;
     EgressPolicy policy_;
     std::vector<std::string> machine_;

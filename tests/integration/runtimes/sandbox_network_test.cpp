@@ -17,7 +17,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <thread>
 #include <map>
 #include <string>
 
@@ -57,6 +60,77 @@ int listen_tcp(const std::string &address, int *port) {
 // What bash inside says when it opens a TCP connection: "open" or its error.
 std::string tcp_from_inside(Runtime &rt, const std::string &address, int port) {
     return run(rt, "(exec 3<>/dev/tcp/" + address + "/" + std::to_string(port) + " && echo open) 2>&1 | tail -1", 30).value("content", "");
+}
+
+// The processes whose parent is `pid` (forked by any of its threads).
+std::vector<pid_t> children_of(pid_t pid) {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto &task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t c; in >> c;) out.push_back(c);
+    }
+    return out;
+}
+
+std::string comm_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(in, name);
+    return name;
+}
+
+// The field of /proc/PID/stat that tells one process from a later one with the same pid ("" when gone).
+std::string start_time_of(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) return "";
+    std::istringstream fields(stat.substr(paren + 2));
+    std::string f;
+    for (int i = 3; i <= 22 && fields >> f; ++i) {
+    }
+    return f;
+}
+
+// ah-sandbox-init of the sandbox whose run directory is `run_dir`: the process of that name whose
+// command line names it.
+pid_t sandbox_init_of(const std::string &run_dir) {
+    for (const auto &e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const pid_t pid = std::stoi(name);
+        if (comm_of(pid) != "ah-sandbox-init") continue;
+        std::ifstream in(e.path() / "cmdline");
+        const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (cmdline.find(run_dir + "/") != std::string::npos) return pid;
+    }
+    return -1;
+}
+
+// pasta of the running sandbox `rt` (a child of its ah-sandbox-init; passt.avx2 once pasta picked its
+// build for this CPU): {pid, start time}, or {-1, ""}.
+std::pair<pid_t, std::string> pasta_of(Runtime &rt) {
+    std::string run_dir = rt.url();
+    run_dir = run_dir.substr(std::string("unix://").size());
+    run_dir = run_dir.substr(0, run_dir.rfind('/'));
+    const pid_t init = sandbox_init_of(run_dir);
+    for (pid_t c : children_of(init)) {
+        const std::string name = comm_of(c);
+        if (name == "pasta" || name.rfind("passt", 0) == 0) return {c, start_time_of(c)};
+    }
+    return {-1, ""};
+}
+
+// True once the process {pid, start time} is gone (or its pid is another process's), within 10 s.
+bool gone_soon(const std::pair<pid_t, std::string> &p) {
+    for (int i = 0; i < 1000; ++i) {
+        const std::string now = start_time_of(p.first);
+        if (now.empty() || now != p.second) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
 }
 
 bool can_run() { return geteuid() == 0 && sh("command -v pasta") == 0 && sh("command -v ip") == 0; }
@@ -230,4 +304,30 @@ TEST(SandboxNetwork, ABackendWithoutTheNetworkKeysRefusesThem) {
     }
     auto host = start_runtime("local", [](Config &c) { c.set("sandbox.network", "host"); });
     EXPECT_EQ(exit_code(run(*host->runtime, "true")), 0);
+}
+
+// pasta lives exactly as long as its sandbox: gone when the sandbox stops, and gone when ah-sandbox-init
+// is killed outright (nobody left to stop it: the kernel's parent-death signal). Each pasta holds ~30 MB.
+TEST(SandboxNetwork, PastaEndsWithItsSandbox) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip";
+    {
+        auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
+        const auto pasta = pasta_of(*s->runtime);
+        ASSERT_GT(pasta.first, 0) << "no pasta under the sandbox's ah-sandbox-init";
+        s->runtime->close();
+        EXPECT_TRUE(gone_soon(pasta)) << "pasta " << pasta.first << " outlived its sandbox";
+        if (!gone_soon(pasta)) kill(pasta.first, SIGKILL);
+    }
+    {
+        auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
+        std::string run_dir = s->runtime->url().substr(std::string("unix://").size());
+        run_dir = run_dir.substr(0, run_dir.rfind('/'));
+        const auto pasta = pasta_of(*s->runtime);
+        ASSERT_GT(pasta.first, 0);
+        const pid_t init = sandbox_init_of(run_dir);
+        ASSERT_GT(init, 0);
+        ASSERT_EQ(kill(init, SIGKILL), 0);
+        EXPECT_TRUE(gone_soon(pasta)) << "pasta " << pasta.first << " outlived its killed ah-sandbox-init";
+        if (!gone_soon(pasta)) kill(pasta.first, SIGKILL);
+    }
 }
