@@ -1,6 +1,7 @@
 #include "user_net.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -173,7 +174,12 @@ std::string UserModeNetwork::finish() {
 }
 
 void UserModeNetwork::end() {
-    if (pasta_) pasta_->terminate(std::chrono::milliseconds(200));
+    if (!pasta_) return;
+    // SIGKILL, not waited for: pasta keeps nothing worth a clean exit, and its exit removes the tap
+    // device (the kernel's network teardown, 20-50 ms here) which no one needs to wait for. Until
+    // ah-sandbox-init exits it is our zombie, then init's.
+    pasta_->signal(SIGKILL);
+    pasta_->release();
     pasta_.reset();
 }
 

@@ -40,7 +40,7 @@ class UserModeNetwork {
     // Waits for pasta, started by begin: "" once the namespace is connected, else what failed (at most
     // 20 s from begin).
     std::string finish();
-    // Ends pasta (the sandbox is gone). Also done by the destructor.
+    // Kills pasta (the sandbox is gone), without waiting for its exit. Also done by the destructor.
     void end();
     ~UserModeNetwork();
     UserModeNetwork(const UserModeNetwork &) = delete;
