@@ -65,7 +65,7 @@ const char *const kOverview =
     "  push NAME REF        send an image of the store (a snapshot) to a registry\n"
     "  port [PORT [MPORT]]  publish a sandbox's TCP port on this machine (-s SID); lists them; --rm\n"
     "  ui [--open]          the web view's address with its key (-s SID)\n"
-    "  net [allow|deny|remove CIDR...|log]   a sandbox's egress policy, changed live (-s SID)\n"
+    "  net [allow|deny|remove RULE...|log]   a sandbox's egress policy (CIDRs, names), changed live (-s SID)\n"
     "  help COMMAND         help of one command (or: ahctl COMMAND --help)\n\n"
     "Examples:\n"
     "  ahctl -r sandbox run -- 'make test'\n"
@@ -263,7 +263,7 @@ const std::map<std::string, std::string> &pages() {
          "Example:\n  ahctl -s $SID ui --open\n"},
         {"net",
          "Usage: ahctl -s SID net [--json]\n"
-         "       ahctl -s SID net allow|deny|remove CIDR...\n"
+         "       ahctl -s SID net allow|deny|remove RULE...   (a RULE is a CIDR, an address or a domain name)\n"
          "       ahctl -s SID net log [--json]\n"
          "(ahctl net SID ... reads the same.)\n\n"
          "Shows the network mode of the kept-alive sandbox SID and, for network = \"internet\", its egress policy\n"
@@ -271,8 +271,11 @@ const std::map<std::string, std::string> &pages() {
          "change the policy while the sandbox runs (an entry allowed leaves the deny list and the reverse;\n"
          "once allow lists anything, nothing else goes out); remove takes entries out of either list. The\n"
          "filter is replaced in one step: no moment without it. log lists where refused TCP and UDP went\n"
-         "(address, protocol, port, packets; the first 1024 destinations of each address family).\n\n"
-         "Example:\n  ahctl -s $SID net allow 203.0.113.0/24\n  ahctl -s $SID net log\n"},
+         "(address, protocol, port, packets; the first 1024 destinations of each address family). A domain name\n"
+         "(pypi.org, or *.github.com for every name below it) holds through the sandbox's resolver: the addresses\n"
+         "it answers are let through (allow) or refused (deny) before the sandbox learns them; under an allow\n"
+         "list other names get no answer. A name never opens the machine or a private range.\n\n"
+         "Example:\n  ahctl -s $SID net allow 203.0.113.0/24 pypi.org '*.pythonhosted.org'\n  ahctl -s $SID net log\n"},
         {"runtimes",
          "Usage: ahctl [options] runtimes\n\nLists the runtime names the manifests on the search path provide.\n\n"
          "Example:\n  ahctl runtimes\n"},

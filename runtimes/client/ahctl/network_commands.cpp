@@ -170,7 +170,7 @@ int cmd_ui(const Options &given, OpenRuntime open) {
 
 // ahctl -s SID net [--json]              the mode, the lists, the refusal counter
 // ahctl -s SID net log [--json]          the refused destinations, most packets first
-// ahctl -s SID net allow|deny|remove CIDR...
+// ahctl -s SID net allow|deny|remove RULE...   (CIDRs, addresses, domain names)
 int cmd_net(const Options &given, OpenRuntime open) {
     const Options o = with_session_word(given);
     const std::string verb = o.args.empty() ? "" : o.args[0];
@@ -178,7 +178,7 @@ int cmd_net(const Options &given, OpenRuntime open) {
     const bool change = verb == "allow" || verb == "deny" || verb == "remove";
     if (!verb.empty() && verb != "log" && !change)
         throw UsageError("unknown net command '" + verb + "' (allow, deny, remove, log; see ahctl net --help)");
-    if (change && entries.empty()) throw UsageError("ahctl net " + verb + " needs at least one CIDR");
+    if (change && entries.empty()) throw UsageError("ahctl net " + verb + " needs at least one CIDR or domain name");
     if (!change && !entries.empty()) throw UsageError("usage: ahctl -s SID net [log] (see ahctl net --help)");
     auto rt = open(o, false);
     nlohmann::json policy;

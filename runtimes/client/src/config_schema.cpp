@@ -105,8 +105,9 @@ const std::vector<Field> &sandbox_fields() {
         // machine's network); true/false are still read as "host"/"none". Checked by the backend; unset,
         // each backend's own default: none for sandbox, Docker's bridge for docker.
         {"network", T::Any, nullptr},
-        {"allow_out", T::List, json::array(), false},  // sandbox internet: CIDRs that may be reached; once given, only they
-        {"deny_out", T::List, json::array(), false},   // sandbox internet: CIDRs that may not be reached
+        {"allow_out", T::List, json::array(), false},  // sandbox internet: CIDRs and names that may be reached; once given, only they
+        {"deny_out", T::List, json::array(), false},   // sandbox internet: CIDRs and names that may not be reached
+        {"dns", T::List, json::array(), false},        // sandbox internet: the resolver guard's upstream resolvers
         {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none
         {"pids_limit", T::Int, 1024, false},           // sandbox/docker: process limit, 0 = none
         {"cpu_limit", T::Float, 0.0, false},           // sandbox/docker: CPUs (e.g. 1.5), 0 = none

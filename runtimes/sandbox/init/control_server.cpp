@@ -142,10 +142,10 @@ namespace {
 std::vector<std::string> cidr_list(const json &request, const char *name) {
     std::vector<std::string> out;
     if (!request.contains(name)) return out;
-    if (!request[name].is_array()) throw std::invalid_argument(std::string(name) + " must be a list of CIDRs");
+    if (!request[name].is_array()) throw std::invalid_argument(std::string(name) + " must be a list of CIDRs and domain names");
     for (const auto &e : request[name]) {
-        if (!e.is_string()) throw std::invalid_argument(std::string(name) + " must be a list of CIDRs (strings)");
-        out.push_back(normalise_cidr(e.get<std::string>()));  // std::invalid_argument with the reason
+        if (!e.is_string()) throw std::invalid_argument(std::string(name) + " must be a list of CIDRs and domain names (strings)");
+        out.push_back(normalise_entry(e.get<std::string>()));  // std::invalid_argument with the reason
     }
     return out;
 }

@@ -1,11 +1,14 @@
 #include "egress_rules.hpp"
 
+#include "name_rules.hpp"
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -58,7 +61,7 @@ std::string normalise_cidr(const std::string &text) {
     const bool v6 = is_v6(address);
     unsigned char buf[sizeof(in6_addr)];
     if (inet_pton(v6 ? AF_INET6 : AF_INET, address.c_str(), buf) != 1)
-        throw std::invalid_argument("'" + text + "' is not an address or a CIDR (domain names are not supported yet: give the addresses)");
+        throw std::invalid_argument("'" + text + "' is not an address or a CIDR");
     const int max = v6 ? 128 : 32;
     int prefix = max;
     if (slash != std::string::npos) {
@@ -73,6 +76,17 @@ std::string normalise_cidr(const std::string &text) {
     char out[INET6_ADDRSTRLEN] = {};
     inet_ntop(v6 ? AF_INET6 : AF_INET, buf, out, sizeof out);
     return std::string(out) + "/" + std::to_string(prefix);
+}
+
+std::string normalise_entry(const std::string &text) {
+    return looks_like_name(text) ? normalise_name_entry(text) : normalise_cidr(text);
+}
+
+std::vector<std::string> name_entries(const std::vector<std::string> &entries) {
+    std::vector<std::string> out;
+    for (const auto &e : entries)
+        if (looks_like_name(e)) out.push_back(normalise_name_entry(e));
+    return out;
 }
 
 namespace {
@@ -97,20 +111,34 @@ bool within(const std::string &inner, const std::string &outer) {
 //   2. the policy's deny entries: refused (the resolver too, if one names it);
 //   3. the machine itself — its interfaces' addresses, loopback, v4-mapped IPv6: refused whatever the
 //      allow entries say (the sandbox never reaches the machine);
-//   4. DNS to the sandbox's resolver: accepted;
+//   4. the guard's DNS (marked) to its upstream resolvers: accepted; any other DNS (ports 53, 853) and
+//      the addresses a deny name resolved to: refused;
 //   5. allow entries inside a range refused by default (10.1.0.0/16 within 10/8): accepted — an explicit
 //      entry opens that much of the range;
 //   6. the ranges refused by default (private, link-local and metadata, multicast, reserved): refused —
 //      so an entry reaching beyond them (0.0.0.0/0) opens only public space;
-//   7. the other allow entries: accepted;
+//   7. the other allow entries, and the addresses allow names resolved to: accepted;
 //   8. with an allow list (allow_only): everything else refused.
-std::vector<std::string> output_rules(const std::vector<std::string> &machine, const EgressPolicy &policy) {
+std::vector<std::string> output_rules(const std::vector<std::string> &machine, const EgressPolicy &policy,
+                                      const std::vector<std::string> &resolvers) {
     std::vector<std::string> deny4, deny6, hard4 = {"127.0.0.0/8"}, hard6 = {"::1/128", "::ffff:0:0/96"},
                                            refuse4(std::begin(kRefused4), std::end(kRefused4)),
                                            refuse6(std::begin(kRefused6), std::end(kRefused6)), inside4, inside6, public4, public6;
-    for (const auto &d : policy.deny) (is_v6(d) ? deny6 : deny4).push_back(normalise_cidr(d));
+    for (const auto &d : policy.deny) {
+        if (looks_like_name(d)) {
+            (void)normalise_name_entry(d);  // the guard's: checked here all the same
+            continue;
+        }
+        (is_v6(d) ? deny6 : deny4).push_back(normalise_cidr(d));
+    }
     for (const auto &m : machine) (is_v6(m) ? hard6 : hard4).push_back(normalise_cidr(m));
+    std::vector<std::string> upstream4, upstream6;
+    for (const auto &u : resolvers) (is_v6(u) ? upstream6 : upstream4).push_back(normalise_cidr(u));
     for (const auto &entry : policy.allow) {
+        if (looks_like_name(entry)) {
+            (void)normalise_name_entry(entry);
+            continue;
+        }
         const std::string a = normalise_cidr(entry);
         const auto &ranges = is_v6(a) ? refuse6 : refuse4;
         const bool inside = std::any_of(ranges.begin(), ranges.end(), [&](const std::string &r) { return within(a, normalise_cidr(r)); });
@@ -126,21 +154,31 @@ std::vector<std::string> output_rules(const std::vector<std::string> &machine, c
     add("ip6 daddr", deny6, "jump refuse");
     add("ip daddr", hard4, "jump refuse");
     add("ip6 daddr", hard6, "jump refuse");
-    r.push_back(std::string("ip daddr ") + kSandboxDnsAddress + " meta l4proto { tcp, udp } th dport 53 accept");
+    char mark[16];
+    std::snprintf(mark, sizeof mark, "0x%08x", kGuardMark);
+    add((std::string("meta mark ") + mark + " meta l4proto { tcp, udp } th dport 53 ip daddr").c_str(), upstream4, "accept");
+    add((std::string("meta mark ") + mark + " meta l4proto { tcp, udp } th dport 53 ip6 daddr").c_str(), upstream6, "accept");
+    // DNS and DNS over TLS anywhere else: refused, so the guard is the sandbox's only resolver (names of
+    // the policy cannot be looked up round it; DNS over HTTPS is ordinary HTTPS and is not told apart).
+    r.push_back("meta l4proto { tcp, udp } th dport { 53, 853 } jump refuse");
+    r.push_back(std::string("ip daddr @") + kNamesDenied4 + " jump refuse");
+    r.push_back(std::string("ip6 daddr @") + kNamesDenied6 + " jump refuse");
     add("ip daddr", inside4, "accept");
     add("ip6 daddr", inside6, "accept");
     add("ip daddr", refuse4, "jump refuse");
     add("ip6 daddr", refuse6, "jump refuse");
     add("ip daddr", public4, "accept");
     add("ip6 daddr", public6, "accept");
+    r.push_back(std::string("ip daddr @") + kNamesAllowed4 + " accept");
+    r.push_back(std::string("ip6 daddr @") + kNamesAllowed6 + " accept");
     if (policy.allow_only || !policy.allow.empty()) r.push_back("meta nfproto { ipv4, ipv6 } jump refuse");
     return r;
 }
 
 }  // namespace
 
-std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy) {
-    const std::vector<std::string> rules = output_rules(machine, policy);
+std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy, const std::vector<std::string> &resolvers) {
+    const std::vector<std::string> rules = output_rules(machine, policy, resolvers);
     std::string r;
     // Into the sandbox's fresh namespace, where no table is yet: made, never replaced (a running sandbox's
     // policy changes with egress_ruleset_update). An "add table; delete table" head to replace an older
@@ -151,6 +189,9 @@ std::string egress_ruleset(const std::vector<std::string> &machine, const Egress
     // destinations are still refused and counted, only not listed.
     r += "  set refused4 { type ipv4_addr . inet_proto . inet_service; flags dynamic; size " + std::to_string(kRefusalLogSize) + "; counter; }\n";
     r += "  set refused6 { type ipv6_addr . inet_proto . inet_service; flags dynamic; size " + std::to_string(kRefusalLogSize) + "; counter; }\n";
+    // What names of the policy resolved to (the guard adds them, with a timeout).
+    for (const char *set : {kNamesAllowed4, kNamesDenied4}) r += std::string("  set ") + set + " { type ipv4_addr; flags timeout; }\n";
+    for (const char *set : {kNamesAllowed6, kNamesDenied6}) r += std::string("  set ") + set + " { type ipv6_addr; flags timeout; }\n";
     // Every refusal: noted (no verdict: a full set or an untracked protocol never skips the reject), counted, rejected.
     r += "  chain refuse {\n";
     r += "    meta nfproto ipv4 meta l4proto { tcp, udp } add @refused4 { ip daddr . meta l4proto . th dport }\n";
@@ -163,9 +204,12 @@ std::string egress_ruleset(const std::vector<std::string> &machine, const Egress
     return r;
 }
 
-std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy) {
-    const std::vector<std::string> rules = output_rules(machine, policy);  // throws before anything is written
+std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy,
+                                  const std::vector<std::string> &resolvers) {
+    const std::vector<std::string> rules = output_rules(machine, policy, resolvers);  // throws before anything is written
     std::string r = std::string("flush chain inet ") + kEgressTable + " output\n";
+    for (const char *set : {kNamesAllowed4, kNamesAllowed6, kNamesDenied4, kNamesDenied6})
+        r += std::string("flush set inet ") + kEgressTable + " " + set + "\n";
     // The hook line stays as the chain was made; the rules go in again, all in one transaction.
     for (size_t i = 1; i < rules.size(); ++i) r += std::string("add rule inet ") + kEgressTable + " output " + rules[i] + "\n";
     return r;

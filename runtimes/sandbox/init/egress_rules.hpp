@@ -8,8 +8,8 @@
 //   - the machine's own addresses, every interface's, v4 and v6 (taken when the sandbox starts);
 //   - loopback, "this network", link-local (169.254/16, fe80::/10), multicast and reserved ranges;
 //   - by default the private ranges 10/8, 172.16/12, 192.168/16, 100.64/10 and fc00::/7;
-// and lets through only the sandbox's own loopback, the DNS forwarder's address (port 53), and the
-// neighbour discovery IPv6 needs. The machine itself (its addresses, loopback) is refused whatever the
+// and lets through only the sandbox's own loopback (where its resolver, the guard, listens), the
+// guard's own marked DNS to its upstream resolvers, and the neighbour discovery IPv6 needs. The machine itself (its addresses, loopback) is refused whatever the
 // policy says. An `allow` entry (a CIDR) inside a range refused by default opens that much of it (an
 // entry reaching beyond such ranges, 0.0.0.0/0, opens only public space); once the policy has had an
 // `allow` entry nothing else goes out, even when its entries are removed again. `deny` entries come
@@ -25,15 +25,29 @@
 namespace sandbox {
 
 struct EgressPolicy {
-    std::vector<std::string> allow;  // CIDRs ("203.0.113.0/24", "2001:db8::/32") or single addresses
+    // CIDRs ("203.0.113.0/24", "2001:db8::/32"), single addresses, or domain name entries ("pypi.org",
+    // "*.github.com": name_rules.hpp), which the resolver guard turns into addresses of the name sets.
+    std::vector<std::string> allow;
     std::vector<std::string> deny;
     // Only `allow` goes out: set by any allow entry and kept when the list empties again (removing the
     // last entry must not open the internet); then nothing goes out.
     bool allow_only = false;
 };
 
-// The address the sandbox's resolver is (pasta forwards DNS sent there to the machine's resolver).
+// Where pasta forwards DNS to the machine's resolver: the resolver guard's default upstream. The
+// sandbox itself may not send DNS there (nor anywhere but the guard).
 inline constexpr const char *kSandboxDnsAddress = "169.254.1.1";
+// The sandbox's resolver (its resolv.conf): the guard, on the sandbox's own loopback.
+inline constexpr const char *kGuardAddress = "127.0.0.53";
+// The mark the guard's sockets carry (SO_MARK, which needs CAP_NET_ADMIN: nothing in the sandbox can set
+// it): only packets with it may go to an upstream resolver.
+inline constexpr unsigned kGuardMark = 0x61680053;
+// Sets of the table the guard pins a name's addresses into: let through (allow entries) and refused
+// (deny entries), each element with a timeout.
+inline constexpr const char *kNamesAllowed4 = "names_allowed4";
+inline constexpr const char *kNamesAllowed6 = "names_allowed6";
+inline constexpr const char *kNamesDenied4 = "names_denied4";
+inline constexpr const char *kNamesDenied6 = "names_denied6";
 // The table the ruleset makes, in the sandbox's namespace only.
 inline constexpr const char *kEgressTable = "actionhost_egress";
 
@@ -42,8 +56,12 @@ inline constexpr const char *kEgressTable = "actionhost_egress";
 std::vector<std::string> machine_addresses();
 
 // A CIDR or an address, normalised ("10.1.2.3" -> "10.1.2.3/32"); std::invalid_argument when it is
-// neither, or its prefix length is out of range. Domain names are refused here with that message.
+// neither, or its prefix length is out of range.
 std::string normalise_cidr(const std::string &text);
+// A policy entry normalised: a CIDR as normalise_cidr, a domain name entry as normalise_name_entry.
+std::string normalise_entry(const std::string &text);
+// The name entries of `entries` (normalised ones), in order.
+std::vector<std::string> name_entries(const std::vector<std::string> &entries);
 
 // How many refused destinations the log keeps per address family (more are still refused and counted).
 inline constexpr int kRefusalLogSize = 1024;
@@ -51,10 +69,14 @@ inline constexpr int kRefusalLogSize = 1024;
 // The ruleset, in nft's language: one `table inet`, for a namespace that has none yet (loaded twice, nft
 // would add its rules to the first's: a change goes through egress_ruleset_update).
 // std::invalid_argument for an entry of `policy` that is not a CIDR.
-std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy);
+// `resolvers`: the guard's upstream resolvers (addresses), the only destinations of its marked DNS.
+std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy,
+                           const std::vector<std::string> &resolvers = {kSandboxDnsAddress});
 // The same policy for a table egress_ruleset made: its output chain's rules replaced in one transaction
 // (no moment without a filter), the refusal counter and log kept. std::invalid_argument as above.
-std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy);
+// The name sets are emptied too: the guard pins again what the new policy's names resolve to.
+std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy,
+                                  const std::vector<std::string> &resolvers = {kSandboxDnsAddress});
 
 struct RefusedDestination {
     std::string address, protocol;  // "10.1.2.3", "tcp"

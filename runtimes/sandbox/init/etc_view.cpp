@@ -122,7 +122,9 @@ std::string machine_resolv_conf() { return read_text("/etc/resolv.conf"); }
 
 std::string sandbox_resolv_conf(const std::string &network_mode) {
     if (network_mode == "host") return machine_resolv_conf();
-    if (network_mode == "internet") return std::string("# pasta forwards queries sent here to the machine's resolver.\nnameserver ") + kSandboxDnsAddress + "\n";
+    if (network_mode == "internet")
+        return std::string("# The sandbox's resolver guard (outside the sandbox): it asks upstream and applies the egress policy's names.\nnameserver ") +
+               kGuardAddress + "\n";
     return "# This sandbox has no network.\n";
 }
 

@@ -402,7 +402,7 @@ int main(int argc, char **argv) {
     std::unique_ptr<UserModeNetwork> user_net;
     if (o.network_mode == "internet") {
         try {
-            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out});
+            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, o.dns);
         } catch (const std::exception &e) {
             return fail(e.what());
         }

@@ -1,22 +1,42 @@
 // ah-sandbox-net: loads a ruleset (nft's language, made by egress_rules.cpp) into the network namespace
-// of a sandbox's pid 1, or prints that namespace's refusal counter. Run by ah-sandbox-init (outside the
-// sandbox) as the sandbox's creator: joining the sandbox's user namespace gives it CAP_NET_ADMIN there
-// and nowhere else. A helper of its own so that libnftables is loaded only by sandboxes with a network.
+// of a sandbox's pid 1, or prints that namespace's refusal counter, or stays on as the sandbox's
+// resolver guard (dns_guard.hpp). Run by ah-sandbox-init (outside the sandbox) as the sandbox's creator:
+// joining the sandbox's user namespace gives it CAP_NET_ADMIN there and nowhere else. A helper of its
+// own so that libnftables is loaded only by sandboxes with a network.
 //
 //   ah-sandbox-net --pid PID --ruleset TEXT    load TEXT; exit 0, or 1 with nft's error on stderr
 //   ah-sandbox-net --pid PID --list [--json]   print the table (its counter, its refusal log) as nft lists it
+//   ah-sandbox-net --pid PID --ruleset TEXT --guard [--resolver ADDR]... [--allow-name N]... [--deny-name N]...
+//                  [--allow-only]
+//       load TEXT, listen on kGuardAddress:53 in the namespace, print "ready", then serve DNS until stdin
+//       ends. Each stdin line is a JSON request answered by one JSON line on stdout:
+//         {"nft": COMMANDS, "allow_names": [...], "deny_names": [...], "allow_only": B}  run COMMANDS (a
+//             policy change, egress_ruleset_update), then take the names  -> {"ok": true} | {"error": WHY}
+//         {"list": true}   the table in nftables' JSON                     -> {"ok": true, "listing": TEXT}
 #include <fcntl.h>
 #include <nftables/libnftables.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <CLI/CLI.hpp>
+#include <actionhost/common/json_write.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/streambuf.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <istream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "dns_guard.hpp"
 #include "egress_rules.hpp"
+#include "name_rules.hpp"
 
 namespace {
 
@@ -36,39 +56,172 @@ bool join(int fd, const char *kind, int flag) {
     return ok;
 }
 
+// One nftables context for the process's life: commands run, their error kept.
+class Nft {
+  public:
+    Nft() : ctx_(nft_ctx_new(NFT_CTX_DEFAULT)) {
+        if (ctx_ != nullptr) {
+            nft_ctx_buffer_output(ctx_);
+            nft_ctx_buffer_error(ctx_);
+        }
+    }
+    ~Nft() {
+        if (ctx_ != nullptr) nft_ctx_free(ctx_);
+    }
+    Nft(const Nft &) = delete;
+    Nft &operator=(const Nft &) = delete;
+    bool ok() const { return ctx_ != nullptr; }
+    // "" when `commands` ran, else nftables' error; what it printed in `output`.
+    std::string run(const std::string &commands, bool as_json = false, std::string *output = nullptr) {
+        const unsigned flags = nft_ctx_output_get_flags(ctx_);
+        nft_ctx_output_set_flags(ctx_, as_json ? (flags | NFT_CTX_OUTPUT_JSON) : (flags & ~NFT_CTX_OUTPUT_JSON));
+        const int rc = nft_run_cmd_from_buffer(ctx_, commands.c_str());
+        if (output != nullptr) *output = nft_ctx_get_output_buffer(ctx_);
+        else (void)nft_ctx_get_output_buffer(ctx_);
+        const std::string error = nft_ctx_get_error_buffer(ctx_);
+        return rc == 0 ? "" : (error.empty() ? "nftables refused the commands" : error);
+    }
+
+  private:
+    nft_ctx *ctx_;
+};
+
+// The UDP socket the guard listens on, kGuardAddress:53 of the namespace's loopback (bound even before
+// the loopback is up: IP_FREEBIND), or -1 with the reason on stderr.
+int guard_socket() {
+    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    const int on = 1;
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(53);
+    inet_pton(AF_INET, sandbox::kGuardAddress, &a.sin_addr);
+    if (fd < 0 || setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof on) != 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        std::fprintf(stderr, "ah-sandbox-net: cannot listen on %s:53 in the sandbox: %s\n", sandbox::kGuardAddress, std::strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void answer(const nlohmann::json &reply) {
+    const std::string line = actionhost::common::dump_json(reply) + "\n";
+    for (size_t done = 0; done < line.size();) {
+        const ssize_t n = write(STDOUT_FILENO, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        done += static_cast<size_t>(n);
+    }
+}
+
+std::vector<std::string> names_of(const nlohmann::json &list) {
+    std::vector<std::string> out;
+    if (list.is_array())
+        for (const auto &n : list)
+            if (n.is_string()) out.push_back(sandbox::normalise_name_entry(n.get<std::string>()));
+    return out;
+}
+
+// Serves DNS and the requests on stdin until stdin ends.
+int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePolicy policy) {
+    namespace asio = boost::asio;
+    const int fd = guard_socket();
+    if (fd < 0) return 1;
+    asio::io_context io;
+    std::vector<asio::ip::udp::endpoint> upstreams;
+    for (const auto &r : resolvers) {
+        boost::system::error_code ec;
+        const auto address = asio::ip::make_address(r, ec);
+        if (ec) {
+            std::fprintf(stderr, "ah-sandbox-net: the resolver '%s' is not an address\n", r.c_str());
+            return 2;
+        }
+        upstreams.emplace_back(address, 53);
+    }
+    sandbox::DnsGuard dns(io, asio::ip::udp::socket(io, asio::ip::udp::v4(), fd), upstreams, std::move(policy),
+                          [&nft](const std::string &commands) { return nft.run(commands); });
+    answer({{"ready", true}});
+    asio::posix::stream_descriptor in(io, ::dup(STDIN_FILENO));
+    asio::streambuf lines;
+    std::function<void()> next = [&] {
+        asio::async_read_until(in, lines, '\n', [&](const boost::system::error_code &ec, size_t) {
+            if (ec) return io.stop();  // stdin ended: ah-sandbox-init, and so the sandbox, is gone
+            std::istream text(&lines);
+            std::string line;
+            std::getline(text, line);
+            const auto request = nlohmann::json::parse(line, nullptr, false);
+            try {
+                if (!request.is_object()) throw std::invalid_argument("a request is a JSON object");
+                if (request.value("list", false)) {
+                    std::string listing;
+                    const std::string failed = nft.run(std::string("list table inet ") + sandbox::kEgressTable, true, &listing);
+                    answer(failed.empty() ? nlohmann::json{{"ok", true}, {"listing", listing}} : nlohmann::json{{"error", failed}});
+                } else {
+                    sandbox::NamePolicy next_policy{names_of(request.value("allow_names", nlohmann::json::array())),
+                                                    names_of(request.value("deny_names", nlohmann::json::array())),
+                                                    request.value("allow_only", false)};
+                    const std::string failed = nft.run(request.value("nft", ""));
+                    if (failed.empty()) dns.set_policy(std::move(next_policy));
+                    answer(failed.empty() ? nlohmann::json{{"ok", true}} : nlohmann::json{{"error", failed}});
+                }
+            } catch (const std::exception &e) {
+                answer({{"error", e.what()}});
+            }
+            next();
+        });
+    };
+    next();
+    io.run();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-    CLI::App app{"loads or lists a sandbox's egress filter"};
+    CLI::App app{"loads or lists a sandbox's egress filter, or serves as its resolver guard"};
     int pid = 0;
     std::string ruleset;
-    bool list = false, as_json = false;
+    bool list = false, as_json = false, serve = false, allow_only = false;
+    std::vector<std::string> resolvers, allow_names, deny_names;
     app.add_option("--pid", pid, "the sandbox's pid 1 (as the caller sees it)")->required()->check(CLI::PositiveNumber);
     app.add_option("--ruleset", ruleset, "the ruleset to load");
     app.add_flag("--list", list, "print the filter's table");
     app.add_flag("--json", as_json, "with --list: in nftables' JSON");
+    app.add_flag("--guard", serve, "then stay on as the sandbox's resolver guard (until stdin ends)");
+    app.add_option("--resolver", resolvers, "with --guard: an upstream resolver's address (repeated; in order)");
+    app.add_option("--allow-name", allow_names, "with --guard: a name entry of the allow list (repeated)");
+    app.add_option("--deny-name", deny_names, "with --guard: a name entry of the deny list (repeated)");
+    app.add_flag("--allow-only", allow_only, "with --guard: an allow list is in force");
     CLI11_PARSE(app, argc, argv);
-    if (list == !ruleset.empty()) {
-        std::fprintf(stderr, "ah-sandbox-net: give --ruleset or --list\n");
+    if (list == !ruleset.empty() || (serve && list)) {
+        std::fprintf(stderr, "ah-sandbox-net: give --ruleset (and maybe --guard) or --list\n");
         return 2;
     }
+    sandbox::NamePolicy names;
+    try {
+        for (const auto &n : allow_names) names.allow_names.push_back(sandbox::normalise_name_entry(n));
+        for (const auto &n : deny_names) names.deny_names.push_back(sandbox::normalise_name_entry(n));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ah-sandbox-net: %s\n", e.what());
+        return 2;
+    }
+    names.allow_only = allow_only;
+    if (resolvers.empty()) resolvers.push_back(sandbox::kSandboxDnsAddress);
     // The user namespace first: it is what grants the right to enter the network namespace.
     const int user_ns = open_ns(pid, "user"), net_ns = open_ns(pid, "net");
     if (user_ns < 0 || net_ns < 0) return 1;
     if (!join(user_ns, "user", CLONE_NEWUSER) || !join(net_ns, "net", CLONE_NEWNET)) return 1;
-    nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
-    if (nft == nullptr) {
+    Nft nft;
+    if (!nft.ok()) {
         std::fprintf(stderr, "ah-sandbox-net: cannot make an nftables context\n");
         return 1;
     }
-    nft_ctx_buffer_output(nft);
-    if (as_json) nft_ctx_output_set_flags(nft, nft_ctx_output_get_flags(nft) | NFT_CTX_OUTPUT_JSON);
-    nft_ctx_buffer_error(nft);
-    const std::string command = list ? std::string("list table inet ") + sandbox::kEgressTable : ruleset;
-    const int rc = nft_run_cmd_from_buffer(nft, command.c_str());
-    std::fputs(nft_ctx_get_output_buffer(nft), stdout);
-    if (rc != 0)
-        std::fprintf(stderr, "ah-sandbox-net: nftables refused %s: %s\n", list ? "the listing" : "the ruleset", nft_ctx_get_error_buffer(nft));
-    nft_ctx_free(nft);
-    return rc == 0 ? 0 : 1;
+    std::string output;
+    const std::string failed = list ? nft.run(std::string("list table inet ") + sandbox::kEgressTable, as_json, &output) : nft.run(ruleset);
+    std::fputs(output.c_str(), stdout);
+    std::fflush(stdout);
+    if (!failed.empty()) {
+        std::fprintf(stderr, "ah-sandbox-net: nftables refused %s: %s\n", list ? "the listing" : "the ruleset", failed.c_str());
+        return 1;
+    }
+    return serve ? guard(nft, resolvers, std::move(names)) : 0;
 }

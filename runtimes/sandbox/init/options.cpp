@@ -34,9 +34,12 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, bool 
     app.add_option("--network-mode", o.network_mode, "none (the default), internet (user-mode networking, never the machine) or host")
         ->check(CLI::IsMember({"none", "internet", "host"}));
     // One value per occurrence: a repeated option must never swallow the command after it.
-    app.add_option("--allow-out", o.allow_out, "internet: a CIDR the sandbox may reach (repeated; once given, nothing else)")
+    app.add_option("--allow-out", o.allow_out, "internet: a CIDR or domain name the sandbox may reach (repeated; once given, nothing else)")
         ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--deny-out", o.deny_out, "internet: a CIDR the sandbox may not reach (repeated)")
+    app.add_option("--deny-out", o.deny_out, "internet: a CIDR or domain name the sandbox may not reach (repeated)")
+        ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--dns", o.dns, "internet: an upstream resolver's address for the sandbox's resolver guard (repeated, in order; "
+                                   "default: the machine's resolver, through pasta)")
         ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("!--no-seccomp", o.seccomp, "no seccomp filter");
     app.add_option("--image-layer", o.image_layers, "an unpacked image layer, bottom first (repeated): the root is the image's");
@@ -89,8 +92,8 @@ Options parse_options(int argc, char **argv) {
     if (host_network && o.network_mode != "none" && o.network_mode != "host")
         throw std::invalid_argument("--network is --network-mode host, not " + o.network_mode);
     if (host_network) o.network_mode = "host";
-    if (o.network_mode != "internet" && (!o.allow_out.empty() || !o.deny_out.empty()))
-        throw std::invalid_argument("--allow-out and --deny-out need --network-mode internet");
+    if (o.network_mode != "internet" && (!o.allow_out.empty() || !o.deny_out.empty() || !o.dns.empty()))
+        throw std::invalid_argument("--allow-out, --deny-out and --dns need --network-mode internet");
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
     if (o.ports_socket.empty() != o.control_socket.empty()) throw std::invalid_argument("--ports-socket and --control-socket go together");
     if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))

@@ -29,7 +29,8 @@ struct Options {
     long scratch_mb = 0;           // size of the one tmpfs behind /tmp, /var/tmp, /dev/shm, /run, homes
                                    // (0 → half the memory limit, or 1024 MiB without one)
     std::string network_mode = "none";  // "none", "internet" (user_net.hpp) or "host" (the caller's namespace)
-    std::vector<std::string> allow_out, deny_out;  // internet: the egress policy's CIDRs (egress_rules.hpp)
+    std::vector<std::string> allow_out, deny_out;  // internet: the egress policy's CIDRs and names (egress_rules.hpp)
+    std::vector<std::string> dns;  // internet: the resolver guard's upstream resolvers (dns_guard.hpp)
     bool seccomp = true;
     std::string hostname = "sandbox";
     // The sandbox's user: the host runs as it (uid 0: root inside, which is never root outside).

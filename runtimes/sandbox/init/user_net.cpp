@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <actionhost/common/io/unique_fd.hpp>
+#include <actionhost/common/json_write.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <actionhost/common/process/child_process.hpp>
 #include <cerrno>
 #include <cstring>
@@ -32,69 +35,45 @@ std::string program_dir() {
     return path.substr(0, path.rfind('/'));
 }
 
-// A helper that runs to its end, its output kept for the error message.
-std::unique_ptr<ChildProcess> start(const std::string &program, std::vector<std::string> argv) {
-    SpawnSpec spec;
-    spec.program = program;
-    spec.argv = std::move(argv);
-    spec.use_pty = false;
-    spec.out = Stream::pipe();
-    spec.err = Stream::to_stdout();
-    const char *path = std::getenv("PATH");
-    spec.search_path = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
-    auto child = ChildProcess::spawn(spec);
-    if (!child) throw std::runtime_error("cannot run " + program + ": " + child.error().message);
-    return std::move(child).value();
-}
-
-// "" when `child` exited 0 within the deadline, else why not (with what it printed, bounded).
-std::string wait_for(ChildProcess &child, const std::string &name, std::chrono::steady_clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    const auto status = child.wait(std::max(left, std::chrono::milliseconds(1)));
-    std::string said;
-    char buf[4096];
-    for (ssize_t n; said.size() < 16384 && (n = read(child.output_fd(), buf, sizeof buf)) > 0;) said.append(buf, static_cast<size_t>(n));
-    if (!status) {
-        child.terminate(std::chrono::milliseconds(100));
-        return name + " did not finish within 20 s";
-    }
-    if (status->shell_code() == 0) return "";
-    return name + " failed (" + status->describe() + ")" + (said.empty() ? "" : ": " + said);
-}
-
-
-// Runs `argv` to its end and returns what it printed; std::runtime_error with that when it failed or did
-// not end within 20 s. Read as it comes (a listing can be larger than a pipe holds), at most 4 MiB.
-std::string run_to_end(const std::string &program, const std::vector<std::string> &argv, const std::string &name) {
-    auto child = start(program, argv);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    std::string said;
-    char buf[16384];
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-        pollfd p{child->output_fd(), POLLIN, 0};
-        if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) break;
-        const ssize_t n = read(child->output_fd(), buf, sizeof buf);
-        if (n <= 0) break;
-        if (said.size() < (4u << 20)) said.append(buf, static_cast<size_t>(n));
-    }
-    const std::string why = wait_for(*child, name, deadline);
-    if (!why.empty()) throw std::runtime_error(why + (said.empty() ? "" : ": " + said.substr(0, 4096)));
-    return said;
-}
-
 // The policy with every entry normalised ("10.1.2.3" → "10.1.2.3/32"): entries compare as text after.
 EgressPolicy normalised(const EgressPolicy &p) {
     EgressPolicy out{{}, {}, p.allow_only || !p.allow.empty()};
-    for (const auto &a : p.allow) out.allow.push_back(normalise_cidr(a));
-    for (const auto &d : p.deny) out.deny.push_back(normalise_cidr(d));
+    for (const auto &a : p.allow) out.allow.push_back(normalise_entry(a));
+    for (const auto &d : p.deny) out.deny.push_back(normalise_entry(d));
     return out;
+}
+
+// One line of `child`'s stdout (without its newline), read into `buffer` as it comes; nullopt at its end
+// or at the deadline.
+std::optional<std::string> read_line(ChildProcess &child, std::string &buffer, std::chrono::steady_clock::time_point deadline) {
+    for (int round = 0; round < 100'000; ++round) {
+        if (const size_t nl = buffer.find('\n'); nl != std::string::npos) {
+            std::string line = buffer.substr(0, nl);
+            buffer.erase(0, nl + 1);
+            return line;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) return std::nullopt;
+        pollfd p{child.output_fd(), POLLIN, 0};
+        const int r = poll(&p, 1, static_cast<int>(left));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return std::nullopt;
+        char chunk[65536];
+        const ssize_t n = read(child.output_fd(), chunk, sizeof chunk);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) return std::nullopt;
+        if (buffer.size() > (16u << 20)) return std::nullopt;  // no line is that long
+        buffer.append(chunk, static_cast<size_t>(n));
+    }
+    return std::nullopt;
 }
 
 }  // namespace
 
-UserModeNetwork::UserModeNetwork(const EgressPolicy &policy)
-    : policy_(normalised(policy)), machine_(machine_addresses()), ruleset_(egress_ruleset(machine_, policy_)),
+UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers)
+    : policy_(normalised(policy)), machine_(machine_addresses()),
+      resolvers_(resolvers.empty() ? std::vector<std::string>{kSandboxDnsAddress} : std::move(resolvers)),
+      ruleset_(egress_ruleset(machine_, policy_, resolvers_)),
       helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
@@ -141,8 +120,27 @@ std::string UserModeNetwork::begin(pid_t pid1) {
         auto child = ChildProcess::spawn(spec);
         if (!child) throw std::runtime_error("cannot run pasta: " + child.error().message);
         pasta_ = std::move(child).value();
-        auto filter = start(helper_, {helper_, "--pid", std::to_string(pid1), "--ruleset", ruleset_});
-        return wait_for(*filter, "the egress filter (ah-sandbox-net)", deadline_);
+        // The filter, loaded by ah-sandbox-net, which then stays on as the sandbox's resolver guard.
+        std::vector<std::string> argv = {helper_, "--pid", std::to_string(pid1), "--ruleset", ruleset_, "--guard"};
+        for (const auto &r : resolvers_) argv.insert(argv.end(), {"--resolver", r});
+        for (const auto &n : name_entries(policy_.allow)) argv.insert(argv.end(), {"--allow-name", n});
+        for (const auto &n : name_entries(policy_.deny)) argv.insert(argv.end(), {"--deny-name", n});
+        if (policy_.allow_only) argv.push_back("--allow-only");
+        SpawnSpec guard;
+        guard.program = helper_;
+        guard.argv = argv;
+        guard.use_pty = false;
+        guard.in = Stream::pipe();   // its requests; their end is its end (ah-sandbox-init is gone)
+        guard.out = Stream::pipe();  // its answers, one JSON line each
+        guard.err = Stream::inherit();
+        auto spawned = ChildProcess::spawn(guard);
+        if (!spawned) throw std::runtime_error("cannot run " + helper_ + ": " + spawned.error().message);
+        guard_ = std::move(spawned).value();
+        const auto ready = read_line(*guard_, guard_buffer_, deadline_);
+        if (ready && nlohmann::json::parse(*ready, nullptr, false).value("ready", false)) return "";
+        if (const auto status = guard_->wait(std::chrono::milliseconds(2000)))
+            return "the egress filter and resolver guard (ah-sandbox-net) failed (" + status->describe() + "; its words are in the log)";
+        return "the egress filter and resolver guard (ah-sandbox-net) did not start within 20 s";
     } catch (const std::exception &e) {
         return e.what();
     }
@@ -174,6 +172,11 @@ std::string UserModeNetwork::finish() {
 }
 
 void UserModeNetwork::end() {
+    if (guard_) {
+        guard_->signal(SIGKILL);
+        guard_->release();
+        guard_.reset();
+    }
     if (!pasta_) return;
     // SIGKILL, not waited for: pasta keeps nothing worth a clean exit, and its exit removes the tap
     // device (the kernel's network teardown, 20-50 ms here) which no one needs to wait for. Until
@@ -183,14 +186,28 @@ void UserModeNetwork::end() {
     pasta_.reset();
 }
 
-void UserModeNetwork::change(pid_t pid1, const EgressPolicy &next) {
-    const std::string update = egress_ruleset_update(machine_, next);  // std::invalid_argument before anything runs
-    run_to_end(helper_, {helper_, "--pid", std::to_string(pid1), "--ruleset", update}, "the egress filter (ah-sandbox-net)");
+nlohmann::json UserModeNetwork::ask_guard(const nlohmann::json &request) const {
+    if (!guard_) throw std::runtime_error("the sandbox's resolver guard is not running");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    if (!guard_->write_all(actionhost::common::dump_json(request) + "\n", deadline))
+        throw std::runtime_error("the sandbox's resolver guard (ah-sandbox-net) is gone");
+    const auto line = read_line(*guard_, guard_buffer_, deadline);
+    if (!line) throw std::runtime_error("the sandbox's resolver guard (ah-sandbox-net) did not answer");
+    auto reply = nlohmann::json::parse(*line, nullptr, false);
+    if (!reply.is_object()) throw std::runtime_error("the sandbox's resolver guard answered something unexpected");
+    if (reply.contains("error")) throw std::runtime_error("the egress filter: " + reply.value("error", std::string()));
+    return reply;
+}
+
+void UserModeNetwork::change(pid_t, const EgressPolicy &next) {
+    const std::string update = egress_ruleset_update(machine_, next, resolvers_);  // std::invalid_argument before anything runs
+    ask_guard({{"nft", update}, {"allow_names", name_entries(next.allow)}, {"deny_names", name_entries(next.deny)},
+               {"allow_only", next.allow_only}});
     policy_ = next;
 }
 
-RefusalLog UserModeNetwork::refusals(pid_t pid1) const {
-    return refusal_log(run_to_end(helper_, {helper_, "--pid", std::to_string(pid1), "--list", "--json"}, "the egress filter's listing (ah-sandbox-net)"));
+RefusalLog UserModeNetwork::refusals(pid_t) const {
+    return refusal_log(ask_guard({{"list", true}}).value("listing", std::string()));
 }
 
 }  // namespace sandbox

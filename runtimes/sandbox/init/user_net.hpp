@@ -8,7 +8,9 @@
 //     and DNS sent to kSandboxDnsAddress goes to the machine's resolver (--dns-forward). It runs in the
 //     foreground as P's child, says it is ready by writing its pid into a pipe (--pid), and ends with P
 //     (end(), or the kernel's parent-death signal when P is killed).
-//   - ah-sandbox-net loads the egress filter (egress_rules.hpp) into the namespace.
+//   - ah-sandbox-net loads the egress filter (egress_rules.hpp) into the namespace and stays on as the
+//     sandbox's resolver guard (dns_guard.hpp), the only DNS there is inside; policy changes and the
+//     refusal log go through it too (no process started per request). It ends when its stdin does.
 // Both start at once, while pid 1 builds the root. pid 1 goes on (and starts the host) once the filter
 // is loaded — never a process of the sandbox before its filter — while pasta may still be configuring
 // the namespace; ah-sandbox-init then waits for pasta before it serves its control socket, which the
@@ -19,6 +21,8 @@
 
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
 #include <string>
 
 #include <actionhost/common/io/unique_fd.hpp>
@@ -33,34 +37,43 @@ class UserModeNetwork {
     // Everything that can be checked before the namespaces exist: the policy's entries (std::invalid_argument,
     // kept normalised),
     // the helper beside this program, the machine's addresses.
-    explicit UserModeNetwork(const EgressPolicy &policy);
-    // Starts connecting the namespaces of `pid1` (P's child) and waits for the filter: "" once it is
-    // loaded, else what failed. Blocks for the filter helper's run (~5-10 ms; at most 20 s).
+    // `resolvers`: the guard's upstream resolvers (empty: pasta's forwarder to the machine's resolver).
+    explicit UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers = {});
+    // Starts connecting the namespaces of `pid1` (P's child) and waits for the filter and the guard: ""
+    // once the filter is loaded and the guard listens, else what failed (~5 ms; at most 20 s).
     std::string begin(pid_t pid1);
     // Waits for pasta, started by begin: "" once the namespace is connected, else what failed (at most
     // 20 s from begin).
     std::string finish();
-    // Kills pasta (the sandbox is gone), without waiting for its exit. Also done by the destructor.
+    // Kills pasta and the guard (the sandbox is gone), without waiting for their exit. Also done by the
+    // destructor.
     void end();
     ~UserModeNetwork();
     UserModeNetwork(const UserModeNetwork &) = delete;
     UserModeNetwork &operator=(const UserModeNetwork &) = delete;
 
     // The running sandbox's policy replaced by `next` (egress_ruleset_update: one transaction, counter
-    // and log kept). std::invalid_argument for a bad entry, std::runtime_error when the helper failed;
-    // the policy in force is then unchanged. Blocks for the helper's run (~10 ms; at most 20 s).
+    // and log kept; the name sets emptied, the guard given the new names). std::invalid_argument for a
+    // bad entry, std::runtime_error when the guard failed; the policy in force is then unchanged. Blocks
+    // for the guard's answer (~1 ms; at most 20 s). Not from two threads at once.
     void change(pid_t pid1, const EgressPolicy &next);
-    // The policy in force, every entry normalised (normalise_cidr), so `next` in change() is too.
+    // The policy in force, every entry normalised (normalise_entry), so `next` in change() is too.
     const EgressPolicy &policy() const { return policy_; }
     // The refusal counter and log of the running sandbox. std::runtime_error when it cannot be read.
     RefusalLog refusals(pid_t pid1) const;
 
   private:
+    // ah-sandbox-net as the resolver guard (dns_guard.hpp): a JSON line asked, a JSON line answered.
+    nlohmann::json ask_guard(const nlohmann::json &request) const;
+
     std::unique_ptr<actionhost::common::ChildProcess> pasta_;
+    std::unique_ptr<actionhost::common::ChildProcess> guard_;
+    mutable std::string guard_buffer_;
     actionhost::common::io::UniqueFd pasta_ready_;  // read end of the pipe pasta writes its pid into
     std::chrono::steady_clock::time_point deadline_;
     EgressPolicy policy_;
     std::vector<std::string> machine_;
+    std::vector<std::string> resolvers_;
     std::string ruleset_;
     std::string helper_;
 };

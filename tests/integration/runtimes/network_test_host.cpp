@@ -48,11 +48,39 @@ NetworkTestHost::NetworkTestHost() {
         ok_ = sh("/usr/bin/python3 -c \"import socket; socket.create_connection(('198.51.100.2', 8080), 1)\"") == 0;
 }
 
-NetworkTestHost::~NetworkTestHost() {
-    if (server_ > 0) {
-        kill(server_, SIGKILL);
-        waitpid(server_, nullptr, 0);
+bool NetworkTestHost::serve_dns(const std::vector<std::pair<std::string, std::string>> &records) {
+    if (!ok_ || dns_ > 0) return false;
+    std::vector<std::string> args = {"ip", "netns", "exec", ns_, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
+                                     "--bind-interfaces", "--listen-address=198.51.100.2", "--port=53", "--user=root",
+                                     "--pid-file=", "--local-ttl=60"};
+    for (const auto &[name, address] : records) args.push_back("--address=/" + name + "/" + address);
+    dns_ = fork();
+    if (dns_ == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execvp("ip", argv.data());
+        _exit(127);
     }
+    // Up to 5 s to answer, asked from the machine.
+    for (int i = 0; i < 100; ++i, usleep(50000))
+        if (sh("/usr/bin/python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.5); "
+               "s.sendto(bytes.fromhex('12340100000100000000000004746573740000010001'), ('198.51.100.2', 53)); s.recv(512)\"") == 0)
+            return true;
+    return false;
+}
+
+NetworkTestHost::~NetworkTestHost() {
+    for (pid_t p : {server_, dns_})
+        if (p > 0) {
+            kill(p, SIGKILL);
+            waitpid(p, nullptr, 0);
+        }
     sh("ip netns pids " + ns_ + " | xargs -r kill -9");  // the server python under `ip netns exec`
     sh("ip link del " + veth_ + "a");
     sh("ip netns del " + ns_);

@@ -1,12 +1,14 @@
 // A test host for the sandbox's network, made by the test (or bench) that needs it: a network
 // namespace with 198.51.100.2 (TEST-NET-2) behind a veth pair whose machine end is 198.51.100.1,
 // serving HTTP on 8080 from a directory of its own (python3's http.server, started in the namespace
-// and killed by pid). Needs root and `ip`. Everything it made is removed by the destructor.
+// and killed by pid), and DNS when asked (serve_dns). Needs root and `ip`. Everything it made is removed by the destructor.
 #pragma once
 
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace runtimes_test {
 
@@ -18,6 +20,10 @@ class NetworkTestHost {
     NetworkTestHost &operator=(const NetworkTestHost &) = delete;
 
     bool ok() const { return ok_; }
+    // A DNS server on kAddress:53 (Debian's dnsmasq, in the namespace, no upstream) answering each name
+    // of `records` ({"name", "address"}: A or AAAA by the address) and its subdomains, NXDOMAIN else.
+    // False when it did not come up within 5 s.
+    bool serve_dns(const std::vector<std::pair<std::string, std::string>> &records);
     // The directory it serves (index.html says "test-host-page").
     const std::string &www() const { return dir_; }
     static constexpr const char *kAddress = "198.51.100.2";
@@ -26,7 +32,7 @@ class NetworkTestHost {
 
   private:
     std::string ns_, veth_, dir_;
-    pid_t server_ = -1;
+    pid_t server_ = -1, dns_ = -1;
     bool ok_ = false;
 };
 

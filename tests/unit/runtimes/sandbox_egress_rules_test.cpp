@@ -22,6 +22,9 @@ TEST(SandboxEgressRules, CidrsAreCheckedAndNormalised) {
     EXPECT_EQ(normalise_cidr("2001:db8::1/32"), "2001:db8::/32");
     EXPECT_EQ(normalise_cidr("fd00::2"), "fd00::2/128");
     EXPECT_EQ(normalise_cidr("0.0.0.0/0"), "0.0.0.0/0");
+    EXPECT_EQ(normalise_entry("PyPI.org."), "pypi.org");
+    EXPECT_EQ(normalise_entry("10.1.2.3"), "10.1.2.3/32");
+    EXPECT_EQ(name_entries({"10.0.0.0/8", "pypi.org", "*.GitHub.com"}), (std::vector<std::string>{"pypi.org", "*.github.com"}));
     for (const char *bad : {"pypi.org", "10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/-1", "1.2.3", "", "10.0.0.0/8 }; flush ruleset"})
         EXPECT_THROW(normalise_cidr(bad), std::invalid_argument) << bad;
 }
@@ -31,12 +34,15 @@ TEST(SandboxEgressRules, TheMachineAndThePrivateRangesAreRefusedByDefault) {
     for (const char *range : {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16",
                               "127.0.0.0/8", "192.0.2.2/32", "fc00::/7", "fe80::/10", "::ffff:0:0/96", "fd00::2/128"})
         EXPECT_NE(r.find(range), std::string::npos) << range << " missing from\n" << r;
-    // The sandbox's own loopback comes before any refusal, its resolver (169.254.1.1) before the refused
-    // ranges it lies in.
+    // The sandbox's own loopback (its resolver, the guard) comes before any refusal, the guard's marked
+    // DNS to its upstream (169.254.1.1) before the refused ranges it lies in, then any other DNS refused.
     const size_t output = r.find("chain output");
     ASSERT_NE(output, std::string::npos) << r;
     EXPECT_LT(r.find("oifname \"lo\" accept", output), r.find("jump refuse", output));
-    EXPECT_LT(r.find("th dport 53 accept", output), r.find("169.254.0.0/16", output));
+    const size_t guard = r.find("meta mark 0x61680053 meta l4proto { tcp, udp } th dport 53 ip daddr { 169.254.1.1/32 } accept", output);
+    ASSERT_NE(guard, std::string::npos) << r;
+    EXPECT_LT(guard, r.find("169.254.0.0/16", output));
+    EXPECT_LT(guard, r.find("th dport { 53, 853 } jump refuse", output));
     EXPECT_EQ(r.find("meta nfproto { ipv4, ipv6 }"), std::string::npos) << "no allow list: the rest goes out";
     // Every refusal is noted without a verdict of its own, then counted and rejected.
     const size_t refuse = r.find("chain refuse");
@@ -53,7 +59,8 @@ TEST(SandboxEgressRules, AnAllowListLetsOnlyItsEntriesOutAndDenyComesFirst) {
     ASSERT_NE(rest, std::string::npos) << r;
     EXPECT_LT(deny, allow);
     EXPECT_LT(allow, rest);
-    EXPECT_THROW(egress_ruleset({}, {{"*.github.com"}, {}}), std::invalid_argument);
+    EXPECT_THROW(egress_ruleset({}, {{"github.*"}, {}}), std::invalid_argument);
+    EXPECT_THROW(egress_ruleset({}, {{}, {"exa mple.org"}}), std::invalid_argument);
 }
 
 // The machine is refused before any allow entry; an allow entry opens a refused range only when it lies
@@ -96,6 +103,30 @@ TEST(SandboxEgressRules, AnUpdateReplacesOnlyTheOutputChain) {
     EXPECT_EQ(u.find("delete"), std::string::npos) << u;
     EXPECT_EQ(u.find("type filter hook"), std::string::npos) << "the chain keeps its hook: " << u;
     EXPECT_THROW(egress_ruleset_update({}, {{}, {"10.0.0.0/8 } ; flush ruleset"}}), std::invalid_argument);
+}
+
+// Names are the guard's: the ruleset has their sets, lets a name's addresses through only after every
+// refused range (a name never opens the machine or a private range) and refuses a deny name's first.
+TEST(SandboxEgressRules, NamesBecomeSetsAfterTheRefusedRangesAndDeniedNamesBeforeThem) {
+    const std::string r = egress_ruleset({"192.0.2.2"}, {{"pypi.org", "203.0.113.0/24"}, {"*.bad.test"}, true}, {"198.51.100.53"});
+    for (const char *set : {"set names_allowed4 { type ipv4_addr; flags timeout; }", "set names_denied6 { type ipv6_addr; flags timeout; }"})
+        EXPECT_NE(r.find(set), std::string::npos) << set << "\n" << r;
+    EXPECT_EQ(r.find("pypi"), std::string::npos) << "a name in nft's rules:\n" << r;
+    EXPECT_EQ(r.find("bad.test"), std::string::npos) << r;
+    const size_t output = r.find("chain output");
+    const size_t upstream = r.find("th dport 53 ip daddr { 198.51.100.53/32 } accept", output), other_dns = r.find("th dport { 53, 853 } jump refuse", output),
+                 denied = r.find("ip daddr @names_denied4 jump refuse", output), ranges = r.find("10.0.0.0/8", output),
+                 allowed = r.find("ip daddr @names_allowed4 accept", output), rest = r.find("meta nfproto { ipv4, ipv6 } jump refuse", output);
+    for (size_t at : {upstream, other_dns, denied, ranges, allowed, rest}) ASSERT_NE(at, std::string::npos) << r;
+    EXPECT_LT(upstream, other_dns);
+    EXPECT_LT(other_dns, denied);
+    EXPECT_LT(denied, ranges);
+    EXPECT_LT(ranges, allowed);
+    EXPECT_LT(allowed, rest);
+    EXPECT_LT(r.find("192.0.2.2/32", output), allowed) << "the machine comes first";
+    // A change empties the name sets (the guard pins what the new names resolve to).
+    const std::string u = egress_ruleset_update({"192.0.2.2"}, {{"pypi.org"}, {}, true});
+    EXPECT_NE(u.find("flush set inet actionhost_egress names_allowed4"), std::string::npos) << u;
 }
 
 // The log as nftables' JSON lists it: the counter and both sets' elements with their packets; anything

@@ -46,7 +46,7 @@ struct RuntimeOptions {
     WirePolicy wire_policy;              // timeouts/retries; default_action_timeout_s = sandbox.timeout
 };
 
-// A change of a running sandbox's egress policy (Runtime::change_network_policy): CIDRs.
+// A change of a running sandbox's egress policy (Runtime::change_network_policy): CIDRs and domain names.
 struct EgressChange {
     std::vector<std::string> allow, deny, remove;
 };
@@ -116,7 +116,7 @@ class Runtime {
     nlohmann::json network_policy();
     // Changes it while the sandbox runs, all or nothing (an entry allowed leaves the deny list and the
     // reverse; `remove` takes entries out of either); returns the policy now, without the log. Throws
-    // std::invalid_argument (an entry that is not a CIDR, a sandbox not on the internet) and RuntimeError.
+    // std::invalid_argument (an entry neither a CIDR nor a domain name, a sandbox not on the internet) and RuntimeError.
     nlohmann::json change_network_policy(const EgressChange &change);
     // Ends the session: the backend stops the sandbox, or keeps it when sandbox.keep_runtime_alive
     // (then a record is left for `ahctl ps` / `ahctl stop`). Idempotent.

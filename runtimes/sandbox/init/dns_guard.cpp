@@ -1,0 +1,178 @@
+#include "dns_guard.hpp"
+
+#include <arpa/inet.h>
+#include <arpa/nameser.h>
+#include <arpa/nameser_compat.h>
+#include <resolv.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <cstring>
+
+#include "egress_rules.hpp"
+#include "name_rules.hpp"
+
+namespace sandbox {
+
+namespace asio = boost::asio;
+using asio::ip::udp;
+
+namespace {
+
+constexpr size_t kMaxMessage = 65535;
+// How long an upstream resolver has to answer before the next is asked.
+constexpr auto kUpstreamTimeout = std::chrono::seconds(2);
+// A pinned address stays open at least this long (the sandbox may keep an answer past its TTL, as
+// resolvers with a floor do), and at most a day.
+constexpr unsigned kPinFloorSeconds = 3600, kPinCeilingSeconds = 86400;
+
+bool parse(const std::string &message, ns_msg &handle) {
+    return ns_initparse(reinterpret_cast<const unsigned char *>(message.data()), static_cast<int>(message.size()), &handle) == 0;
+}
+
+}  // namespace
+
+std::string dns_question_name(const std::string &message) {
+    ns_msg handle;
+    ns_rr rr;
+    if (!parse(message, handle) || ns_msg_count(handle, ns_s_qd) < 1 || ns_parserr(&handle, ns_s_qd, 0, &rr) != 0) return "";
+    std::string name = ns_rr_name(rr);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!name.empty() && name.back() == '.') name.pop_back();
+    return name;
+}
+
+std::string dns_error_reply(const std::string &query, int rcode) {
+    ns_msg handle;
+    if (!parse(query, handle)) return "";
+    const auto *start = reinterpret_cast<const unsigned char *>(query.data());
+    const int question = ns_skiprr(start + NS_HFIXEDSZ, start + query.size(), ns_s_qd, ns_msg_count(handle, ns_s_qd));
+    if (question < 0) return "";
+    std::string reply = query.substr(0, NS_HFIXEDSZ + static_cast<size_t>(question));
+    HEADER header;
+    std::memcpy(&header, reply.data(), sizeof header);
+    header.qr = 1;
+    header.ra = 1;
+    header.aa = 0;
+    header.tc = 0;
+    header.rcode = static_cast<unsigned>(rcode) & 0xf;
+    header.ancount = header.nscount = header.arcount = 0;
+    std::memcpy(reply.data(), &header, sizeof header);
+    return reply;
+}
+
+std::vector<DnsAddress> dns_answer_addresses(const std::string &answer) {
+    std::vector<DnsAddress> out;
+    ns_msg handle;
+    if (!parse(answer, handle)) return out;
+    const int count = std::min(ns_msg_count(handle, ns_s_an), 1024);
+    for (int i = 0; i < count; ++i) {
+        ns_rr rr;
+        if (ns_parserr(&handle, ns_s_an, i, &rr) != 0) break;
+        const bool a = ns_rr_type(rr) == ns_t_a && ns_rr_rdlen(rr) == 4, aaaa = ns_rr_type(rr) == ns_t_aaaa && ns_rr_rdlen(rr) == 16;
+        if (!a && !aaaa) continue;
+        char text[INET6_ADDRSTRLEN] = {};
+        inet_ntop(a ? AF_INET : AF_INET6, ns_rr_rdata(rr), text, sizeof text);
+        out.push_back({text, aaaa, ns_rr_ttl(rr)});
+    }
+    return out;
+}
+
+struct DnsGuard::Query {
+    std::string message, name;
+    udp::endpoint client;
+    NameVerdict verdict = NameVerdict::Pass;
+    std::unique_ptr<udp::socket> upstream;
+    std::unique_ptr<asio::steady_timer> timer;
+    std::vector<unsigned char> answer = std::vector<unsigned char>(kMaxMessage);
+    bool done = false;
+};
+
+DnsGuard::DnsGuard(asio::io_context &io, udp::socket socket, std::vector<udp::endpoint> upstreams, NamePolicy policy, Nft nft)
+    : io_(io), socket_(std::move(socket)), upstreams_(std::move(upstreams)), policy_(std::move(policy)), nft_(std::move(nft)),
+      buffer_(kMaxMessage) {
+    receive();
+}
+
+void DnsGuard::receive() {
+    socket_.async_receive_from(asio::buffer(buffer_), from_, [this](const boost::system::error_code &ec, size_t n) {
+        if (ec == asio::error::operation_aborted) return;
+        if (!ec && n >= NS_HFIXEDSZ && in_flight_ < kMaxInFlight) {
+            auto q = std::make_shared<Query>();
+            q->message.assign(reinterpret_cast<const char *>(buffer_.data()), n);
+            q->client = from_;
+            handle(q);
+        }
+        receive();
+    });
+}
+
+void DnsGuard::handle(std::shared_ptr<Query> q) {
+    q->name = dns_question_name(q->message);
+    if (q->name.empty()) return reply(q, dns_error_reply(q->message, ns_r_formerr));
+    q->verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
+    if (q->verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
+    ++in_flight_;
+    ask(q, 0);
+}
+
+void DnsGuard::ask(std::shared_ptr<Query> q, size_t upstream) {
+    if (upstream >= upstreams_.size()) {
+        --in_flight_;
+        return reply(q, dns_error_reply(q->message, ns_r_servfail));
+    }
+    boost::system::error_code ec;
+    q->upstream = std::make_unique<udp::socket>(io_);
+    q->upstream->open(upstreams_[upstream].protocol(), ec);
+    const unsigned mark = kGuardMark;
+    if (!ec && setsockopt(q->upstream->native_handle(), SOL_SOCKET, SO_MARK, &mark, sizeof mark) != 0)
+        ec = boost::system::error_code(errno, boost::system::system_category());
+    if (!ec) q->upstream->connect(upstreams_[upstream], ec);  // a port of its own: only that server's answer arrives
+    if (!ec) q->upstream->send(asio::buffer(q->message), 0, ec);
+    if (ec) return ask(q, upstream + 1);
+    q->timer = std::make_unique<asio::steady_timer>(io_, kUpstreamTimeout);
+    q->timer->async_wait([this, q, upstream](const boost::system::error_code &e) {
+        if (e || q->done) return;
+        q->upstream->close();  // the pending receive ends with operation_aborted
+        ask(q, upstream + 1);
+    });
+    q->upstream->async_receive(asio::buffer(q->answer), [this, q, upstream](const boost::system::error_code &e, size_t n) {
+        if (e || q->done) return;
+        // The same id and the same question, or it is not the answer (it is waited for on).
+        std::string answer(reinterpret_cast<const char *>(q->answer.data()), n);
+        if (n < NS_HFIXEDSZ || std::memcmp(answer.data(), q->message.data(), 2) != 0 || dns_question_name(answer) != q->name) {
+            q->timer->cancel();  // this server is given up: the next one is asked
+            q->upstream->close();
+            return ask(q, upstream + 1);
+        }
+        q->done = true;
+        q->timer->cancel();
+        --in_flight_;
+        answered(q, std::move(answer));
+    });
+}
+
+void DnsGuard::answered(std::shared_ptr<Query> q, std::string answer) {
+    if (q->verdict == NameVerdict::Pass) return reply(q, answer);
+    const bool allow = q->verdict == NameVerdict::Pin;
+    std::string commands;
+    for (const auto &a : dns_answer_addresses(answer)) {
+        const unsigned seconds = std::clamp(a.ttl, kPinFloorSeconds, kPinCeilingSeconds);
+        const char *set = allow ? (a.v6 ? kNamesAllowed6 : kNamesAllowed4) : (a.v6 ? kNamesDenied6 : kNamesDenied4);
+        commands += std::string("add element inet ") + kEgressTable + " " + set + " { " + a.address + " timeout " +
+                    std::to_string(seconds) + "s }\n";
+    }
+    const std::string failed = commands.empty() ? "" : nft_(commands);
+    if (!failed.empty()) return reply(q, dns_error_reply(q->message, ns_r_servfail));  // never an address that is not pinned
+    reply(q, allow ? answer : dns_error_reply(q->message, ns_r_refused));
+}
+
+void DnsGuard::reply(const std::shared_ptr<Query> &q, const std::string &message) {
+    if (message.empty()) return;
+    boost::system::error_code ec;
+    socket_.send_to(asio::buffer(message), q->client, 0, ec);  // a datagram: never blocks for long, lost if it fails
+}
+
+}  // namespace sandbox
