@@ -67,17 +67,57 @@ std::vector<DnsAddress> dns_answer_addresses(const std::string &answer) {
     std::vector<DnsAddress> out;
     ns_msg handle;
     if (!parse(answer, handle)) return out;
-    const int count = std::min(ns_msg_count(handle, ns_s_an), 1024);
+    const std::string question = dns_question_name(answer);
+    if (question.empty()) return out;
+    const auto *msg = reinterpret_cast<const unsigned char *>(answer.data());
+    const int count = std::min(ns_msg_count(handle, ns_s_an), 4096);
+    const auto lower = [](std::string n) {
+        std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!n.empty() && n.back() == '.') n.pop_back();
+        return n;
+    };
+    // The question's name and the names its CNAME chain leads to (records in any order: a pass per link).
+    std::vector<std::string> names = {question};
+    for (int pass = 0; pass < 16; ++pass) {
+        const size_t before = names.size();
+        for (int i = 0; i < count; ++i) {
+            ns_rr rr;
+            if (ns_parserr(&handle, ns_s_an, i, &rr) != 0) break;
+            if (ns_rr_type(rr) != ns_t_cname) continue;
+            if (std::find(names.begin(), names.end(), lower(ns_rr_name(rr))) == names.end()) continue;
+            char target[NS_MAXDNAME];
+            if (ns_name_uncompress(msg, msg + answer.size(), ns_rr_rdata(rr), target, sizeof target) < 0) continue;
+            if (std::find(names.begin(), names.end(), lower(target)) == names.end()) names.push_back(lower(target));
+        }
+        if (names.size() == before) break;
+    }
     for (int i = 0; i < count; ++i) {
         ns_rr rr;
         if (ns_parserr(&handle, ns_s_an, i, &rr) != 0) break;
         const bool a = ns_rr_type(rr) == ns_t_a && ns_rr_rdlen(rr) == 4, aaaa = ns_rr_type(rr) == ns_t_aaaa && ns_rr_rdlen(rr) == 16;
-        if (!a && !aaaa) continue;
+        if ((!a && !aaaa) || std::find(names.begin(), names.end(), lower(ns_rr_name(rr))) == names.end()) continue;
         char text[INET6_ADDRSTRLEN] = {};
         inet_ntop(a ? AF_INET : AF_INET6, ns_rr_rdata(rr), text, sizeof text);
         out.push_back({text, aaaa, ns_rr_ttl(rr)});
     }
     return out;
+}
+
+bool dns_plain_query(const std::string &query) {
+    ns_msg handle;
+    if (!parse(query, handle)) return false;  // ns_initparse also refuses bytes after the last record
+    HEADER header;
+    std::memcpy(&header, query.data(), sizeof header);
+    if (header.qr != 0 || header.opcode != ns_o_query || ns_msg_count(handle, ns_s_qd) != 1 || ns_msg_count(handle, ns_s_an) != 0 ||
+        ns_msg_count(handle, ns_s_ns) != 0 || ns_msg_count(handle, ns_s_ar) > 1)
+        return false;
+    if (ns_msg_count(handle, ns_s_ar) == 1) {
+        ns_rr rr;
+        if (ns_parserr(&handle, ns_s_ar, 0, &rr) != 0 || ns_rr_type(rr) != ns_t_opt || ns_rr_rdlen(rr) != 0 ||
+            (std::strcmp(ns_rr_name(rr), "") != 0 && std::strcmp(ns_rr_name(rr), ".") != 0))
+            return false;
+    }
+    return true;
 }
 
 struct DnsGuard::Query {
@@ -99,7 +139,7 @@ DnsGuard::DnsGuard(asio::io_context &io, udp::socket socket, std::vector<udp::en
 void DnsGuard::receive() {
     socket_.async_receive_from(asio::buffer(buffer_), from_, [this](const boost::system::error_code &ec, size_t n) {
         if (ec == asio::error::operation_aborted) return;
-        if (!ec && n >= NS_HFIXEDSZ && in_flight_ < kMaxInFlight) {
+        if (!ec && n >= NS_HFIXEDSZ) {
             auto q = std::make_shared<Query>();
             q->message.assign(reinterpret_cast<const char *>(buffer_.data()), n);
             q->client = from_;
@@ -112,8 +152,12 @@ void DnsGuard::receive() {
 void DnsGuard::handle(std::shared_ptr<Query> q) {
     q->name = dns_question_name(q->message);
     if (q->name.empty()) return reply(q, dns_error_reply(q->message, ns_r_formerr));
+    if (!dns_plain_query(q->message)) return reply(q, dns_error_reply(q->message, ns_r_refused));  // only a question goes upstream
     q->verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
     if (q->verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
+    // Answered without asking (above) even when the upstream is slow; past the limit a query is dropped
+    // and the sandbox's resolver asks again.
+    if (in_flight_ >= kMaxInFlight) return;
     ++in_flight_;
     ask(q, 0);
 }
@@ -138,15 +182,17 @@ void DnsGuard::ask(std::shared_ptr<Query> q, size_t upstream) {
         q->upstream->close();  // the pending receive ends with operation_aborted
         ask(q, upstream + 1);
     });
+    await_answer(q, upstream);
+}
+
+void DnsGuard::await_answer(std::shared_ptr<Query> q, size_t upstream) {
     q->upstream->async_receive(asio::buffer(q->answer), [this, q, upstream](const boost::system::error_code &e, size_t n) {
         if (e || q->done) return;
-        // The same id and the same question, or it is not the answer (it is waited for on).
+        // The same id and the same question, or it is not the answer: a stray datagram is ignored and
+        // the answer waited for on, until the server's time is up.
         std::string answer(reinterpret_cast<const char *>(q->answer.data()), n);
-        if (n < NS_HFIXEDSZ || std::memcmp(answer.data(), q->message.data(), 2) != 0 || dns_question_name(answer) != q->name) {
-            q->timer->cancel();  // this server is given up: the next one is asked
-            q->upstream->close();
-            return ask(q, upstream + 1);
-        }
+        if (n < NS_HFIXEDSZ || std::memcmp(answer.data(), q->message.data(), 2) != 0 || dns_question_name(answer) != q->name)
+            return await_answer(q, upstream);
         q->done = true;
         q->timer->cancel();
         --in_flight_;
@@ -155,10 +201,16 @@ void DnsGuard::ask(std::shared_ptr<Query> q, size_t upstream) {
 }
 
 void DnsGuard::answered(std::shared_ptr<Query> q, std::string answer) {
+    // Judged again now: the policy may have changed while the name was asked (a name removed meanwhile
+    // must not be pinned after its set was emptied).
+    q->verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
+    if (q->verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
     if (q->verdict == NameVerdict::Pass) return reply(q, answer);
+    const std::vector<DnsAddress> addresses = dns_answer_addresses(answer);
+    if (addresses.size() > kMaxPinnedPerAnswer) return reply(q, dns_error_reply(q->message, ns_r_servfail));
     const bool allow = q->verdict == NameVerdict::Pin;
     std::string commands;
-    for (const auto &a : dns_answer_addresses(answer)) {
+    for (const auto &a : addresses) {
         const unsigned seconds = std::clamp(a.ttl, kPinFloorSeconds, kPinCeilingSeconds);
         const char *set = allow ? (a.v6 ? kNamesAllowed6 : kNamesAllowed4) : (a.v6 ? kNamesDenied6 : kNamesDenied4);
         commands += std::string("add element inet ") + kEgressTable + " " + set + " { " + a.address + " timeout " +

@@ -34,6 +34,8 @@ class DnsGuard {
     // `socket`: bound to kGuardAddress:53 in the sandbox's namespace. `upstreams`: asked in order.
     DnsGuard(boost::asio::io_context &io, boost::asio::ip::udp::socket socket, std::vector<boost::asio::ip::udp::endpoint> upstreams,
              NamePolicy policy, Nft nft);
+    // The next answers are judged by `policy` (also those asked before: an answer is judged when it
+    // arrives, so a name removed while it was being asked is not pinned).
     void set_policy(NamePolicy policy) { policy_ = std::move(policy); }
     // Queries being answered at most at once; more are dropped (the sandbox's resolver asks again).
     static constexpr int kMaxInFlight = 256;
@@ -43,6 +45,7 @@ class DnsGuard {
     void receive();
     void handle(std::shared_ptr<Query> q);
     void ask(std::shared_ptr<Query> q, size_t upstream);
+    void await_answer(std::shared_ptr<Query> q, size_t upstream);
     void answered(std::shared_ptr<Query> q, std::string answer);
     void reply(const std::shared_ptr<Query> &q, const std::string &message);
 
@@ -66,7 +69,14 @@ struct DnsAddress {
     bool v6 = false;
     unsigned ttl = 0;
 };
-// The A and AAAA records of an answer's answer section.
+// The addresses an answer gives its question's name: the A and AAAA records owned by that name or by a
+// name its CNAME chain leads to (records of any other name are not the question's: never pinned).
 std::vector<DnsAddress> dns_answer_addresses(const std::string &answer);
+// Whether `query` is a plain question fit to be asked upstream: not a response, opcode QUERY, exactly one
+// question, no answer or authority records, and in the additional section at most an EDNS OPT record
+// without options — nothing else the sandbox could send out through the upstream resolver.
+bool dns_plain_query(const std::string &query);
+// The most addresses one answer may pin; an answer with more is refused (SERVFAIL), never half pinned.
+inline constexpr size_t kMaxPinnedPerAnswer = 64;
 
 }  // namespace sandbox

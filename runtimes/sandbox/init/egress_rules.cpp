@@ -25,7 +25,9 @@ bool is_v6(const std::string &cidr) { return cidr.find(':') != std::string::npos
 const char *const kRefused4[] = {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
                                  "172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4",
                                  "240.0.0.0/4"};
-const char *const kRefused6[] = {"::/127", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "fc00::/7", "fe80::/10",
+// ::/96 (the deprecated IPv4-compatible form, ::1 and :: among it) and 6to4's 2002::/16, which embed a
+// v4 address too.
+const char *const kRefused6[] = {"::/96", "2002::/16", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "fc00::/7", "fe80::/10",
                                  "ff00::/8"};
 
 std::string join(const std::vector<std::string> &items) {
@@ -190,8 +192,10 @@ std::string egress_ruleset(const std::vector<std::string> &machine, const Egress
     r += "  set refused4 { type ipv4_addr . inet_proto . inet_service; flags dynamic; size " + std::to_string(kRefusalLogSize) + "; counter; }\n";
     r += "  set refused6 { type ipv6_addr . inet_proto . inet_service; flags dynamic; size " + std::to_string(kRefusalLogSize) + "; counter; }\n";
     // What names of the policy resolved to (the guard adds them, with a timeout).
-    for (const char *set : {kNamesAllowed4, kNamesDenied4}) r += std::string("  set ") + set + " { type ipv4_addr; flags timeout; }\n";
-    for (const char *set : {kNamesAllowed6, kNamesDenied6}) r += std::string("  set ") + set + " { type ipv6_addr; flags timeout; }\n";
+    // Bounded: once full, the guard's pinning fails and it answers SERVFAIL (never an address not pinned).
+    const std::string size = std::to_string(kNameSetSize);
+    for (const char *set : {kNamesAllowed4, kNamesDenied4}) r += std::string("  set ") + set + " { type ipv4_addr; flags timeout; size " + size + "; }\n";
+    for (const char *set : {kNamesAllowed6, kNamesDenied6}) r += std::string("  set ") + set + " { type ipv6_addr; flags timeout; size " + size + "; }\n";
     // Every refusal: noted (no verdict: a full set or an untracked protocol never skips the reject), counted, rejected.
     r += "  chain refuse {\n";
     r += "    meta nfproto ipv4 meta l4proto { tcp, udp } add @refused4 { ip daddr . meta l4proto . th dport }\n";
@@ -205,11 +209,12 @@ std::string egress_ruleset(const std::vector<std::string> &machine, const Egress
 }
 
 std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy,
-                                  const std::vector<std::string> &resolvers) {
+                                  const std::vector<std::string> &resolvers, bool names_changed) {
     const std::vector<std::string> rules = output_rules(machine, policy, resolvers);  // throws before anything is written
     std::string r = std::string("flush chain inet ") + kEgressTable + " output\n";
-    for (const char *set : {kNamesAllowed4, kNamesAllowed6, kNamesDenied4, kNamesDenied6})
-        r += std::string("flush set inet ") + kEgressTable + " " + set + "\n";
+    if (names_changed)
+        for (const char *set : {kNamesAllowed4, kNamesAllowed6, kNamesDenied4, kNamesDenied6})
+            r += std::string("flush set inet ") + kEgressTable + " " + set + "\n";
     // The hook line stays as the chain was made; the rules go in again, all in one transaction.
     for (size_t i = 1; i < rules.size(); ++i) r += std::string("add rule inet ") + kEgressTable + " output " + rules[i] + "\n";
     return r;

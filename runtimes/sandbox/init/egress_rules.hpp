@@ -48,6 +48,8 @@ inline constexpr const char *kNamesAllowed4 = "names_allowed4";
 inline constexpr const char *kNamesAllowed6 = "names_allowed6";
 inline constexpr const char *kNamesDenied4 = "names_denied4";
 inline constexpr const char *kNamesDenied6 = "names_denied6";
+// Elements each of those sets holds at most.
+inline constexpr int kNameSetSize = 65536;
 // The table the ruleset makes, in the sandbox's namespace only.
 inline constexpr const char *kEgressTable = "actionhost_egress";
 
@@ -74,9 +76,10 @@ std::string egress_ruleset(const std::vector<std::string> &machine, const Egress
                            const std::vector<std::string> &resolvers = {kSandboxDnsAddress});
 // The same policy for a table egress_ruleset made: its output chain's rules replaced in one transaction
 // (no moment without a filter), the refusal counter and log kept. std::invalid_argument as above.
-// The name sets are emptied too: the guard pins again what the new policy's names resolve to.
+// `names_changed`: the name sets are emptied too (the guard pins again what the new policy's names
+// resolve to); a change of CIDRs alone keeps them, so connections to allowed names go on.
 std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy,
-                                  const std::vector<std::string> &resolvers = {kSandboxDnsAddress});
+                                  const std::vector<std::string> &resolvers = {kSandboxDnsAddress}, bool names_changed = true);
 
 struct RefusedDestination {
     std::string address, protocol;  // "10.1.2.3", "tcp"

@@ -200,7 +200,9 @@ nlohmann::json UserModeNetwork::ask_guard(const nlohmann::json &request) const {
 }
 
 void UserModeNetwork::change(pid_t, const EgressPolicy &next) {
-    const std::string update = egress_ruleset_update(machine_, next, resolvers_);  // std::invalid_argument before anything runs
+    const bool names_changed = name_entries(next.allow) != name_entries(policy_.allow) || name_entries(next.deny) != name_entries(policy_.deny);
+    // std::invalid_argument before anything runs
+    const std::string update = egress_ruleset_update(machine_, next, resolvers_, names_changed);
     ask_guard({{"nft", update}, {"allow_names", name_entries(next.allow)}, {"deny_names", name_entries(next.deny)},
                {"allow_only", next.allow_only}});
     policy_ = next;

@@ -375,6 +375,14 @@ TEST(SandboxNetwork, AnAllowListByNameOpensWhatTheNameResolvesTo) {
                                        "s.recv(512); print('answered')\" 2>&1 | tail -1")
                                    .value("content", "");
     EXPECT_NE(direct.find("PermissionError"), std::string::npos) << "DNS round the guard: " << direct;
+    // Through the guard, only a plain question goes upstream: an allowed name with a second question
+    // riding along (data out through the upstream resolver) is refused (rcode 5).
+    const std::string two = run(rt, "python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5); "
+                                    "q = lambda n: b''.join(bytes([len(l)]) + l.encode() for l in n.split('.')) + bytes.fromhex('0000010001'); "
+                                    "s.sendto(bytes.fromhex('123401000002000000000000') + q('allowed.test') + q('secret.other.test'), ('127.0.0.53', 53)); "
+                                    "print('rcode', s.recv(512)[3] & 15)\" 2>&1 | tail -1")
+                                .value("content", "");
+    EXPECT_EQ(two, "rcode 5");
 }
 
 // A name may not open what an address could not: an allowed name resolving to the machine's own address

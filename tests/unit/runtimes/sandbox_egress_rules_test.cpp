@@ -109,7 +109,7 @@ TEST(SandboxEgressRules, AnUpdateReplacesOnlyTheOutputChain) {
 // refused range (a name never opens the machine or a private range) and refuses a deny name's first.
 TEST(SandboxEgressRules, NamesBecomeSetsAfterTheRefusedRangesAndDeniedNamesBeforeThem) {
     const std::string r = egress_ruleset({"192.0.2.2"}, {{"pypi.org", "203.0.113.0/24"}, {"*.bad.test"}, true}, {"198.51.100.53"});
-    for (const char *set : {"set names_allowed4 { type ipv4_addr; flags timeout; }", "set names_denied6 { type ipv6_addr; flags timeout; }"})
+    for (const char *set : {"set names_allowed4 { type ipv4_addr; flags timeout; size 65536; }", "set names_denied6 { type ipv6_addr; flags timeout; size 65536; }"})
         EXPECT_NE(r.find(set), std::string::npos) << set << "\n" << r;
     EXPECT_EQ(r.find("pypi"), std::string::npos) << "a name in nft's rules:\n" << r;
     EXPECT_EQ(r.find("bad.test"), std::string::npos) << r;
@@ -127,6 +127,9 @@ TEST(SandboxEgressRules, NamesBecomeSetsAfterTheRefusedRangesAndDeniedNamesBefor
     // A change empties the name sets (the guard pins what the new names resolve to).
     const std::string u = egress_ruleset_update({"192.0.2.2"}, {{"pypi.org"}, {}, true});
     EXPECT_NE(u.find("flush set inet actionhost_egress names_allowed4"), std::string::npos) << u;
+    // A change of CIDRs alone keeps what names opened.
+    const std::string cidrs = egress_ruleset_update({"192.0.2.2"}, {{"pypi.org"}, {"203.0.113.0/24"}, true}, {"169.254.1.1"}, false);
+    EXPECT_EQ(cidrs.find("flush set"), std::string::npos) << cidrs;
 }
 
 // The log as nftables' JSON lists it: the counter and both sets' elements with their packets; anything
