@@ -216,16 +216,21 @@ class SandboxRuntime : public Backend {
         argv.insert(argv.end(), {"--network-mode", network_mode_});
         if (!host_network()) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
         argv.insert(argv.end(), {"--ports-socket", ports_socket_path(run_dir_), "--control-socket", control_socket_path(run_dir_)});
-        for (const char *list : {"allow_out", "deny_out", "dns"}) {
-            const std::string what = list[0] == 'd' && list[1] == 'n' ? "addresses" : "CIDRs and domain names";
-            const json entries = json::parse(config_string(std::string("sandbox.") + list, "[]"), nullptr, false);
-            if (!entries.is_array()) throw std::runtime_error(std::string("sandbox.") + list + " must be a list of " + what);
+        // The lists of the internet mode, each entry handed to ah-sandbox-init, which checks it.
+        struct InternetList {
+            const char *key, *flag, *what;
+        };
+        for (const InternetList &list : {InternetList{"sandbox.allow_out", "--allow-out", "CIDRs and domain names"},
+                                         InternetList{"sandbox.deny_out", "--deny-out", "CIDRs and domain names"},
+                                         InternetList{"sandbox.dns", "--dns", "addresses"}}) {
+            const std::string key = list.key;
+            const json entries = json::parse(config_string(key, "[]"), nullptr, false);
+            if (!entries.is_array()) throw std::runtime_error(key + " must be a list of " + list.what);
             if (!entries.empty() && network_mode_ != "internet")
-                throw std::runtime_error(std::string("sandbox.") + list + " needs sandbox.network = \"internet\" (it is \"" + network_mode_ + "\")");
+                throw std::runtime_error(key + " needs sandbox.network = \"internet\" (it is \"" + network_mode_ + "\")");
             for (const auto &e : entries) {
-                if (!e.is_string()) throw std::runtime_error(std::string("sandbox.") + list + " must be a list of " + what + " (strings)");
-                const char *flag = list[0] == 'a' ? "--allow-out" : list[1] == 'e' ? "--deny-out" : "--dns";
-                argv.insert(argv.end(), {flag, e.get<std::string>()});
+                if (!e.is_string()) throw std::runtime_error(key + " must be a list of " + list.what + " (strings)");
+                argv.insert(argv.end(), {list.flag, e.get<std::string>()});
             }
         }
         set_flag(args, "--working-dir", target);

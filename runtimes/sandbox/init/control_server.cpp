@@ -163,7 +163,7 @@ json ControlServer::network_state(bool with_log) {
     out["deny"] = p.deny;
     out["allow_only"] = p.allow_only;
     if (!with_log) return out;
-    const RefusalLog log = network_.user_net->refusals(network_.pid1);
+    const RefusalLog log = network_.user_net->refusals();
     out["refused"] = log.refused;
     json entries = json::array();
     for (const auto &d : log.destinations)
@@ -193,7 +193,7 @@ json ControlServer::change_network(const json &request) {
         if (!holds(next.deny, c)) next.deny.push_back(c);
     }
     if (next.allow.size() + next.deny.size() > 4096) throw std::invalid_argument("at most 4096 entries in the egress policy");
-    network_.user_net->change(network_.pid1, next);
+    network_.user_net->change(next);
     return network_state(false);
 }
 

@@ -38,7 +38,6 @@ class ControlServer {
     struct Network {
         std::string mode = "none";
         UserModeNetwork *user_net = nullptr;  // outlives the server
-        pid_t pid1 = -1;
     };
     // Takes `listen_fd` (a listening unix socket). `ports_socket`: pid 1's, for the publisher.
     ControlServer(boost::asio::io_context &io, int listen_fd, std::string ports_socket, Network network);

@@ -38,10 +38,7 @@ std::string dns_question_name(const std::string &message) {
     ns_msg handle;
     ns_rr rr;
     if (!parse(message, handle) || ns_msg_count(handle, ns_s_qd) < 1 || ns_parserr(&handle, ns_s_qd, 0, &rr) != 0) return "";
-    std::string name = ns_rr_name(rr);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (!name.empty() && name.back() == '.') name.pop_back();
-    return name;
+    return normalised_name(ns_rr_name(rr));
 }
 
 std::string dns_error_reply(const std::string &query, int rcode) {
@@ -71,11 +68,6 @@ std::vector<DnsAddress> dns_answer_addresses(const std::string &answer) {
     if (question.empty()) return out;
     const auto *msg = reinterpret_cast<const unsigned char *>(answer.data());
     const int count = std::min(ns_msg_count(handle, ns_s_an), 4096);
-    const auto lower = [](std::string n) {
-        std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        if (!n.empty() && n.back() == '.') n.pop_back();
-        return n;
-    };
     // The question's name and the names its CNAME chain leads to (records in any order: a pass per link).
     std::vector<std::string> names = {question};
     for (int pass = 0; pass < 16; ++pass) {
@@ -84,10 +76,10 @@ std::vector<DnsAddress> dns_answer_addresses(const std::string &answer) {
             ns_rr rr;
             if (ns_parserr(&handle, ns_s_an, i, &rr) != 0) break;
             if (ns_rr_type(rr) != ns_t_cname) continue;
-            if (std::find(names.begin(), names.end(), lower(ns_rr_name(rr))) == names.end()) continue;
+            if (std::find(names.begin(), names.end(), normalised_name(ns_rr_name(rr))) == names.end()) continue;
             char target[NS_MAXDNAME];
             if (ns_name_uncompress(msg, msg + answer.size(), ns_rr_rdata(rr), target, sizeof target) < 0) continue;
-            if (std::find(names.begin(), names.end(), lower(target)) == names.end()) names.push_back(lower(target));
+            if (std::find(names.begin(), names.end(), normalised_name(target)) == names.end()) names.push_back(normalised_name(target));
         }
         if (names.size() == before) break;
     }
@@ -95,7 +87,7 @@ std::vector<DnsAddress> dns_answer_addresses(const std::string &answer) {
         ns_rr rr;
         if (ns_parserr(&handle, ns_s_an, i, &rr) != 0) break;
         const bool a = ns_rr_type(rr) == ns_t_a && ns_rr_rdlen(rr) == 4, aaaa = ns_rr_type(rr) == ns_t_aaaa && ns_rr_rdlen(rr) == 16;
-        if ((!a && !aaaa) || std::find(names.begin(), names.end(), lower(ns_rr_name(rr))) == names.end()) continue;
+        if ((!a && !aaaa) || std::find(names.begin(), names.end(), normalised_name(ns_rr_name(rr))) == names.end()) continue;
         char text[INET6_ADDRSTRLEN] = {};
         inet_ntop(a ? AF_INET : AF_INET6, ns_rr_rdata(rr), text, sizeof text);
         out.push_back({text, aaaa, ns_rr_ttl(rr)});
@@ -123,7 +115,6 @@ bool dns_plain_query(const std::string &query) {
 struct DnsGuard::Query {
     std::string message, name;
     udp::endpoint client;
-    NameVerdict verdict = NameVerdict::Pass;
     std::unique_ptr<udp::socket> upstream;
     std::unique_ptr<asio::steady_timer> timer;
     std::vector<unsigned char> answer = std::vector<unsigned char>(kMaxMessage);
@@ -153,8 +144,8 @@ void DnsGuard::handle(std::shared_ptr<Query> q) {
     q->name = dns_question_name(q->message);
     if (q->name.empty()) return reply(q, dns_error_reply(q->message, ns_r_formerr));
     if (!dns_plain_query(q->message)) return reply(q, dns_error_reply(q->message, ns_r_refused));  // only a question goes upstream
-    q->verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
-    if (q->verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
+    if (name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only) == NameVerdict::Drop)
+        return reply(q, dns_error_reply(q->message, ns_r_refused));
     // Answered without asking (above) even when the upstream is slow; past the limit a query is dropped
     // and the sandbox's resolver asks again.
     if (in_flight_ >= kMaxInFlight) return;
@@ -203,12 +194,12 @@ void DnsGuard::await_answer(std::shared_ptr<Query> q, size_t upstream) {
 void DnsGuard::answered(std::shared_ptr<Query> q, std::string answer) {
     // Judged again now: the policy may have changed while the name was asked (a name removed meanwhile
     // must not be pinned after its set was emptied).
-    q->verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
-    if (q->verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
-    if (q->verdict == NameVerdict::Pass) return reply(q, answer);
+    const NameVerdict verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
+    if (verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
+    if (verdict == NameVerdict::Pass) return reply(q, answer);
     const std::vector<DnsAddress> addresses = dns_answer_addresses(answer);
     if (addresses.size() > kMaxPinnedPerAnswer) return reply(q, dns_error_reply(q->message, ns_r_servfail));
-    const bool allow = q->verdict == NameVerdict::Pin;
+    const bool allow = verdict == NameVerdict::Pin;
     std::string commands;
     for (const auto &a : addresses) {
         const unsigned seconds = std::clamp(a.ttl, kPinFloorSeconds, kPinCeilingSeconds);

@@ -491,8 +491,8 @@ int main(int argc, char **argv) {
         if (cgroup) cgroup->thaw();
     };
     if (requests_fd >= 0)
-        watch.start_services = [requests_fd, &o, &user_net, child](boost::asio::io_context &io) -> std::shared_ptr<void> {
-            return std::make_shared<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get(), child});
+        watch.start_services = [requests_fd, &o, &user_net](boost::asio::io_context &io) -> std::shared_ptr<void> {
+            return std::make_shared<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get()});
         };
     OutputRelay relay(out[0], STDERR_FILENO);
     malloc_trim(0);  // as pid 1 does: it waits for the sandbox's whole life

@@ -11,10 +11,14 @@ bool looks_like_name(const std::string &text) {
     return std::any_of(text.begin(), text.end(), [](unsigned char c) { return std::isalpha(c) || c == '*'; });
 }
 
-std::string normalise_name_entry(const std::string &text) {
-    std::string name = text;
+std::string normalised_name(std::string name) {
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (!name.empty() && name.back() == '.') name.pop_back();
+    return name;
+}
+
+std::string normalise_name_entry(const std::string &text) {
+    const std::string name = normalised_name(text);
     const auto bad = [&](const std::string &why) { return std::invalid_argument("'" + text + "' is not a domain name entry: " + why); };
     std::string rest = name.rfind("*.", 0) == 0 ? name.substr(2) : name;
     if (rest.empty()) throw bad("it names nothing");

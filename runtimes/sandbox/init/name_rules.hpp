@@ -16,6 +16,9 @@ namespace sandbox {
 // or '/'). It says nothing about validity: normalise_name_entry does.
 bool looks_like_name(const std::string &text);
 
+// A DNS name as entries and queries compare: lower-cased, without a final dot.
+std::string normalised_name(std::string name);
+
 // The entry lower-cased, without a final dot. std::invalid_argument with the reason when it is not a
 // name of labels (letters, digits, '-' inside, '_'; 1-63 each, 253 in all) with at most a leading "*.".
 std::string normalise_name_entry(const std::string &text);

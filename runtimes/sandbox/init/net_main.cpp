@@ -113,11 +113,10 @@ void answer(const nlohmann::json &reply) {
     }
 }
 
-std::vector<std::string> names_of(const nlohmann::json &list) {
+// Name entries normalised; std::invalid_argument for one that is not a name entry.
+std::vector<std::string> normalised_names(const std::vector<std::string> &entries) {
     std::vector<std::string> out;
-    if (list.is_array())
-        for (const auto &n : list)
-            if (n.is_string()) out.push_back(sandbox::normalise_name_entry(n.get<std::string>()));
+    for (const auto &n : entries) out.push_back(sandbox::normalise_name_entry(n));
     return out;
 }
 
@@ -156,8 +155,9 @@ int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePoli
                     const std::string failed = nft.run(std::string("list table inet ") + sandbox::kEgressTable, true, &listing);
                     answer(failed.empty() ? nlohmann::json{{"ok", true}, {"listing", listing}} : nlohmann::json{{"error", failed}});
                 } else {
-                    sandbox::NamePolicy next_policy{names_of(request.value("allow_names", nlohmann::json::array())),
-                                                    names_of(request.value("deny_names", nlohmann::json::array())),
+                    // A list that is not of strings throws (nlohmann's type_error): answered as an error.
+                    sandbox::NamePolicy next_policy{normalised_names(request.value("allow_names", std::vector<std::string>{})),
+                                                    normalised_names(request.value("deny_names", std::vector<std::string>{})),
                                                     request.value("allow_only", false)};
                     const std::string failed = nft.run(request.value("nft", ""));
                     if (failed.empty()) dns.set_policy(std::move(next_policy));
@@ -198,8 +198,8 @@ int main(int argc, char **argv) {
     }
     sandbox::NamePolicy names;
     try {
-        for (const auto &n : allow_names) names.allow_names.push_back(sandbox::normalise_name_entry(n));
-        for (const auto &n : deny_names) names.deny_names.push_back(sandbox::normalise_name_entry(n));
+        names.allow_names = normalised_names(allow_names);
+        names.deny_names = normalised_names(deny_names);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "ah-sandbox-net: %s\n", e.what());
         return 2;

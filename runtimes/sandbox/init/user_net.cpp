@@ -43,9 +43,9 @@ EgressPolicy normalised(const EgressPolicy &p) {
     return out;
 }
 
-// One line of `child`'s stdout (without its newline), read into `buffer` as it comes; nullopt at its end
-// or at the deadline.
-std::optional<std::string> read_line(ChildProcess &child, std::string &buffer, std::chrono::steady_clock::time_point deadline) {
+// One line read from `fd` (without its newline), gathered in `buffer` as it comes: what pasta writes
+// into its --pid pipe, what the guard answers. nullopt at the end of `fd` or at the deadline.
+std::optional<std::string> read_line(int fd, std::string &buffer, std::chrono::steady_clock::time_point deadline) {
     for (int round = 0; round < 100'000; ++round) {
         if (const size_t nl = buffer.find('\n'); nl != std::string::npos) {
             std::string line = buffer.substr(0, nl);
@@ -54,12 +54,12 @@ std::optional<std::string> read_line(ChildProcess &child, std::string &buffer, s
         }
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
         if (left <= 0) return std::nullopt;
-        pollfd p{child.output_fd(), POLLIN, 0};
+        pollfd p{fd, POLLIN, 0};
         const int r = poll(&p, 1, static_cast<int>(left));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return std::nullopt;
         char chunk[65536];
-        const ssize_t n = read(child.output_fd(), chunk, sizeof chunk);
+        const ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) return std::nullopt;
         if (buffer.size() > (16u << 20)) return std::nullopt;  // no line is that long
@@ -136,7 +136,7 @@ std::string UserModeNetwork::begin(pid_t pid1) {
         auto spawned = ChildProcess::spawn(guard);
         if (!spawned) throw std::runtime_error("cannot run " + helper_ + ": " + spawned.error().message);
         guard_ = std::move(spawned).value();
-        const auto ready = read_line(*guard_, guard_buffer_, deadline_);
+        const auto ready = read_line(guard_->output_fd(), guard_buffer_, deadline_);
         if (ready && nlohmann::json::parse(*ready, nullptr, false).value("ready", false)) return "";
         if (const auto status = guard_->wait(std::chrono::milliseconds(2000)))
             return "the egress filter and resolver guard (ah-sandbox-net) failed (" + status->describe() + "; its words are in the log)";
@@ -149,24 +149,12 @@ std::string UserModeNetwork::begin(pid_t pid1) {
 std::string UserModeNetwork::finish() {
     if (!pasta_ || !pasta_ready_) return "pasta was not started";
     const std::string name = "pasta (user-mode networking, Debian's passt package)";
-    char line[32];
-    ssize_t n = -1;
-    for (int round = 0; round < 1000; ++round) {  // bounded: each round ends in data, EOF, an error or the deadline
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
-        if (left <= 0) break;
-        pollfd p{pasta_ready_.get(), POLLIN, 0};
-        const int r = poll(&p, 1, static_cast<int>(left));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        n = read(pasta_ready_.get(), line, sizeof line);
-        if (n < 0 && errno == EINTR) continue;
-        break;
-    }
+    std::string pid_line;
+    const bool ready = read_line(pasta_ready_.get(), pid_line, deadline_).has_value();
     pasta_ready_ = {};
-    if (n > 0) return "";
+    if (ready) return "";
     // No pid line: it failed (what it said is in the sandbox's log) or did not finish in time.
-    if (const auto status = pasta_->wait(std::chrono::milliseconds(n == 0 ? 2000 : 1)))
-        return name + " failed (" + status->describe() + ")";
+    if (const auto status = pasta_->wait(std::chrono::milliseconds(2000))) return name + " failed (" + status->describe() + ")";
     pasta_->terminate(std::chrono::milliseconds(100));
     return name + " did not finish within 20 s";
 }
@@ -191,7 +179,7 @@ nlohmann::json UserModeNetwork::ask_guard(const nlohmann::json &request) const {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     if (!guard_->write_all(actionhost::common::dump_json(request) + "\n", deadline))
         throw std::runtime_error("the sandbox's resolver guard (ah-sandbox-net) is gone");
-    const auto line = read_line(*guard_, guard_buffer_, deadline);
+    const auto line = read_line(guard_->output_fd(), guard_buffer_, deadline);
     if (!line) throw std::runtime_error("the sandbox's resolver guard (ah-sandbox-net) did not answer");
     auto reply = nlohmann::json::parse(*line, nullptr, false);
     if (!reply.is_object()) throw std::runtime_error("the sandbox's resolver guard answered something unexpected");
@@ -199,16 +187,16 @@ nlohmann::json UserModeNetwork::ask_guard(const nlohmann::json &request) const {
     return reply;
 }
 
-void UserModeNetwork::change(pid_t, const EgressPolicy &next) {
-    const bool names_changed = name_entries(next.allow) != name_entries(policy_.allow) || name_entries(next.deny) != name_entries(policy_.deny);
+void UserModeNetwork::change(const EgressPolicy &next) {
+    const std::vector<std::string> allow_names = name_entries(next.allow), deny_names = name_entries(next.deny);
+    const bool names_changed = allow_names != name_entries(policy_.allow) || deny_names != name_entries(policy_.deny);
     // std::invalid_argument before anything runs
     const std::string update = egress_ruleset_update(machine_, next, resolvers_, names_changed);
-    ask_guard({{"nft", update}, {"allow_names", name_entries(next.allow)}, {"deny_names", name_entries(next.deny)},
-               {"allow_only", next.allow_only}});
+    ask_guard({{"nft", update}, {"allow_names", allow_names}, {"deny_names", deny_names}, {"allow_only", next.allow_only}});
     policy_ = next;
 }
 
-RefusalLog UserModeNetwork::refusals(pid_t) const {
+RefusalLog UserModeNetwork::refusals() const {
     return refusal_log(ask_guard({{"list", true}}).value("listing", std::string()));
 }
 

@@ -53,14 +53,14 @@ class UserModeNetwork {
     UserModeNetwork &operator=(const UserModeNetwork &) = delete;
 
     // The running sandbox's policy replaced by `next` (egress_ruleset_update: one transaction, counter
-    // and log kept; the name sets emptied, the guard given the new names). std::invalid_argument for a
+    // and log kept; the name sets emptied when the names change, the guard given the new names). std::invalid_argument for a
     // bad entry, std::runtime_error when the guard failed; the policy in force is then unchanged. Blocks
     // for the guard's answer (~1 ms; at most 20 s). Not from two threads at once.
-    void change(pid_t pid1, const EgressPolicy &next);
+    void change(const EgressPolicy &next);
     // The policy in force, every entry normalised (normalise_entry), so `next` in change() is too.
     const EgressPolicy &policy() const { return policy_; }
     // The refusal counter and log of the running sandbox. std::runtime_error when it cannot be read.
-    RefusalLog refusals(pid_t pid1) const;
+    RefusalLog refusals() const;
 
   private:
     // ah-sandbox-net as the resolver guard (dns_guard.hpp): a JSON line asked, a JSON line answered.

@@ -25,6 +25,7 @@
 #include <string>
 
 #include <actionhost/client/errors.hpp>
+#include <actionhost/common/process_state.hpp>
 
 #include "network_test_host.hpp"
 #include "runtime_harness.hpp"
@@ -80,23 +81,17 @@ std::string comm_of(pid_t pid) {
     return name;
 }
 
-// The field of /proc/PID/stat that tells one process from a later one with the same pid ("" when gone).
+// What tells one process from a later one with the same pid: its start time ("" when gone).
 std::string start_time_of(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat;
-    std::getline(in, stat);
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos) return "";
-    std::istringstream fields(stat.substr(paren + 2));
-    std::string f;
-    for (int i = 3; i <= 22 && fields >> f; ++i) {
-    }
-    return f;
+    const auto stat = actionhost::common::read_process_stat(pid);
+    return stat ? std::to_string(stat->start_ticks) : "";
 }
 
-// ah-sandbox-init of the sandbox whose run directory is `run_dir`: the process of that name whose
-// command line names it.
-pid_t sandbox_init_of(const std::string &run_dir) {
+// ah-sandbox-init of the running sandbox `rt`: the process of that name whose command line names the
+// sandbox's run directory (where its endpoint, unix://<run dir>/api.sock, is).
+pid_t sandbox_init_of(Runtime &rt) {
+    std::string run_dir = rt.url().substr(std::string("unix://").size());
+    run_dir = run_dir.substr(0, run_dir.rfind('/'));
     for (const auto &e : std::filesystem::directory_iterator("/proc")) {
         const std::string name = e.path().filename();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -109,13 +104,9 @@ pid_t sandbox_init_of(const std::string &run_dir) {
     return -1;
 }
 
-// pasta of the running sandbox `rt` (a child of its ah-sandbox-init; passt.avx2 once pasta picked its
+// pasta of the sandbox whose ah-sandbox-init is `init` (its child; passt.avx2 once pasta picked its
 // build for this CPU): {pid, start time}, or {-1, ""}.
-std::pair<pid_t, std::string> pasta_of(Runtime &rt) {
-    std::string run_dir = rt.url();
-    run_dir = run_dir.substr(std::string("unix://").size());
-    run_dir = run_dir.substr(0, run_dir.rfind('/'));
-    const pid_t init = sandbox_init_of(run_dir);
+std::pair<pid_t, std::string> pasta_of(pid_t init) {
     for (pid_t c : children_of(init)) {
         const std::string name = comm_of(c);
         if (name == "pasta" || name.rfind("passt", 0) == 0) return {c, start_time_of(c)};
@@ -312,23 +303,23 @@ TEST(SandboxNetwork, PastaEndsWithItsSandbox) {
     if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip";
     {
         auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
-        const auto pasta = pasta_of(*s->runtime);
+        const auto pasta = pasta_of(sandbox_init_of(*s->runtime));
         ASSERT_GT(pasta.first, 0) << "no pasta under the sandbox's ah-sandbox-init";
         s->runtime->close();
-        EXPECT_TRUE(gone_soon(pasta)) << "pasta " << pasta.first << " outlived its sandbox";
-        if (!gone_soon(pasta)) kill(pasta.first, SIGKILL);
+        const bool gone = gone_soon(pasta);
+        EXPECT_TRUE(gone) << "pasta " << pasta.first << " outlived its sandbox";
+        if (!gone) kill(pasta.first, SIGKILL);
     }
     {
         auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
-        std::string run_dir = s->runtime->url().substr(std::string("unix://").size());
-        run_dir = run_dir.substr(0, run_dir.rfind('/'));
-        const auto pasta = pasta_of(*s->runtime);
-        ASSERT_GT(pasta.first, 0);
-        const pid_t init = sandbox_init_of(run_dir);
+        const pid_t init = sandbox_init_of(*s->runtime);
         ASSERT_GT(init, 0);
+        const auto pasta = pasta_of(init);
+        ASSERT_GT(pasta.first, 0);
         ASSERT_EQ(kill(init, SIGKILL), 0);
-        EXPECT_TRUE(gone_soon(pasta)) << "pasta " << pasta.first << " outlived its killed ah-sandbox-init";
-        if (!gone_soon(pasta)) kill(pasta.first, SIGKILL);
+        const bool gone = gone_soon(pasta);
+        EXPECT_TRUE(gone) << "pasta " << pasta.first << " outlived its killed ah-sandbox-init";
+        if (!gone) kill(pasta.first, SIGKILL);
     }
 }
 

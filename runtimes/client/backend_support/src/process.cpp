@@ -200,7 +200,7 @@ int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const s
     // remain the fallback when inotify is unavailable.
     const size_t slash = path.find_last_of('/');
     const DirectoryWatch watch(slash == std::string::npos ? "." : path.substr(0, slash));
-    auto backoff = std::chrono::milliseconds(1);
+    auto backoff = std::chrono::microseconds(200);
     for (int i = 0; i < 1000000; ++i) {
         const uint64_t seen = watch.generation();  // before looking: an entry made after the look ends the wait
         std::ifstream in(path);
@@ -217,8 +217,8 @@ int wait_port_file(const std::string &path, pid_t pid, double timeout_s, const s
         if (watch.active()) {
             watch.wait(seen, std::chrono::milliseconds(50));  // also wakes to notice a host that died first
         } else {
-            watch.wait(seen, backoff);
-            backoff = std::min(backoff * 2, std::chrono::milliseconds(5));
+            std::this_thread::sleep_for(backoff);  // no inotify: a backed-off poll, as before the watch
+            backoff = std::min(backoff * 2, std::chrono::microseconds(5000));
         }
     }
     throw Timeout("the host did not report its port");
