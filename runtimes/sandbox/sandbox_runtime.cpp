@@ -7,6 +7,7 @@
 // sandbox shares the caller's network and the host listens on an ephemeral 127.0.0.1 port (endpoint
 // http://127.0.0.1:<port>). Ports of the sandbox are published on the machine through ah-sandbox-init's
 // control socket (sandbox_control.hpp, init/port_publisher.hpp).
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -33,7 +34,10 @@
 #include <optional>
 #include <thread>
 
+#include "egress_secrets.hpp"
+#include "etc_view.hpp"
 #include "id_map.hpp"
+#include "tls_authority.hpp"
 #include "image_env.hpp"
 #include "sandbox_control.hpp"
 #include "sandbox_disk.hpp"
@@ -46,6 +50,13 @@ namespace {
 
 using namespace actionhost::runtime_support;
 using namespace actionhost::sandbox_runtime;
+using sandbox::CaMaterial;
+using sandbox::EgressSecret;
+using sandbox::kCaBundle;
+using sandbox::make_sandbox_ca;
+using sandbox::parse_secret_table;
+using sandbox::secret_hosts;
+using sandbox::secrets_to_wire;
 namespace fs = std::filesystem;
 namespace common = actionhost::common;
 using nlohmann::json;
@@ -233,6 +244,7 @@ class SandboxRuntime : public Backend {
                 argv.insert(argv.end(), {list.flag, e.get<std::string>()});
             }
         }
+        const bool with_secrets = add_secrets(argv);
         set_flag(args, "--working-dir", target);
         set_flag(args, "--username", user);
         set_flag(args, "--user-id", std::to_string(uid));
@@ -265,6 +277,9 @@ class SandboxRuntime : public Backend {
                      // The workspace keeps the user's group when the host hands it over (not root's).
                      {"SANDBOX_GROUP_ID", std::to_string(uid)}};
         for (const auto &[k, v] : host_env()) spawn.env[k] = v;
+        // With secrets, the sandbox's CA is in its bundle; tools with a store of their own are pointed there.
+        if (with_secrets)
+            for (const char *k : {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"}) spawn.env.emplace(k, kCaBundle);
         const std::vector<std::pair<std::string, int>> app_ports = choose_app_ports(spawn.env);
         key_ = spawn.env["SESSION_API_KEY"];
         spawn.log_path = run_dir_ + "/sandbox.log";
@@ -293,6 +308,42 @@ class SandboxRuntime : public Backend {
         }
         close_fd(lock_fd_);  // from here the directory lives exactly as long as its ah-sandbox-init
         status(AH_STATUS_RUNTIME_STARTED, url_);
+    }
+
+    // sandbox.secrets (with the provider tokens the client made secrets of): checked, given a CA of the
+    // sandbox's own (name-constrained to their hosts), and written for ah-sandbox-init into a file only
+    // this user may read, which it reads once and removes (--secrets-file). False when there are none.
+    bool add_secrets(std::vector<std::string> &argv) {
+        std::vector<EgressSecret> secrets;
+        try {
+            secrets = parse_secret_table(json::parse(config_string("sandbox.secrets", "null"), nullptr, false));
+        } catch (const std::invalid_argument &e) {
+            throw std::runtime_error(e.what());
+        }
+        const std::string upstream_ca_file = config_string("sandbox.upstream_ca_file", "");
+        if (secrets.empty() && upstream_ca_file.empty()) return false;
+        if (network_mode_ != "internet")
+            throw std::runtime_error(std::string(secrets.empty() ? "sandbox.upstream_ca_file" : "sandbox.secrets") +
+                                     " needs sandbox.network = \"internet\" (it is \"" + network_mode_ +
+                                     "\"): only there does an egress proxy outside the sandbox add them");
+        if (secrets.empty()) return false;
+        std::string upstream_ca;
+        if (!upstream_ca_file.empty()) {
+            std::ifstream in(upstream_ca_file);
+            upstream_ca.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+            if (!in.good() && !in.eof()) upstream_ca.clear();
+            if (upstream_ca.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+                throw std::runtime_error("sandbox.upstream_ca_file " + upstream_ca_file + " holds no PEM certificate");
+        }
+        const CaMaterial ca = make_sandbox_ca(std::string("actionhost sandbox ") + info().session_id, secret_hosts(secrets));
+        const std::string line = common::dump_json(
+            json{{"secrets", secrets_to_wire(secrets)}, {"ca_cert", ca.cert_pem}, {"ca_key", ca.key_pem}, {"upstream_ca", upstream_ca}});
+        const std::string path = run_dir_ + "/secrets.json";
+        const common::io::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+        if (!fd || ::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+        argv.insert(argv.end(), {"--secrets-file", path});
+        return true;
     }
 
     Endpoint endpoint() override { return {url_, key_, cgroup_}; }

@@ -108,6 +108,8 @@ const std::vector<Field> &sandbox_fields() {
         {"allow_out", T::List, json::array(), false},  // sandbox internet: CIDRs and names that may be reached; once given, only they
         {"deny_out", T::List, json::array(), false},   // sandbox internet: CIDRs and names that may not be reached
         {"dns", T::List, json::array(), false},        // sandbox internet: the resolver guard's upstream resolvers
+        {"secrets", T::Dict, nullptr},                  // sandbox internet: NAME = {value, hosts, ...} added by the egress proxy, never inside
+        {"upstream_ca_file", T::Str, nullptr},          // sandbox internet: CAs the egress proxy trusts for secrets' hosts beside the machine's
         {"memory_limit_mb", T::Int, 4096, false},      // sandbox/docker: memory limit, 0 = none
         {"pids_limit", T::Int, 1024, false},           // sandbox/docker: process limit, 0 = none
         {"cpu_limit", T::Float, 0.0, false},           // sandbox/docker: CPUs (e.g. 1.5), 0 = none

@@ -176,6 +176,22 @@ Environment git_token_env(const std::vector<GitToken> &tokens) {
     return env;
 }
 
+nlohmann::json git_token_secrets(const std::vector<GitToken> &tokens, std::vector<std::string> *skipped) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto &t : tokens) {
+        const std::string prefix = "https://";
+        const std::string host = t.base_url.rfind(prefix, 0) == 0 ? t.base_url.substr(prefix.size()) : "";
+        if (host.empty() || host.find_first_of(":/[") != std::string::npos) {
+            if (skipped != nullptr)
+                skipped->push_back(std::string(token_variable(t.provider)) + " is for " + t.base_url +
+                                   ": the egress proxy adds secrets to https on port 443 only; it is not given to this sandbox");
+            continue;
+        }
+        out[t.provider + "_token"] = {{"value", t.password}, {"hosts", nlohmann::json::array({host})}, {"username", t.username}};
+    }
+    return out;
+}
+
 std::optional<GitToken> token_for_url(const std::vector<GitToken> &tokens, const std::string &url) {
     std::string origin = origin_of(url);
     if (origin.empty()) return std::nullopt;

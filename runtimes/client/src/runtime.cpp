@@ -67,11 +67,26 @@ void check_network_keys(const RuntimeModule &mod, const std::string &runtime_nam
         const json v = config.get(list);
         if (v.is_array() && !v.empty()) given.push_back(list);
     }
+    if (const json secrets = config.get("sandbox.secrets"); secrets.is_object() && !secrets.empty()) given.push_back("sandbox.secrets");
     if (given.empty()) return;
     std::string names;
     for (const auto &g : given) names += (names.empty() ? "" : ", ") + g;
     throw RuntimeError("Runtime " + runtime_name + " does not honour " + names +
                        " (its sandbox's network is its provider's); unset them, or use the sandbox runtime (-r sandbox)");
+}
+
+// A backend that keeps secrets in its egress proxy, on the internet: the provider tokens become
+// sandbox.secrets entries (a secret of the user's own of the same name wins) instead of variables inside.
+// Returns whether they do; `skipped`: tokens that could not be kept outside (and are not given).
+bool keep_git_tokens_outside(const RuntimeModule &mod, Config &c, const Environment &env, std::vector<std::string> *skipped) {
+    if (!mod.network_keys || c.get_string("sandbox.network", "") != "internet" || !c.get_bool("sandbox.export_git_tokens")) return false;
+    json secrets = git_token_secrets(git_tokens_from_env(env), skipped);
+    if (secrets.empty()) return true;
+    const json given = c.get("sandbox.secrets");
+    if (given.is_object())
+        for (const auto &[name, entry] : given.items()) secrets[name] = entry;
+    c.set("sandbox.secrets", secrets);
+    return true;
 }
 
 }  // namespace
@@ -102,6 +117,9 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     const RuntimeModule &mod = registry.resolve(s.runtime_name);
     s.plugin_dirs = plugin_dirs_for(mod, s.runtime_name, s.options.plugin_dirs);
     check_network_keys(mod, s.runtime_name, s.options.config);
+    std::vector<std::string> skipped;
+    s.git_tokens_outside = keep_git_tokens_outside(mod, s.options.config, s.env, &skipped);
+    for (const auto &line : skipped) s.log(common::LogLevel::Warning, line);
     s.load_module(mod);
     s.build_host_command();
     s.build_host_view();

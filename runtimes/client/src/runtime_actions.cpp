@@ -50,7 +50,7 @@ std::string Runtime::clone_repo(const std::string &spec) {
     } catch (const std::invalid_argument &e) {
         throw RuntimeError(e.what());
     }
-    return client::clone_repo(wire(), parsed, workspace_dir(), git_tokens_from_env(current_environment()));
+    return client::clone_repo(wire(), parsed, workspace_dir(), impl_->clone_tokens());
 }
 
 }  // namespace actionhost::client

@@ -68,7 +68,7 @@ void Runtime::Impl::build_host_command() {
 Environment Runtime::Impl::initial_env() const {
     Environment env = initial_sandbox_env(options.config);
     // OpenHands exports the provider tokens into its sandboxes: here those of the client's environment.
-    if (options.config.get_bool("sandbox.export_git_tokens"))
+    if (options.config.get_bool("sandbox.export_git_tokens") && !git_tokens_outside)
         for (const auto &[k, v] : git_token_env(git_tokens_from_env(this->env))) env[k] = v;
     for (const auto &[k, v] : options.sandbox_env) env[k] = v;
     return env;

@@ -23,6 +23,7 @@
 
 #include <actionhost/common/log.hpp>
 #include <actionhost/modules/module_library.hpp>
+#include "actionhost/client/git_workspace.hpp"
 
 #include "actionhost/client/errors.hpp"
 #include "actionhost/client/registry.hpp"
@@ -47,6 +48,12 @@ struct Runtime::Impl {
     ah_runtime_t *runtime = nullptr;
     std::unique_ptr<WireClient> wire;
     bool connected = false, closed = false;
+    // The git provider tokens stay outside the sandbox: its backend keeps secrets in an egress proxy
+    // (network_keys and sandbox.network = "internet"), given them as sandbox.secrets; then they are neither
+    // exported into it nor uploaded for a clone (the proxy adds them on the way out).
+    bool git_tokens_outside = false;
+    // The tokens a clone may use inside: the client's, unless they stay outside.
+    std::vector<GitToken> clone_tokens() const;  // runtime_sandbox_setup.cpp
 
     static Impl *of(const ah_runtime_host_t *h) { return static_cast<Impl *>(h->host_data); }
 

@@ -29,10 +29,14 @@ void Runtime::Impl::setup_sandbox() {
         } catch (const std::invalid_argument &e) {
             throw RuntimeError(e.what());
         }
-        client::clone_repo(*wire, spec, workspace_dir(), git_tokens_from_env(current_environment()));
+        client::clone_repo(*wire, spec, workspace_dir(), clone_tokens());
     } else if (c.get_bool("core.init_git_in_empty_workspace")) {
         init_repo(*wire, workspace_dir());
     }
+}
+
+std::vector<GitToken> Runtime::Impl::clone_tokens() const {
+    return git_tokens_outside ? std::vector<GitToken>{} : git_tokens_from_env(current_environment());
 }
 
 const std::string &Runtime::Impl::workspace_dir() {

@@ -121,9 +121,10 @@ struct DnsGuard::Query {
     bool done = false;
 };
 
-DnsGuard::DnsGuard(asio::io_context &io, udp::socket socket, std::vector<udp::endpoint> upstreams, NamePolicy policy, Nft nft)
+DnsGuard::DnsGuard(asio::io_context &io, udp::socket socket, std::vector<udp::endpoint> upstreams, NamePolicy policy, Nft nft,
+                   std::vector<std::string> intercepted)
     : io_(io), socket_(std::move(socket)), upstreams_(std::move(upstreams)), policy_(std::move(policy)), nft_(std::move(nft)),
-      buffer_(kMaxMessage) {
+      intercepted_(std::move(intercepted)), buffer_(kMaxMessage) {
     receive();
 }
 
@@ -196,20 +197,24 @@ void DnsGuard::answered(std::shared_ptr<Query> q, std::string answer) {
     // must not be pinned after its set was emptied).
     const NameVerdict verdict = name_verdict(q->name, policy_.allow_names, policy_.deny_names, policy_.allow_only);
     if (verdict == NameVerdict::Drop) return reply(q, dns_error_reply(q->message, ns_r_refused));
-    if (verdict == NameVerdict::Pass) return reply(q, answer);
+    const bool intercept = verdict != NameVerdict::Refuse &&
+                           std::any_of(intercepted_.begin(), intercepted_.end(), [&](const std::string &p) { return name_matches(p, q->name); });
+    if (verdict == NameVerdict::Pass && !intercept) return reply(q, answer);
     const std::vector<DnsAddress> addresses = dns_answer_addresses(answer);
     if (addresses.size() > kMaxPinnedPerAnswer) return reply(q, dns_error_reply(q->message, ns_r_servfail));
     const bool allow = verdict == NameVerdict::Pin;
     std::string commands;
-    for (const auto &a : addresses) {
+    const auto pin = [&](const DnsAddress &a, const char *set) {
         const unsigned seconds = std::clamp(a.ttl, kPinFloorSeconds, kPinCeilingSeconds);
-        const char *set = allow ? (a.v6 ? kNamesAllowed6 : kNamesAllowed4) : (a.v6 ? kNamesDenied6 : kNamesDenied4);
-        commands += std::string("add element inet ") + kEgressTable + " " + set + " { " + a.address + " timeout " +
-                    std::to_string(seconds) + "s }\n";
+        commands += std::string("add element inet ") + kEgressTable + " " + set + " { " + a.address + " timeout " + std::to_string(seconds) + "s }\n";
+    };
+    for (const auto &a : addresses) {
+        if (verdict != NameVerdict::Pass) pin(a, allow ? (a.v6 ? kNamesAllowed6 : kNamesAllowed4) : (a.v6 ? kNamesDenied6 : kNamesDenied4));
+        if (intercept) pin(a, a.v6 ? kIntercept6 : kIntercept4);
     }
     const std::string failed = commands.empty() ? "" : nft_(commands);
     if (!failed.empty()) return reply(q, dns_error_reply(q->message, ns_r_servfail));  // never an address that is not pinned
-    reply(q, allow ? answer : dns_error_reply(q->message, ns_r_refused));
+    reply(q, verdict == NameVerdict::Refuse ? dns_error_reply(q->message, ns_r_refused) : answer);
 }
 
 void DnsGuard::reply(const std::shared_ptr<Query> &q, const std::string &message) {

@@ -10,6 +10,8 @@
 // (an address the sandbox learns is already open: never a race); under an allow list any other name is
 // refused without asking (no DNS channel out); otherwise the answer passes. Its own queries carry
 // kGuardMark, the only DNS the filter lets out. A pinning that fails answers SERVFAIL.
+// A name of a secret's hosts (egress_secrets.hpp) that is answered also has its addresses pinned into the
+// intercept sets before the answer goes back, so the sandbox's HTTPS to it meets the egress proxy.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -32,8 +34,9 @@ class DnsGuard {
     // Runs nft commands in the sandbox's namespace; "" or nft's error.
     using Nft = std::function<std::string(const std::string &commands)>;
     // `socket`: bound to kGuardAddress:53 in the sandbox's namespace. `upstreams`: asked in order.
+    // `intercepted`: the secrets' host entries (normalised name entries; none without secrets).
     DnsGuard(boost::asio::io_context &io, boost::asio::ip::udp::socket socket, std::vector<boost::asio::ip::udp::endpoint> upstreams,
-             NamePolicy policy, Nft nft);
+             NamePolicy policy, Nft nft, std::vector<std::string> intercepted = {});
     // The next answers are judged by `policy` (also those asked before: an answer is judged when it
     // arrives, so a name removed while it was being asked is not pinned).
     void set_policy(NamePolicy policy) { policy_ = std::move(policy); }
@@ -54,6 +57,7 @@ class DnsGuard {
     std::vector<boost::asio::ip::udp::endpoint> upstreams_;
     NamePolicy policy_;
     Nft nft_;
+    std::vector<std::string> intercepted_;
     int in_flight_ = 0;
     std::vector<unsigned char> buffer_;
     boost::asio::ip::udp::endpoint from_;

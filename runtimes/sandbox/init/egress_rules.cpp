@@ -109,7 +109,7 @@ bool within(const std::string &inner, const std::string &outer) {
 
 // The output chain's rules, one nft statement each: what both the whole ruleset and its update write.
 // In this order:
-//   1. the sandbox's loopback, neighbour discovery: accepted;
+//   1. the sandbox's loopback, neighbour discovery, connections redirected to the egress proxy: accepted;
 //   2. the policy's deny entries: refused (the resolver too, if one names it);
 //   3. the machine itself — its interfaces' addresses, loopback, v4-mapped IPv6: refused whatever the
 //      allow entries say (the sandbox never reaches the machine);
@@ -122,7 +122,7 @@ bool within(const std::string &inner, const std::string &outer) {
 //   7. the other allow entries, and the addresses allow names resolved to: accepted;
 //   8. with an allow list (allow_only): everything else refused.
 std::vector<std::string> output_rules(const std::vector<std::string> &machine, const EgressPolicy &policy,
-                                      const std::vector<std::string> &resolvers) {
+                                      const std::vector<std::string> &resolvers, bool intercept) {
     std::vector<std::string> deny4, deny6, hard4 = {"127.0.0.0/8"}, hard6 = {"::1/128", "::ffff:0:0/96"},
                                            refuse4(std::begin(kRefused4), std::end(kRefused4)),
                                            refuse6(std::begin(kRefused6), std::end(kRefused6)), inside4, inside6, public4, public6;
@@ -149,6 +149,9 @@ std::vector<std::string> output_rules(const std::vector<std::string> &machine, c
     std::vector<std::string> r = {"type filter hook output priority 0; policy accept;", "oifname \"lo\" accept",
                                   // IPv6 cannot work without neighbour discovery (to link-local and multicast addresses).
                                   "icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept"};
+    // A connection the intercept rule redirected to the proxy: its packets still name the interface it
+    // was routed to before (a hook's devices are fixed as it begins), with the loopback's address now.
+    if (intercept) r.push_back("ct status dnat tcp dport " + std::to_string(kInterceptPort) + " accept");
     const auto add = [&r](const char *match, const std::vector<std::string> &set, const char *verdict) {
         if (!set.empty()) r.push_back(std::string(match) + " { " + join(set) + " } " + verdict);
     };
@@ -179,8 +182,9 @@ std::vector<std::string> output_rules(const std::vector<std::string> &machine, c
 
 }  // namespace
 
-std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy, const std::vector<std::string> &resolvers) {
-    const std::vector<std::string> rules = output_rules(machine, policy, resolvers);
+std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy, const std::vector<std::string> &resolvers,
+                           bool intercept) {
+    const std::vector<std::string> rules = output_rules(machine, policy, resolvers, intercept);
     std::string r;
     // Into the sandbox's fresh namespace, where no table is yet: made, never replaced (a running sandbox's
     // policy changes with egress_ruleset_update). An "add table; delete table" head to replace an older
@@ -204,13 +208,29 @@ std::string egress_ruleset(const std::vector<std::string> &machine, const Egress
     r += "  }\n";
     r += "  chain output {\n";
     for (const auto &rule : rules) r += "    " + rule + "\n";
-    r += "  }\n}\n";
+    r += "  }\n";
+    if (intercept) {
+        // Before the filter (nat runs at -100): the filter then sees the redirected connection on the
+        // sandbox's loopback, and the proxy's own connection, marked, as the sandbox's.
+        char mark[16];
+        std::snprintf(mark, sizeof mark, "0x%08x", kProxyMark);
+        const std::string port = std::to_string(kInterceptPort);
+        r += std::string("  set ") + kIntercept4 + " { type ipv4_addr; flags timeout; size " + size + "; }\n";
+        r += std::string("  set ") + kIntercept6 + " { type ipv6_addr; flags timeout; size " + size + "; }\n";
+        r += "  chain intercept {\n";
+        r += "    type nat hook output priority -100; policy accept;\n";
+        r += std::string("    meta mark ") + mark + " return\n";
+        r += std::string("    ip daddr @") + kIntercept4 + " tcp dport 443 redirect to :" + port + "\n";
+        r += std::string("    ip6 daddr @") + kIntercept6 + " tcp dport 443 redirect to :" + port + "\n";
+        r += "  }\n";
+    }
+    r += "}\n";
     return r;
 }
 
 std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy,
-                                  const std::vector<std::string> &resolvers, bool names_changed) {
-    const std::vector<std::string> rules = output_rules(machine, policy, resolvers);  // throws before anything is written
+                                  const std::vector<std::string> &resolvers, bool names_changed, bool intercept) {
+    const std::vector<std::string> rules = output_rules(machine, policy, resolvers, intercept);  // throws before anything is written
     std::string r = std::string("flush chain inet ") + kEgressTable + " output\n";
     if (names_changed)
         for (const char *set : {kNamesAllowed4, kNamesAllowed6, kNamesDenied4, kNamesDenied6})

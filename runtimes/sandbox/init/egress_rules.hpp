@@ -48,6 +48,14 @@ inline constexpr const char *kNamesAllowed4 = "names_allowed4";
 inline constexpr const char *kNamesAllowed6 = "names_allowed6";
 inline constexpr const char *kNamesDenied4 = "names_denied4";
 inline constexpr const char *kNamesDenied6 = "names_denied6";
+// With secrets (egress_proxy.hpp): the sets of the secrets' hosts' addresses (the guard pins them as for
+// allow names), whose TCP connections to port 443 a nat rule redirects to the egress proxy on
+// kInterceptPort of the sandbox's loopback; the proxy's own connections carry kProxyMark and pass. Above
+// the ephemeral range (32768-60999): no connection of the sandbox's can hold it.
+inline constexpr const char *kIntercept4 = "intercept4";
+inline constexpr const char *kIntercept6 = "intercept6";
+inline constexpr int kInterceptPort = 61443;
+inline constexpr unsigned kProxyMark = 0x61680050;
 // Elements each of those sets holds at most.
 inline constexpr int kNameSetSize = 65536;
 // The table the ruleset makes, in the sandbox's namespace only.
@@ -72,14 +80,17 @@ inline constexpr int kRefusalLogSize = 1024;
 // would add its rules to the first's: a change goes through egress_ruleset_update).
 // std::invalid_argument for an entry of `policy` that is not a CIDR.
 // `resolvers`: the guard's upstream resolvers (addresses), the only destinations of its marked DNS.
+// `intercept`: with the intercept sets and the nat rule of the egress proxy (a sandbox with secrets).
 std::string egress_ruleset(const std::vector<std::string> &machine, const EgressPolicy &policy,
-                           const std::vector<std::string> &resolvers = {kSandboxDnsAddress});
+                           const std::vector<std::string> &resolvers = {kSandboxDnsAddress}, bool intercept = false);
 // The same policy for a table egress_ruleset made: its output chain's rules replaced in one transaction
 // (no moment without a filter), the refusal counter and log kept. std::invalid_argument as above.
 // `names_changed`: the name sets are emptied too (the guard pins again what the new policy's names
 // resolve to); a change of CIDRs alone keeps them, so connections to allowed names go on.
+// `intercept`: as the table was made (egress_ruleset's).
 std::string egress_ruleset_update(const std::vector<std::string> &machine, const EgressPolicy &policy,
-                                  const std::vector<std::string> &resolvers = {kSandboxDnsAddress}, bool names_changed = true);
+                                  const std::vector<std::string> &resolvers = {kSandboxDnsAddress}, bool names_changed = true,
+                                  bool intercept = false);
 
 struct RefusedDestination {
     std::string address, protocol;  // "10.1.2.3", "tcp"

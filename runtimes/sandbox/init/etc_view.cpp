@@ -120,6 +120,11 @@ void write_at(int dir_fd, const std::string &name, const std::string &text) {
 
 std::string machine_resolv_conf() { return read_text("/etc/resolv.conf"); }
 
+std::string with_extra_trust(std::string bundle, const std::string &extra) {
+    if (!bundle.empty() && bundle.back() != '\n') bundle += '\n';
+    return bundle + extra;
+}
+
 std::string sandbox_resolv_conf(const std::string &network_mode) {
     if (network_mode == "host") return machine_resolv_conf();
     if (network_mode == "internet")
@@ -143,6 +148,12 @@ void mount_etc_view(const DetachedMount &scratch, const std::string &layer, cons
     write_at(dir_fd, "hosts", "127.0.0.1\tlocalhost\n127.0.1.1\t" + id.hostname +
                                   "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     write_at(dir_fd, "resolv.conf", id.resolv_conf);
+    if (!id.extra_trust.empty()) {
+        // The machine's bundle and the sandbox's own CA: one file over the machine's, in the layer.
+        for (const char *dir : {"ssl", "ssl/certs"})
+            if (::mkdirat(dir_fd, dir, 0755) != 0 && errno != EEXIST) fail(std::string("create ") + dir + " in the /etc layer");
+        write_at(dir_fd, std::string(kCaBundle).substr(5), with_extra_trust(read_text(kCaBundle), id.extra_trust));
+    }
 
     // What the machine's /etc holds that the sandbox must not see: every entry, at any depth, that other
     // users may not read (a directory they may not list or enter is hidden whole, not walked).

@@ -25,7 +25,14 @@ struct Identity {
     std::string home;   // its home directory inside
     std::string hostname;
     std::string resolv_conf;  // the sandbox's /etc/resolv.conf (sandbox_resolv_conf)
+    std::string extra_trust;  // PEM certificates added to the sandbox's CA bundle (its egress proxy's CA), or ""
 };
+
+// Where the sandbox's CA bundle is (Debian's path, which OpenSSL, GnuTLS and curl there read; SSL_CERT_FILE
+// points the others to it).
+inline constexpr const char *kCaBundle = "/etc/ssl/certs/ca-certificates.crt";
+// `bundle` (a CA bundle's text) with `extra` after it, a newline between them when missing.
+std::string with_extra_trust(std::string bundle, const std::string &extra);
 
 // Writes the generated layer into the directory `layer` of `scratch` and mounts the overlay at `target`
 // (which must exist). Must run before the machine's root is left (the lower layer is its /etc).

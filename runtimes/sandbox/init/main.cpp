@@ -297,19 +297,25 @@ IdMaps choose_ids(const Options &o, int workspace_fd, int *idmapped_workspace_fd
 
 // The image's environment for the command (Options::image_env_file): read here, in P, as data — a
 // regular file of the backend's, at most 1 MiB, "NAME=value" entries with a plain name.
-std::vector<std::string> read_command_env(const std::string &path) {
-    std::vector<std::string> out;
-    if (path.empty()) return out;
+// A regular file of at most 1 MiB, whole, opened without following a link; std::runtime_error naming `what`.
+std::string read_small_file(const std::string &path, const std::string &what) {
     const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     struct stat st{};
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
         if (fd >= 0) close(fd);
-        throw std::runtime_error("cannot read the image's environment " + path);
+        throw std::runtime_error("cannot read " + what + " " + path);
     }
     std::string text(static_cast<size_t>(st.st_size), '\0');
     const ssize_t n = read(fd, text.data(), text.size());
     close(fd);
-    if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot read the image's environment " + path);
+    if (n != static_cast<ssize_t>(text.size())) throw std::runtime_error("cannot read " + what + " " + path);
+    return text;
+}
+
+std::vector<std::string> read_command_env(const std::string &path) {
+    std::vector<std::string> out;
+    if (path.empty()) return out;
+    const std::string text = read_small_file(path, "the image's environment");
     for (size_t at = 0; at < text.size();) {
         const size_t end = text.find('\0', at);
         std::string kv = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
@@ -402,7 +408,20 @@ int main(int argc, char **argv) {
     std::unique_ptr<UserModeNetwork> user_net;
     if (o.network_mode == "internet") {
         try {
-            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, o.dns);
+            std::string proxy_config;
+            if (!o.secrets_file.empty()) {
+                // Read once and removed: from here the secrets live only in the egress proxy (and the
+                // CA's certificate, which is no secret, in the sandbox's trust store).
+                proxy_config = read_small_file(o.secrets_file, "the sandbox's secrets");
+                unlink(o.secrets_file.c_str());
+                while (!proxy_config.empty() && proxy_config.back() == '\n') proxy_config.pop_back();
+                const auto config = nlohmann::json::parse(proxy_config, nullptr, false);
+                if (proxy_config.find('\n') != std::string::npos || !config.is_object() || !config.contains("ca_cert") ||
+                    !config["ca_cert"].is_string())
+                    throw std::runtime_error("the sandbox's secrets file is not one JSON line with its CA");
+                plan.identity.extra_trust = config["ca_cert"].get<std::string>();
+            }
+            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, o.dns, std::move(proxy_config));
         } catch (const std::exception &e) {
             return fail(e.what());
         }

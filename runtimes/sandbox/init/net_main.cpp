@@ -7,12 +7,16 @@
 //   ah-sandbox-net --pid PID --ruleset TEXT    load TEXT; exit 0, or 1 with nft's error on stderr
 //   ah-sandbox-net --pid PID --list [--json]   print the table (its counter, its refusal log) as nft lists it
 //   ah-sandbox-net --pid PID --ruleset TEXT --guard [--resolver ADDR]... [--allow-name N]... [--deny-name N]...
-//                  [--allow-only]
+//                  [--allow-only] [--proxy]
 //       load TEXT, listen on kGuardAddress:53 in the namespace, print "ready", then serve DNS until stdin
-//       ends. Each stdin line is a JSON request answered by one JSON line on stdout:
+//       ends. With --proxy, the first stdin line is the egress proxy's configuration (egress_proxy.hpp:
+//       {"secrets": [...], "ca_cert": PEM, "ca_key": PEM, "upstream_ca": PEM}, never on the command
+//       line), and the proxy serves on kInterceptPort of the namespace's loopback too. Each stdin line is a JSON request answered by one JSON line on stdout:
 //         {"nft": COMMANDS, "allow_names": [...], "deny_names": [...], "allow_only": B}  run COMMANDS (a
 //             policy change, egress_ruleset_update), then take the names  -> {"ok": true} | {"error": WHY}
 //         {"list": true}   the table in nftables' JSON                     -> {"ok": true, "listing": TEXT}
+#include <utility>  // first: Boost 1.74's awaitable.hpp uses std::exchange without including it
+
 #include <fcntl.h>
 #include <nftables/libnftables.h>
 #include <sched.h>
@@ -24,6 +28,8 @@
 #include <CLI/CLI.hpp>
 #include <actionhost/common/json_write.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
@@ -31,10 +37,15 @@
 #include <cstdio>
 #include <cstring>
 #include <istream>
+#include <memory>
+#include <optional>
+#include <ostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "dns_guard.hpp"
+#include "egress_proxy.hpp"
+#include "egress_secrets.hpp"
 #include "egress_rules.hpp"
 #include "name_rules.hpp"
 
@@ -120,12 +131,61 @@ std::vector<std::string> normalised_names(const std::vector<std::string> &entrie
     return out;
 }
 
-// Serves DNS and the requests on stdin until stdin ends.
-int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePolicy policy) {
+// The first line of stdin (what follows it kept in `rest`), read before anything else may read stdin:
+// the proxy's configuration. nullopt at the end of stdin or past 1 MiB.
+std::optional<std::string> first_line(std::string &rest) {
+    std::string text;
+    char chunk[16384];
+    while (text.find('\n') == std::string::npos) {
+        const ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || text.size() > (1u << 20)) return std::nullopt;
+        text.append(chunk, static_cast<size_t>(n));
+    }
+    const size_t nl = text.find('\n');
+    rest = text.substr(nl + 1);
+    return text.substr(0, nl);
+}
+
+// The proxy's listening socket on kInterceptPort of the namespace's loopback (bound before the loopback
+// is up: IP_FREEBIND, which IPv6 sockets honour too).
+boost::asio::ip::tcp::acceptor proxy_listener(boost::asio::io_context &io, bool v6) {
+    namespace asio = boost::asio;
+    using tcp = asio::ip::tcp;
+    tcp::acceptor a(io);
+    const tcp::endpoint at(asio::ip::make_address(v6 ? "::1" : "127.0.0.1"), sandbox::kInterceptPort);
+    a.open(at.protocol());
+    const int on = 1;
+    if (setsockopt(a.native_handle(), IPPROTO_IP, IP_FREEBIND, &on, sizeof on) != 0)
+        throw std::runtime_error(std::string("IP_FREEBIND: ") + std::strerror(errno));
+    if (v6) a.set_option(asio::ip::v6_only(true));
+    a.bind(at);
+    a.listen(64);
+    return a;
+}
+
+// Serves DNS (and with `proxy`, the egress proxy) and the requests on stdin until stdin ends. `rest`: what
+// stdin gave after the proxy's line.
+int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePolicy policy, std::optional<sandbox::ProxyConfig> proxy,
+          const std::string &rest) {
     namespace asio = boost::asio;
     const int fd = guard_socket();
     if (fd < 0) return 1;
     asio::io_context io;
+    std::unique_ptr<sandbox::EgressProxy> egress_proxy;
+    std::vector<std::string> intercepted;
+    if (proxy) {
+        intercepted = sandbox::secret_hosts(proxy->secrets);
+        try {
+            std::vector<asio::ip::tcp::acceptor> listeners;
+            listeners.push_back(proxy_listener(io, false));
+            listeners.push_back(proxy_listener(io, true));
+            egress_proxy = std::make_unique<sandbox::EgressProxy>(io, std::move(listeners), std::move(*proxy));
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "ah-sandbox-net: cannot start the egress proxy: %s\n", e.what());
+            return 1;
+        }
+    }
     std::vector<asio::ip::udp::endpoint> upstreams;
     for (const auto &r : resolvers) {
         boost::system::error_code ec;
@@ -137,10 +197,11 @@ int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePoli
         upstreams.emplace_back(address, 53);
     }
     sandbox::DnsGuard dns(io, asio::ip::udp::socket(io, asio::ip::udp::v4(), fd), upstreams, std::move(policy),
-                          [&nft](const std::string &commands) { return nft.run(commands); });
+                          [&nft](const std::string &commands) { return nft.run(commands); }, std::move(intercepted));
     answer({{"ready", true}});
     asio::posix::stream_descriptor in(io, ::dup(STDIN_FILENO));
     asio::streambuf lines;
+    std::ostream(&lines) << rest;
     std::function<void()> next = [&] {
         asio::async_read_until(in, lines, '\n', [&](const boost::system::error_code &ec, size_t) {
             if (ec) return io.stop();  // stdin ended: ah-sandbox-init, and so the sandbox, is gone
@@ -180,7 +241,7 @@ int main(int argc, char **argv) {
     CLI::App app{"loads or lists a sandbox's egress filter, or serves as its resolver guard"};
     int pid = 0;
     std::string ruleset;
-    bool list = false, as_json = false, serve = false, allow_only = false;
+    bool list = false, as_json = false, serve = false, allow_only = false, with_proxy = false;
     std::vector<std::string> resolvers, allow_names, deny_names;
     app.add_option("--pid", pid, "the sandbox's pid 1 (as the caller sees it)")->required()->check(CLI::PositiveNumber);
     app.add_option("--ruleset", ruleset, "the ruleset to load");
@@ -191,6 +252,7 @@ int main(int argc, char **argv) {
     app.add_option("--allow-name", allow_names, "with --guard: a name entry of the allow list (repeated)");
     app.add_option("--deny-name", deny_names, "with --guard: a name entry of the deny list (repeated)");
     app.add_flag("--allow-only", allow_only, "with --guard: an allow list is in force");
+    app.add_flag("--proxy", with_proxy, "with --guard: serve the egress proxy too (its configuration: stdin's first line)");
     CLI11_PARSE(app, argc, argv);
     if (list == !ruleset.empty() || (serve && list)) {
         std::fprintf(stderr, "ah-sandbox-net: give --ruleset (and maybe --guard) or --list\n");
@@ -205,6 +267,26 @@ int main(int argc, char **argv) {
         return 2;
     }
     names.allow_only = allow_only;
+    // The proxy's configuration, checked before the namespace is touched.
+    std::optional<sandbox::ProxyConfig> proxy;
+    std::string rest;
+    if (with_proxy) {
+        if (!serve) {
+            std::fprintf(stderr, "ah-sandbox-net: --proxy goes with --guard\n");
+            return 2;
+        }
+        const auto line = first_line(rest);
+        const auto config = nlohmann::json::parse(line.value_or(""), nullptr, false);
+        try {
+            if (!config.is_object()) throw std::invalid_argument("its first stdin line is not a JSON object");
+            proxy = sandbox::ProxyConfig{sandbox::secrets_from_wire(config.value("secrets", nlohmann::json())),
+                                         config.value("ca_cert", std::string()), config.value("ca_key", std::string()),
+                                         config.value("upstream_ca", std::string())};
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "ah-sandbox-net: the egress proxy's configuration: %s\n", e.what());
+            return 2;
+        }
+    }
     if (resolvers.empty()) resolvers.push_back(sandbox::kSandboxDnsAddress);
     // The user namespace first: it is what grants the right to enter the network namespace.
     const int user_ns = open_ns(pid, "user"), net_ns = open_ns(pid, "net");
@@ -223,5 +305,5 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "ah-sandbox-net: nftables refused %s: %s\n", list ? "the listing" : "the ruleset", failed.c_str());
         return 1;
     }
-    return serve ? guard(nft, resolvers, std::move(names)) : 0;
+    return serve ? guard(nft, resolvers, std::move(names), std::move(proxy), rest) : 0;
 }

@@ -162,15 +162,30 @@ void bind_generated_etc(const DetachedMount &scratch, const Identity &id, const 
         {"resolv.conf", id.resolv_conf},
     };
     make_dir(root + "/etc");
-    for (const auto &[name, text] : files) {
-        write_file_at(scratch, std::string("etc-gen/") + name, text);
+    std::vector<std::pair<std::string, std::string>> generated(std::begin(files), std::end(files));
+    if (!id.extra_trust.empty()) {
+        // The image's CA bundle (if it has one: its links were made real directories before) with the
+        // sandbox's own CA after it.
+        std::string bundle;
+        const int fd = ::open((root + kCaBundle).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        struct stat st{};
+        if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (8 << 20)) {
+            bundle.resize(static_cast<size_t>(st.st_size));
+            if (::read(fd, bundle.data(), bundle.size()) != static_cast<ssize_t>(bundle.size())) bundle.clear();
+        }
+        if (fd >= 0) ::close(fd);
+        generated.emplace_back(std::string(kCaBundle).substr(5), with_extra_trust(bundle, id.extra_trust));
+    }
+    for (const auto &[name, text] : generated) {
+        const std::string flat = name.substr(name.rfind('/') + 1);  // ssl/certs/ca-certificates.crt: flat in etc-gen
+        write_file_at(scratch, "etc-gen/" + flat, text);
         const std::string target = root + "/etc/" + name;
         struct stat st{};
         if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
             ::unlink(target.c_str());
             make_file(target);
         }
-        attach(clone_subtree(scratch, std::string("etc-gen/") + name, kNoSuid | kNoDev | kNoExec | kReadOnly), target);
+        attach(clone_subtree(scratch, "etc-gen/" + flat, kNoSuid | kNoDev | kNoExec | kReadOnly), target);
     }
 }
 
@@ -185,6 +200,7 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
         enter_image_root(t, o.root_mount);
         // No link of the image's may lead the path operations below out of its root (image_paths.hpp).
         std::vector<std::string> used = {"/etc", "/tmp", "/run", "/var", "/var/tmp", "/dev", "/proc", "/sys", "/openhands/actionhost"};
+        if (!id.extra_trust.empty()) used.push_back("/etc/ssl/certs");  // where the CA bundle is bound
         for (const auto &[path, tree] : t.extra) used.push_back(path);
         for (const auto &[inside, tree] : t.rw) used.push_back(inside);
         if (t.workspace.valid()) used.push_back(o.workspace_target);

@@ -70,10 +70,10 @@ std::optional<std::string> read_line(int fd, std::string &buffer, std::chrono::s
 
 }  // namespace
 
-UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers)
+UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers, std::string proxy_config)
     : policy_(normalised(policy)), machine_(machine_addresses()),
       resolvers_(resolvers.empty() ? std::vector<std::string>{kSandboxDnsAddress} : std::move(resolvers)),
-      ruleset_(egress_ruleset(machine_, policy_, resolvers_)),
+      proxy_config_(std::move(proxy_config)), ruleset_(egress_ruleset(machine_, policy_, resolvers_, !proxy_config_.empty())),
       helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
 }
@@ -126,6 +126,7 @@ std::string UserModeNetwork::begin(pid_t pid1) {
         for (const auto &n : name_entries(policy_.allow)) argv.insert(argv.end(), {"--allow-name", n});
         for (const auto &n : name_entries(policy_.deny)) argv.insert(argv.end(), {"--deny-name", n});
         if (policy_.allow_only) argv.push_back("--allow-only");
+        if (!proxy_config_.empty()) argv.push_back("--proxy");
         SpawnSpec guard;
         guard.program = helper_;
         guard.argv = argv;
@@ -136,6 +137,9 @@ std::string UserModeNetwork::begin(pid_t pid1) {
         auto spawned = ChildProcess::spawn(guard);
         if (!spawned) throw std::runtime_error("cannot run " + helper_ + ": " + spawned.error().message);
         guard_ = std::move(spawned).value();
+        // The secrets and the CA's key: through the pipe, never on a command line.
+        if (!proxy_config_.empty() && !guard_->write_all(proxy_config_ + "\n", deadline_))
+            return "the egress proxy (ah-sandbox-net) did not take its configuration";
         const auto ready = read_line(guard_->output_fd(), guard_buffer_, deadline_);
         if (ready && nlohmann::json::parse(*ready, nullptr, false).value("ready", false)) return "";
         if (const auto status = guard_->wait(std::chrono::milliseconds(2000)))
@@ -191,7 +195,7 @@ void UserModeNetwork::change(const EgressPolicy &next) {
     const std::vector<std::string> allow_names = name_entries(next.allow), deny_names = name_entries(next.deny);
     const bool names_changed = allow_names != name_entries(policy_.allow) || deny_names != name_entries(policy_.deny);
     // std::invalid_argument before anything runs
-    const std::string update = egress_ruleset_update(machine_, next, resolvers_, names_changed);
+    const std::string update = egress_ruleset_update(machine_, next, resolvers_, names_changed, !proxy_config_.empty());
     ask_guard({{"nft", update}, {"allow_names", allow_names}, {"deny_names", deny_names}, {"allow_only", next.allow_only}});
     policy_ = next;
 }

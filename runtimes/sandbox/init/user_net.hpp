@@ -38,7 +38,9 @@ class UserModeNetwork {
     // kept normalised),
     // the helper beside this program, the machine's addresses.
     // `resolvers`: the guard's upstream resolvers (empty: pasta's forwarder to the machine's resolver).
-    explicit UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers = {});
+    // `proxy_config`: with secrets, the egress proxy's configuration (one JSON line: net_main.cpp), handed
+    // to the guard through its stdin; "" for none.
+    explicit UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers = {}, std::string proxy_config = "");
     // Starts connecting the namespaces of `pid1` (P's child) and waits for the filter and the guard: ""
     // once the filter is loaded and the guard listens, else what failed (~5 ms; at most 20 s).
     std::string begin(pid_t pid1);
@@ -74,6 +76,7 @@ class UserModeNetwork {
     EgressPolicy policy_;
     std::vector<std::string> machine_;
     std::vector<std::string> resolvers_;
+    std::string proxy_config_;
     std::string ruleset_;
     std::string helper_;
 };

@@ -48,6 +48,31 @@ NetworkTestHost::NetworkTestHost() {
         ok_ = sh("/usr/bin/python3 -c \"import socket; socket.create_connection(('198.51.100.2', 8080), 1)\"") == 0;
 }
 
+bool NetworkTestHost::add_address(const std::string &address) {
+    return ok_ && sh("ip -n " + ns_ + " addr add " + address + "/24 dev " + veth_ + "b") == 0;
+}
+
+pid_t NetworkTestHost::spawn(const std::vector<std::string> &command) {
+    if (!ok_) return -1;
+    std::vector<std::string> args = {"ip", "netns", "exec", ns_};
+    args.insert(args.end(), command.begin(), command.end());
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        std::vector<char *> argv;
+        for (auto &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execvp("ip", argv.data());
+        _exit(127);
+    }
+    if (pid > 0) spawned_.push_back(pid);
+    return pid;
+}
+
 bool NetworkTestHost::serve_dns(const std::vector<std::pair<std::string, std::string>> &records) {
     if (!ok_ || dns_ > 0) return false;
     std::vector<std::string> args = {"ip", "netns", "exec", ns_, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
@@ -76,7 +101,9 @@ bool NetworkTestHost::serve_dns(const std::vector<std::pair<std::string, std::st
 }
 
 NetworkTestHost::~NetworkTestHost() {
-    for (pid_t p : {server_, dns_})
+    spawned_.push_back(server_);
+    spawned_.push_back(dns_);
+    for (pid_t p : spawned_)
         if (p > 0) {
             kill(p, SIGKILL);
             waitpid(p, nullptr, 0);

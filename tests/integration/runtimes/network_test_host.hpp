@@ -24,6 +24,10 @@ class NetworkTestHost {
     // of `records` ({"name", "address"}: A or AAAA by the address) and its subdomains, NXDOMAIN else.
     // False when it did not come up within 5 s.
     bool serve_dns(const std::vector<std::pair<std::string, std::string>> &records);
+    // One more address of the host's (on its end of the pair, /24).
+    bool add_address(const std::string &address);
+    // `argv` run in the host's namespace (output to /dev/null), killed by pid with the host; its pid or -1.
+    pid_t spawn(const std::vector<std::string> &argv);
     // The directory it serves (index.html says "test-host-page").
     const std::string &www() const { return dir_; }
     static constexpr const char *kAddress = "198.51.100.2";
@@ -33,6 +37,7 @@ class NetworkTestHost {
   private:
     std::string ns_, veth_, dir_;
     pid_t server_ = -1, dns_ = -1;
+    std::vector<pid_t> spawned_;
     bool ok_ = false;
 };
 

@@ -47,6 +47,11 @@ std::vector<GitToken> git_tokens_from_env(const Environment &env);
 // GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n>. The helper holds no secret: it prints the variable when git
 // asks, so the token is in no config file and a later `export GITHUB_TOKEN=...` is what git uses.
 Environment git_token_env(const std::vector<GitToken> &tokens);
+// The tokens as egress secrets (`sandbox.secrets` entries, "github_token" = {value, hosts, username}) for a
+// sandbox that keeps them outside (its egress proxy adds them to HTTPS requests for their host): those
+// for an https:// host on the default port; the others (plain http, another port) are left out, with a
+// line each in `skipped`.
+nlohmann::json git_token_secrets(const std::vector<GitToken> &tokens, std::vector<std::string> *skipped);
 // The token whose base_url is the scheme://host[:port] of `url`, if any.
 std::optional<GitToken> token_for_url(const std::vector<GitToken> &tokens, const std::string &url);
 
