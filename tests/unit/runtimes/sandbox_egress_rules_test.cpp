@@ -105,6 +105,29 @@ TEST(SandboxEgressRules, AnUpdateReplacesOnlyTheOutputChain) {
     EXPECT_THROW(egress_ruleset_update({}, {{}, {"10.0.0.0/8 } ; flush ruleset"}}), std::invalid_argument);
 }
 
+// With secrets: the intercept sets and a nat chain ahead of the filter that sends TCP 443 to their
+// addresses to the proxy (its own marked connections pass), and the filter lets the redirected connection
+// reach the proxy on the loopback; an update keeps that rule. Without secrets: none of it (no conntrack).
+TEST(SandboxEgressRules, SecretsAddTheInterceptChainAheadOfTheFilter) {
+    const std::string plain = egress_ruleset({"192.0.2.2"}, {});
+    EXPECT_EQ(plain.find("intercept"), std::string::npos) << plain;
+    EXPECT_EQ(plain.find("ct status"), std::string::npos) << plain;
+    const std::string r = egress_ruleset({"192.0.2.2"}, {}, {"169.254.1.1"}, true);
+    for (const char *line : {"set intercept4 { type ipv4_addr; flags timeout; size 65536; }", "set intercept6 { type ipv6_addr; flags timeout; size 65536; }",
+                             "type nat hook output priority -100; policy accept;", "ct status dnat tcp dport 61443 accept"})
+        EXPECT_NE(r.find(line), std::string::npos) << line << "\n" << r;
+    const size_t chain = r.find("chain intercept"), mark = r.find("meta mark 0x61680050 return", chain),
+                 v4 = r.find("ip daddr @intercept4 tcp dport 443 redirect to :61443", chain),
+                 v6 = r.find("ip6 daddr @intercept6 tcp dport 443 redirect to :61443", chain);
+    for (size_t at : {chain, mark, v4, v6}) ASSERT_NE(at, std::string::npos) << r;
+    EXPECT_LT(mark, v4) << "the proxy's own connection would be sent back to it";
+    // The redirected connection is let through before the machine's loopback range is refused.
+    EXPECT_LT(r.find("ct status dnat"), r.find("127.0.0.0/8")) << r;
+    const std::string u = egress_ruleset_update({"192.0.2.2"}, {{"203.0.113.0/24"}, {}}, {"169.254.1.1"}, true, true);
+    EXPECT_NE(u.find("add rule inet actionhost_egress output ct status dnat tcp dport 61443 accept"), std::string::npos) << u;
+    EXPECT_EQ(u.find("flush set inet actionhost_egress intercept"), std::string::npos) << "the secrets' addresses outlive a policy change";
+}
+
 // Names are the guard's: the ruleset has their sets, lets a name's addresses through only after every
 // refused range (a name never opens the machine or a private range) and refuses a deny name's first.
 TEST(SandboxEgressRules, NamesBecomeSetsAfterTheRefusedRangesAndDeniedNamesBeforeThem) {
@@ -218,6 +241,13 @@ TEST(SandboxEgressRules, RealNftablesLoadsTheRulesetIntoASandboxLikeNamespace) {
     EXPECT_EQ(as_json.find("198.51.100.0"), std::string::npos) << "the update replaced the rules:\n" << as_json;
     EXPECT_NO_THROW(refusal_log(as_json)) << as_json;
     auto [rc4, out4] = run(net + " --ruleset 'this is not nft'");
+    // With secrets, the nat chain loads too (nftables' nat in a user namespace's network namespace).
+    auto [rc7, out7] = run(net + " --ruleset " + quote("delete table inet actionhost_egress\n" + egress_ruleset({"192.0.2.2"}, {}, {"169.254.1.1"}, true)));
+    EXPECT_EQ(rc7, 0) << out7;
+    auto [rc8, out8] = run(net + " --ruleset " + quote(egress_ruleset_update({"192.0.2.2"}, {{"198.51.100.0/24"}, {}}, {"169.254.1.1"}, true, true)));
+    EXPECT_EQ(rc8, 0) << out8;
+    auto [rc9, listed9] = run(net + " --list");
+    EXPECT_NE(listed9.find("redirect to :61443"), std::string::npos) << listed9;
     EXPECT_NE(rc4, 0);
     EXPECT_NE(out4.find("nftables refused"), std::string::npos) << out4;
     kill(holder, SIGKILL);
