@@ -76,6 +76,10 @@ UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::st
       proxy_config_(std::move(proxy_config)), ruleset_(egress_ruleset(machine_, policy_, resolvers_, !proxy_config_.empty())),
       helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
+    // pasta opens the tun device as this user: said here rather than as pasta's "Failed to open tun socket".
+    if (access("/dev/net/tun", R_OK | W_OK) != 0)
+        throw std::runtime_error(std::string("network = \"internet\" needs /dev/net/tun, readable and writable by this user (") +
+                                 std::strerror(errno) + "; Debian makes it mode 0666, this machine does not)");
 }
 
 UserModeNetwork::~UserModeNetwork() { end(); }

@@ -4,9 +4,16 @@
 // inside holds them. Attacked: a server that cannot prove the secret's name, another name on the same
 // address, a Host header other than the connection's, a connection made to the proxy itself, a request
 // that brings its own Authorization. Real pasta, nftables, OpenSSL, git and curl.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
 
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +26,7 @@
 #include "network_test_host.hpp"
 #include "runtime_harness.hpp"
 #include "support/host_process.hpp"
+#include "support/run_process.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace runtimes_test;
@@ -90,20 +98,29 @@ std::vector<json> seen(const std::string &log, const std::string &path_prefix) {
 
 std::string content(actionhost::client::Runtime &rt, const std::string &command) { return run(rt, command, 60).value("content", ""); }
 
+// The test host with its git servers: git.test and plain.test on 198.51.100.2 (a certificate of the
+// test's CA), evil.test on 198.51.100.3 (a certificate of its own), the test's DNS server naming them.
+struct Testbed {
+    TestPki pki;
+    NetworkTestHost host;
+    const std::string token = "ghp_ahTestToken" + std::to_string(getpid()) + "x7Q", other = "sk-ahOtherSecret" + std::to_string(getpid());
+    const std::string git_log = pki.path("git.log"), evil_log = pki.path("evil.log");
+    bool ok = pki.ok && host.ok() && host.add_address("198.51.100.3") &&
+              host.serve_dns({{"git.test", "198.51.100.2"}, {"plain.test", "198.51.100.2"}, {"evil.test", "198.51.100.3"}}) &&
+              serve_git(host, pki, "198.51.100.2", "git", token, git_log) && serve_git(host, pki, "198.51.100.3", "evil", token, evil_log);
+};
+
+// A pattern grep finds `value` with and its own command line does not match.
+std::string unmatched_by_itself(const std::string &value) { return value.substr(0, 4) + "[" + value.substr(4, 1) + "]" + value.substr(5); }
+
 }  // namespace
 
 TEST(SandboxSecrets, TokensReachTheirHostsAndNeverTheSandbox) {
     if (!can_run()) GTEST_SKIP() << "needs root, pasta, ip, dnsmasq, openssl, git and curl";
-    TestPki pki;
-    ASSERT_TRUE(pki.ok) << "the test's certificates or repository";
-    NetworkTestHost host;
-    ASSERT_TRUE(host.ok());
-    ASSERT_TRUE(host.add_address("198.51.100.3"));
-    ASSERT_TRUE(host.serve_dns({{"git.test", "198.51.100.2"}, {"plain.test", "198.51.100.2"}, {"evil.test", "198.51.100.3"}}));
-    const std::string token = "ghp_ahTestToken" + std::to_string(getpid()) + "x7Q", other = "sk-ahOtherSecret" + std::to_string(getpid());
-    const std::string git_log = pki.path("git.log"), evil_log = pki.path("evil.log");
-    ASSERT_TRUE(serve_git(host, pki, "198.51.100.2", "git", token, git_log));
-    ASSERT_TRUE(serve_git(host, pki, "198.51.100.3", "evil", token, evil_log));
+    Testbed bed;
+    ASSERT_TRUE(bed.ok) << "the test host, its certificates, DNS or git servers";
+    const std::string &token = bed.token, &other = bed.other, &git_log = bed.git_log, &evil_log = bed.evil_log;
+    TestPki &pki = bed.pki;
 
     ::setenv("GITHUB_TOKEN", token.c_str(), 1);
     ::setenv("GITHUB_HOST", "git.test", 1);
@@ -162,8 +179,7 @@ TEST(SandboxSecrets, TokensReachTheirHostsAndNeverTheSandbox) {
 
     // Nowhere inside: not the environment, not a file, not any process's environment or command line.
     for (const std::string &value : {token, other}) {
-        // A pattern that matches the secret and not itself (grep's own command line holds the pattern).
-        const std::string secret = value.substr(0, 4) + "[" + value.substr(4, 1) + "]" + value.substr(5);
+        const std::string secret = unmatched_by_itself(value);
         const auto hunt = run(rt, "env | grep -c -- '" + secret + "'; grep -rl -- '" + secret +
                                       "' /proc/[0-9]*/environ /proc/[0-9]*/cmdline ~/.bashrc /etc /tmp /workspace /run 2>/dev/null | head -3; "
                                       "git -C /tmp/repo config --list | grep -c -- '" + secret + "'; true",
@@ -174,4 +190,81 @@ TEST(SandboxSecrets, TokensReachTheirHostsAndNeverTheSandbox) {
     std::string run_dir = rt.url().substr(std::string("unix://").size());
     run_dir = run_dir.substr(0, run_dir.rfind('/'));
     EXPECT_FALSE(std::filesystem::exists(run_dir + "/secrets.json"));
+}
+
+namespace {
+
+// A listening TCP socket of the machine's at `address` (port chosen by the kernel); -1 on failure.
+int listen_tcp(const std::string &address, int *port) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(fd, 16) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+}  // namespace
+
+// The same promises when the caller is an unprivileged user of the machine (nobody), through ahctl, with
+// the sandbox's user (not root) inside: the test host and the secrets' hosts reachable, git over HTTPS
+// with the token, the machine (a loopback service, its address on the test's link, an abstract socket),
+// the metadata address and a private range not, and no secret inside. pasta opens /dev/net/tun as the
+// caller: this machine's is root's alone (Debian's is 0666), so nobody gets a 0666 node of the same
+// device in a mount namespace of its own — nothing of the machine changes.
+TEST(SandboxSecrets, AnUnprivilegedCallersSandboxKeepsEveryPromise) {
+    if (!can_run() || sh("command -v setpriv") != 0 || sh("command -v unshare") != 0) GTEST_SKIP() << "needs root, pasta, ip, dnsmasq, setpriv";
+    Testbed bed;
+    ASSERT_TRUE(bed.ok) << "the test host, its certificates, DNS or git servers";
+    int loopback_port = 0, machine_port = 0;
+    const int loopback = listen_tcp("127.0.0.1", &loopback_port), machine = listen_tcp(NetworkTestHost::kMachineEnd, &machine_port);
+    ASSERT_GE(loopback, 0);
+    ASSERT_GE(machine, 0);
+    const std::string abstract_name = "ah-secrets-test-" + std::to_string(getpid());
+    const int abstract = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un un{};
+    un.sun_family = AF_UNIX;
+    std::memcpy(un.sun_path + 1, abstract_name.data(), abstract_name.size());
+    ASSERT_EQ(bind(abstract, reinterpret_cast<sockaddr *>(&un), static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + abstract_name.size())), 0);
+    ASSERT_EQ(listen(abstract, 4), 0);
+
+    actionhost::testing::TempDir caller("nobody");
+    const std::string home = caller.path() + "/home", tun = caller.path() + "/tun", config = home + "/config.toml";
+    ASSERT_EQ(sh("chmod 0755 " + caller.path() + " " + bed.pki.dir.path() + " && chmod 0644 " + bed.pki.path("ca.crt") + " && mkdir -p " + home +
+                 " && mknod -m 0666 " + tun + " c 10 200"),
+              0);
+    std::ofstream(config) << "[sandbox]\nnetwork = \"internet\"\ndns = [\"198.51.100.2\"]\nupstream_ca_file = \"" << bed.pki.path("ca.crt")
+                          << "\"\n[sandbox.secrets.evil_key]\nvalue = \"" << bed.other << "\"\nhosts = [\"evil.test\"]\n";
+    ASSERT_EQ(sh("chmod 0600 " + config + " && chown -R 65534:65534 " + home), 0);
+    std::string script = "probe() { timeout 10 bash -c \"exec 3<>/dev/tcp/$1/$2\" 2>/dev/null && echo open || echo closed; }; id -un; cd /tmp && git clone -q https://git.test/repo.git && cd repo && git -c user.name=u -c user.email=u@u commit -q "
+                         "--allow-empty -m third && git push -q origin HEAD:main && echo pushed; curl -s https://git.test/whoami; "
+                         "curl -s -o /dev/null -w 'evil %{http_code}\\n' https://evil.test/whoami; "
+                         "echo host $(probe 198.51.100.2 8080); echo loopback $(probe 127.0.0.1 " + std::to_string(loopback_port) + "); "
+                         "echo machine $(probe " + NetworkTestHost::kMachineEnd + " " + std::to_string(machine_port) + "); "
+                         "echo metadata $(probe 169.254.169.254 80); echo private $(probe 10.0.0.1 80); "
+                         "echo abstract $(python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0" + abstract_name +
+                         "'); print('open')\" 2>/dev/null || echo closed); "
+                         "echo found $(env | grep -c -- '" + unmatched_by_itself(bed.token) + "') $(grep -rl -- '" + unmatched_by_itself(bed.token) +
+                         "' /proc/[0-9]*/environ /proc/[0-9]*/cmdline ~/.bashrc /etc /tmp /workspace 2>/dev/null | wc -l) $(grep -rl -- '" +
+                         unmatched_by_itself(bed.other) + "' /proc/[0-9]*/environ /etc /tmp 2>/dev/null | wc -l)";
+    const std::string as_nobody = "mount --bind " + tun + " /dev/net/tun && exec setpriv --reuid 65534 --regid 65534 --clear-groups env HOME=" +
+                                  home + " GITHUB_TOKEN=" + bed.token + " GITHUB_HOST=git.test " +
+                                  actionhost::testing::build_path("bin/ahctl") + " -c " + config + " --state-dir " + home + "/state run -- " +
+                                  actionhost::testing::sh_word(script);
+    const auto result = actionhost::testing::run_process({"unshare", "-m", "--propagation", "private", "sh", "-c", as_nobody}, 240);
+    const std::string &out = result.output;
+    EXPECT_EQ(result.exit_code, 0) << out;
+    for (const char *line : {"openhands\n", "pushed\n", "authorized\n", "evil 502\n", "host open\n", "loopback closed\n", "machine closed\n",
+                             "metadata closed\n", "private closed\n", "abstract closed\n", "found 0 0 0\n"})
+        EXPECT_NE(out.find(line), std::string::npos) << "expected \"" << line << "\" in:\n" << out;
+    EXPECT_TRUE(seen(bed.evil_log, "/").empty()) << read_all(bed.evil_log);
+    close(loopback);
+    close(machine);
+    close(abstract);
 }
