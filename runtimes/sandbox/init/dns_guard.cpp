@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <deque>
 #include <chrono>
 #include <cstring>
 
@@ -17,6 +20,7 @@
 namespace sandbox {
 
 namespace asio = boost::asio;
+using asio::ip::tcp;
 using asio::ip::udp;
 
 namespace {
@@ -114,18 +118,105 @@ bool dns_plain_query(const std::string &query) {
 
 struct DnsGuard::Query {
     std::string message, name;
-    udp::endpoint client;
+    std::function<void(const std::string &)> send;  // the reply's way back: a datagram, or a TCP client's queue
+    bool tcp = false;                               // came over TCP: asked upstream over TCP
     std::unique_ptr<udp::socket> upstream;
+    std::unique_ptr<tcp::socket> stream;
     std::unique_ptr<asio::steady_timer> timer;
+    std::string framed;                             // over TCP: the length, then the message
+    std::array<unsigned char, 2> length{};
     std::vector<unsigned char> answer = std::vector<unsigned char>(kMaxMessage);
     bool done = false;
 };
 
-DnsGuard::DnsGuard(asio::io_context &io, udp::socket socket, std::vector<udp::endpoint> upstreams, NamePolicy policy, Nft nft,
-                   std::vector<std::string> intercepted)
-    : io_(io), socket_(std::move(socket)), upstreams_(std::move(upstreams)), policy_(std::move(policy)), nft_(std::move(nft)),
-      intercepted_(std::move(intercepted)), buffer_(kMaxMessage) {
+// A TCP client of the guard: messages read one after another (several may be in flight: RFC 7766 lets
+// answers come in any order, told apart by their ids), answers queued and written one at a time.
+struct DnsGuard::TcpClient {
+    TcpClient(asio::io_context &io, tcp::socket s, int &count) : socket(std::move(s)), idle(io), clients(count) { ++clients; }
+    void close() {
+        if (closed) return;
+        closed = true;
+        --clients;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+        idle.cancel();
+    }
+    tcp::socket socket;
+    asio::steady_timer idle;
+    int &clients;
+    std::array<unsigned char, 2> length{};
+    std::string message;
+    std::deque<std::string> out;
+    bool writing = false, closed = false;
+};
+
+namespace {
+
+void flush(std::shared_ptr<DnsGuard::TcpClient> c);
+
+}  // namespace
+
+DnsGuard::DnsGuard(asio::io_context &io, udp::socket socket, tcp::acceptor listener, std::vector<udp::endpoint> upstreams, NamePolicy policy,
+                   Nft nft, std::vector<std::string> intercepted)
+    : io_(io), socket_(std::move(socket)), listener_(std::move(listener)), upstreams_(std::move(upstreams)), policy_(std::move(policy)),
+      nft_(std::move(nft)), intercepted_(std::move(intercepted)), buffer_(kMaxMessage) {
     receive();
+    if (listener_.is_open()) accept();
+}
+
+namespace {
+
+void flush(std::shared_ptr<DnsGuard::TcpClient> c) {
+    if (c->closed || c->out.empty()) {
+        c->writing = false;
+        return;
+    }
+    c->writing = true;
+    asio::async_write(c->socket, asio::buffer(c->out.front()), [c](const boost::system::error_code &ec, size_t) {
+        c->out.pop_front();
+        if (ec) return c->close();
+        flush(c);
+    });
+}
+
+}  // namespace
+
+void DnsGuard::accept() {
+    listener_.async_accept([this](const boost::system::error_code &ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) return;
+        if (ec) {  // out of descriptors, say: a pause, not a spin
+            auto wait = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(50));
+            return wait->async_wait([this, wait](const boost::system::error_code &) { accept(); });
+        }
+        if (tcp_clients_ < kMaxTcpClients) read_tcp(std::make_shared<TcpClient>(io_, std::move(socket), tcp_clients_));
+        accept();
+    });
+}
+
+void DnsGuard::read_tcp(std::shared_ptr<TcpClient> c) {
+    if (c->closed) return;
+    c->idle.expires_after(std::chrono::seconds(kTcpIdleSeconds));
+    c->idle.async_wait([c](const boost::system::error_code &ec) {
+        if (!ec) c->close();  // idle too long (an answer still owed is dropped with it)
+    });
+    asio::async_read(c->socket, asio::buffer(c->length), [this, c](const boost::system::error_code &ec, size_t) {
+        const size_t n = (static_cast<size_t>(c->length[0]) << 8) | c->length[1];
+        if (ec || n < NS_HFIXEDSZ) return c->close();
+        c->message.resize(n);
+        asio::async_read(c->socket, asio::buffer(c->message), [this, c](const boost::system::error_code &e, size_t) {
+            if (e) return c->close();
+            auto q = std::make_shared<Query>();
+            q->message = c->message;
+            q->tcp = true;
+            q->send = [c](const std::string &reply) {
+                if (c->closed || reply.size() > kMaxMessage) return;
+                c->out.push_back(std::string{static_cast<char>(reply.size() >> 8), static_cast<char>(reply.size() & 0xff)} + reply);
+                if (!c->writing) flush(c);
+            };
+            handle(q);
+            read_tcp(c);
+        });
+    });
 }
 
 void DnsGuard::receive() {
@@ -134,7 +225,10 @@ void DnsGuard::receive() {
         if (!ec && n >= NS_HFIXEDSZ) {
             auto q = std::make_shared<Query>();
             q->message.assign(reinterpret_cast<const char *>(buffer_.data()), n);
-            q->client = from_;
+            q->send = [this, client = from_](const std::string &reply) {
+                boost::system::error_code ignored;
+                socket_.send_to(asio::buffer(reply), client, 0, ignored);  // a datagram: never blocks for long, lost if it fails
+            };
             handle(q);
         }
         receive();
@@ -155,6 +249,7 @@ void DnsGuard::handle(std::shared_ptr<Query> q) {
 }
 
 void DnsGuard::ask(std::shared_ptr<Query> q, size_t upstream) {
+    if (q->tcp) return ask_tcp(q, upstream);
     if (upstream >= upstreams_.size()) {
         --in_flight_;
         return reply(q, dns_error_reply(q->message, ns_r_servfail));
@@ -192,6 +287,54 @@ void DnsGuard::await_answer(std::shared_ptr<Query> q, size_t upstream) {
     });
 }
 
+void DnsGuard::ask_tcp(std::shared_ptr<Query> q, size_t upstream) {
+    if (upstream >= upstreams_.size()) {
+        --in_flight_;
+        return reply(q, dns_error_reply(q->message, ns_r_servfail));
+    }
+    const udp::endpoint &server = upstreams_[upstream];
+    // Each step that fails asks the next server; the timer only closes the socket, which fails the step.
+    const auto next = [this, q, upstream] {
+        q->timer->cancel();
+        ask_tcp(q, upstream + 1);
+    };
+    boost::system::error_code ec;
+    q->stream = std::make_unique<tcp::socket>(io_);
+    q->stream->open(server.address().is_v6() ? tcp::v6() : tcp::v4(), ec);
+    const unsigned mark = kGuardMark;
+    if (!ec && setsockopt(q->stream->native_handle(), SOL_SOCKET, SO_MARK, &mark, sizeof mark) != 0)
+        ec = boost::system::error_code(errno, boost::system::system_category());
+    if (ec) return ask_tcp(q, upstream + 1);
+    q->timer = std::make_unique<asio::steady_timer>(io_, kUpstreamTimeout);
+    q->timer->async_wait([q](const boost::system::error_code &e) {
+        if (e || q->done) return;
+        boost::system::error_code ignored;
+        q->stream->close(ignored);
+    });
+    q->framed = std::string{static_cast<char>(q->message.size() >> 8), static_cast<char>(q->message.size() & 0xff)} + q->message;
+    q->stream->async_connect(tcp::endpoint(server.address(), server.port()), [this, q, next](const boost::system::error_code &e) {
+        if (e) return next();
+        asio::async_write(*q->stream, asio::buffer(q->framed), [this, q, next](const boost::system::error_code &e, size_t) {
+            if (e) return next();
+            asio::async_read(*q->stream, asio::buffer(q->length), [this, q, next](const boost::system::error_code &e, size_t) {
+                const size_t n = (static_cast<size_t>(q->length[0]) << 8) | q->length[1];
+                if (e || n < NS_HFIXEDSZ) return next();
+                asio::async_read(*q->stream, asio::buffer(q->answer.data(), n), [this, q, next, n](const boost::system::error_code &e, size_t) {
+                    if (e) return next();
+                    std::string answer(reinterpret_cast<const char *>(q->answer.data()), n);
+                    if (std::memcmp(answer.data(), q->message.data(), 2) != 0 || dns_question_name(answer) != q->name) return next();
+                    q->done = true;
+                    q->timer->cancel();
+                    boost::system::error_code ignored;
+                    q->stream->close(ignored);
+                    --in_flight_;
+                    answered(q, std::move(answer));
+                });
+            });
+        });
+    });
+}
+
 void DnsGuard::answered(std::shared_ptr<Query> q, std::string answer) {
     // Judged again now: the policy may have changed while the name was asked (a name removed meanwhile
     // must not be pinned after its set was emptied).
@@ -218,9 +361,7 @@ void DnsGuard::answered(std::shared_ptr<Query> q, std::string answer) {
 }
 
 void DnsGuard::reply(const std::shared_ptr<Query> &q, const std::string &message) {
-    if (message.empty()) return;
-    boost::system::error_code ec;
-    socket_.send_to(asio::buffer(message), q->client, 0, ec);  // a datagram: never blocks for long, lost if it fails
+    if (!message.empty()) q->send(message);
 }
 
 }  // namespace sandbox

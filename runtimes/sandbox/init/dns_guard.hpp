@@ -4,7 +4,8 @@
 // outside its pid and mount namespaces (nothing inside can see, signal or trace it), as the sandbox's
 // creator with CAP_NET_ADMIN over that namespace only.
 //
-// For each query (UDP) it decides by the name (name_rules.hpp): a name of a deny entry is still asked
+// For each query (UDP, and TCP for what does not fit a datagram: RFC 7766's two-byte length before each
+// message, asked upstream over TCP too) it decides by the name (name_rules.hpp): a name of a deny entry is still asked
 // upstream, its addresses are added to the filter's refused sets, and the sandbox gets REFUSED; a name of
 // an allow entry is asked and its addresses added to the let-through sets *before* the answer goes back
 // (an address the sandbox learns is already open: never a race); under an allow list any other name is
@@ -15,8 +16,10 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,27 +36,38 @@ class DnsGuard {
   public:
     // Runs nft commands in the sandbox's namespace; "" or nft's error.
     using Nft = std::function<std::string(const std::string &commands)>;
-    // `socket`: bound to kGuardAddress:53 in the sandbox's namespace. `upstreams`: asked in order.
-    // `intercepted`: the secrets' host entries (normalised name entries; none without secrets).
-    DnsGuard(boost::asio::io_context &io, boost::asio::ip::udp::socket socket, std::vector<boost::asio::ip::udp::endpoint> upstreams,
-             NamePolicy policy, Nft nft, std::vector<std::string> intercepted = {});
+    // `socket`: bound to kGuardAddress:53 in the sandbox's namespace; `listener`: listening there for TCP
+    // (closed: no TCP). `upstreams`: asked in order. `intercepted`: the secrets' host entries (normalised
+    // name entries; none without secrets). Thread: the one running `io`.
+    DnsGuard(boost::asio::io_context &io, boost::asio::ip::udp::socket socket, boost::asio::ip::tcp::acceptor listener,
+             std::vector<boost::asio::ip::udp::endpoint> upstreams, NamePolicy policy, Nft nft, std::vector<std::string> intercepted = {});
     // The next answers are judged by `policy` (also those asked before: an answer is judged when it
     // arrives, so a name removed while it was being asked is not pinned).
     void set_policy(NamePolicy policy) { policy_ = std::move(policy); }
     // Queries being answered at most at once; more are dropped (the sandbox's resolver asks again).
     static constexpr int kMaxInFlight = 256;
+    // TCP connections served at once (more are closed as they come), and how long one may stay idle.
+    static constexpr int kMaxTcpClients = 64;
+    static constexpr int kTcpIdleSeconds = 10;
+
+    struct TcpClient;  // dns_guard.cpp
 
   private:
     struct Query;
     void receive();
+    void accept();
+    void read_tcp(std::shared_ptr<TcpClient> c);
     void handle(std::shared_ptr<Query> q);
     void ask(std::shared_ptr<Query> q, size_t upstream);
+    void ask_tcp(std::shared_ptr<Query> q, size_t upstream);
     void await_answer(std::shared_ptr<Query> q, size_t upstream);
     void answered(std::shared_ptr<Query> q, std::string answer);
     void reply(const std::shared_ptr<Query> &q, const std::string &message);
 
     boost::asio::io_context &io_;
     boost::asio::ip::udp::socket socket_;
+    boost::asio::ip::tcp::acceptor listener_;
+    int tcp_clients_ = 0;
     std::vector<boost::asio::ip::udp::endpoint> upstreams_;
     NamePolicy policy_;
     Nft nft_;

@@ -147,13 +147,14 @@ std::optional<std::string> first_line(std::string &rest) {
     return text.substr(0, nl);
 }
 
-// The proxy's listening socket on kInterceptPort of the namespace's loopback (bound before the loopback
-// is up: IP_FREEBIND, which IPv6 sockets honour too).
-boost::asio::ip::tcp::acceptor proxy_listener(boost::asio::io_context &io, bool v6) {
+// A listening TCP socket at `address`:`port` of the namespace's loopback (bound before the loopback is
+// up: IP_FREEBIND, which IPv6 sockets honour too): the guard's TCP DNS, the proxy's port.
+boost::asio::ip::tcp::acceptor tcp_listener(boost::asio::io_context &io, const std::string &address, unsigned short port) {
     namespace asio = boost::asio;
     using tcp = asio::ip::tcp;
     tcp::acceptor a(io);
-    const tcp::endpoint at(asio::ip::make_address(v6 ? "::1" : "127.0.0.1"), sandbox::kInterceptPort);
+    const tcp::endpoint at(asio::ip::make_address(address), port);
+    const bool v6 = at.address().is_v6();
     a.open(at.protocol());
     const int on = 1;
     if (setsockopt(a.native_handle(), IPPROTO_IP, IP_FREEBIND, &on, sizeof on) != 0)
@@ -178,8 +179,8 @@ int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePoli
         intercepted = sandbox::secret_hosts(proxy->secrets);
         try {
             std::vector<asio::ip::tcp::acceptor> listeners;
-            listeners.push_back(proxy_listener(io, false));
-            listeners.push_back(proxy_listener(io, true));
+            listeners.push_back(tcp_listener(io, "127.0.0.1", sandbox::kInterceptPort));
+            listeners.push_back(tcp_listener(io, "::1", sandbox::kInterceptPort));
             egress_proxy = std::make_unique<sandbox::EgressProxy>(io, std::move(listeners), std::move(*proxy));
         } catch (const std::exception &e) {
             std::fprintf(stderr, "ah-sandbox-net: cannot start the egress proxy: %s\n", e.what());
@@ -196,7 +197,14 @@ int guard(Nft &nft, const std::vector<std::string> &resolvers, sandbox::NamePoli
         }
         upstreams.emplace_back(address, 53);
     }
-    sandbox::DnsGuard dns(io, asio::ip::udp::socket(io, asio::ip::udp::v4(), fd), upstreams, std::move(policy),
+    asio::ip::tcp::acceptor dns_over_tcp(io);
+    try {
+        dns_over_tcp = tcp_listener(io, sandbox::kGuardAddress, 53);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "ah-sandbox-net: cannot listen on %s:53 (TCP) in the sandbox: %s\n", sandbox::kGuardAddress, e.what());
+        return 1;
+    }
+    sandbox::DnsGuard dns(io, asio::ip::udp::socket(io, asio::ip::udp::v4(), fd), std::move(dns_over_tcp), upstreams, std::move(policy),
                           [&nft](const std::string &commands) { return nft.run(commands); }, std::move(intercepted));
     answer({{"ready", true}});
     asio::posix::stream_descriptor in(io, ::dup(STDIN_FILENO));

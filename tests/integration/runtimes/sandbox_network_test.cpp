@@ -433,3 +433,38 @@ TEST(SandboxNetwork, NamesChangeWhileTheSandboxRuns) {
     bad.allow = {"exa mple.com"};
     EXPECT_THROW(rt.change_network_policy(bad), std::invalid_argument);
 }
+
+namespace {
+
+// The first address the guard answers for `name` when asked over TCP (RFC 7766: a two-byte length
+// before each message), or what went wrong.
+std::string resolve_over_tcp(Runtime &rt, const std::string &name) {
+    return run(rt, "python3 -c \"import socket, struct\n"
+                   "q = bytes.fromhex('123401000001000000000000') + b''.join(bytes([len(l)]) + l.encode() for l in '" + name +
+                       "'.split('.')) + bytes.fromhex('0000010001')\n"
+                   "s = socket.create_connection(('127.0.0.53', 53), 5)\n"
+                   "s.sendall(struct.pack('>H', len(q)) + q)\n"
+                   "n = struct.unpack('>H', s.recv(2, socket.MSG_WAITALL))[0]\n"
+                   "a = s.recv(n, socket.MSG_WAITALL)\n"
+                   "print('rcode', a[3] & 15) if a[3] & 15 else print('.'.join(str(b) for b in a[-4:]))\" 2>&1 | tail -1")
+        .value("content", "");
+}
+
+}  // namespace
+
+// What does not fit a datagram is asked again over TCP: the guard serves TCP too, asks upstream over TCP
+// (marked, as its UDP), and judges and pins the answer the same way.
+TEST(SandboxNetwork, TheGuardAnswersOverTcpToo) {
+    if (!can_run() || sh("command -v dnsmasq") != 0) GTEST_SKIP() << "needs root, pasta, ip and dnsmasq";
+    NetworkTestHost host;
+    ASSERT_TRUE(host.ok());
+    ASSERT_TRUE(host.serve_dns(kTestNames));
+    auto s = named_sandbox("[\"allowed.test\"]", "");
+    auto &rt = *s->runtime;
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    EXPECT_EQ(resolve_over_tcp(rt, "other.test"), "rcode 5") << "a name outside the allow list, over TCP";
+    EXPECT_EQ(resolve_over_tcp(rt, "allowed.test"), "198.51.100.2");
+    EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open") << "the name's address was not pinned from its TCP answer";
+    // DNS over TCP round the guard is refused as over UDP.
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 53), "open");
+}
