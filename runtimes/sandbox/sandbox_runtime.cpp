@@ -338,11 +338,13 @@ class SandboxRuntime : public Backend {
         const CaMaterial ca = make_sandbox_ca(std::string("actionhost sandbox ") + info().session_id, secret_hosts(secrets));
         const std::string line = common::dump_json(
             json{{"secrets", secrets_to_wire(secrets)}, {"ca_cert", ca.cert_pem}, {"ca_key", ca.key_pem}, {"upstream_ca", upstream_ca}});
-        const std::string path = run_dir_ + "/secrets.json";
-        const common::io::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-        if (!fd || ::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-        argv.insert(argv.end(), {"--secrets-file", path});
+        const std::string secrets_path = run_dir_ + "/secrets.json", ca_path = run_dir_ + "/egress-ca.pem";
+        for (const auto &[path, text] : {std::pair{secrets_path, &line}, std::pair{ca_path, &ca.cert_pem}}) {
+            const common::io::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+            if (!fd || ::write(fd.get(), text->data(), text->size()) != static_cast<ssize_t>(text->size()))
+                throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+        }
+        argv.insert(argv.end(), {"--secrets-file", secrets_path, "--egress-ca", ca_path});
         return true;
     }
 

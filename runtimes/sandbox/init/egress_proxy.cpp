@@ -5,6 +5,7 @@
 #include <linux/netfilter_ipv4.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <sys/socket.h>
 
 #include <array>
@@ -24,6 +25,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "egress_rules.hpp"
 #include "name_rules.hpp"
@@ -44,6 +46,7 @@ namespace {
 constexpr int kOriginalDst6 = SO_ORIGINAL_DST;
 constexpr auto kHelloTimeout = 10s;  // from accept to a complete ClientHello and both handshakes
 constexpr auto kIdle = 300s;         // without a byte either way, a connection ends
+constexpr auto kRequestTimeout = 30s;  // for a whole request header, and between requests
 constexpr size_t kHeaderLimit = 64 * 1024;
 constexpr int kMaxRequestsPerConnection = 10000;
 // Bodies of any length pass (they are relayed as they come, never held). Not boost::none: Beast 1.74
@@ -123,6 +126,48 @@ std::string host_of(boost::beast::string_view header) {
         h.erase(colon);
     }
     return normalised_name(h);
+}
+
+// Framing both ends read alike, or a reason it is not (RFC 9112 §6): at most one Content-Length, at most
+// one Transfer-Encoding and then exactly "chunked", not both, and none of it on HTTP/1.0. Beast's parser
+// takes a repeated Transfer-Encoding's last field and its serializer the first: relayed as they came, a
+// body de-chunked here would reach a server that merges the fields as its own chunk framing (a red-team
+// run smuggled the proxy's next request, secret and all, into the body of one of its choosing).
+template <class Fields>
+std::string framing_fault(const Fields &fields, unsigned version) {
+    const auto te = fields.count(http::field::transfer_encoding), cl = fields.count(http::field::content_length);
+    if (te > 1 || cl > 1) return "a repeated Transfer-Encoding or Content-Length";
+    if (te == 1 && cl == 1) return "both Transfer-Encoding and Content-Length";
+    if (te == 1) {
+        const auto v = fields[http::field::transfer_encoding];
+        if (lower(std::string(v.data(), v.size())) != "chunked") return "a Transfer-Encoding other than chunked";
+        if (version < 11) return "Transfer-Encoding on HTTP/1.0";
+    }
+    return "";
+}
+
+// What the proxy will not relay with a secret, or "": a request for another origin than the connection's
+// (an absolute-form target names its own, and servers route by it; a repeated Host), a method that
+// echoes the request (TRACE, TRACK) or leaves HTTP (CONNECT), and framing the two ends could read
+// differently (framing_fault).
+std::string request_fault(const http::request<http::buffer_body> &head, const std::string &host) {
+    if (head.count(http::field::host) != 1 || host_of(head[http::field::host]) != host)
+        return "this connection is for " + host + "; its requests must be too (one Host: " + host + ")";
+    const auto target = head.target();
+    if (!(target.starts_with("/") || (target == "*" && head.method() == http::verb::options)))
+        return "only origin-form request targets (\"/path\") go through with a secret";
+    if (head.method() == http::verb::trace || head.method() == http::verb::connect || head.method_string() == "TRACK")
+        return std::string(head.method_string().data(), head.method_string().size()) + " is not relayed with a secret";
+    return framing_fault(head, head.version());
+}
+
+// A response header that carries the secret back (an echo of the request) is not passed on as it is.
+// (A body that echoes it cannot be told from data: docs/security.md.)
+void redact(http::response<http::buffer_body> &res, const std::string &secret) {
+    std::vector<std::string> names;
+    for (const auto &field : res)
+        if (field.value().find(secret) != boost::beast::string_view::npos) names.emplace_back(field.name_string());
+    for (const auto &name : names) res.set(name, "[removed by actionhost: it held a secret]");
 }
 
 }  // namespace
@@ -313,7 +358,9 @@ asio::awaitable<void> intercept(std::shared_ptr<State> s, std::shared_ptr<Connec
     co_await client.async_handshake(ssl::stream_base::server, use_awaitable);
     // The upstream must prove the same name against the machine's trust: else nothing is sent.
     SSL_set_tlsext_host_name(upstream.native_handle(), host.c_str());
-    upstream.set_verify_callback(ssl::host_name_verification(host));
+    // Checked by OpenSSL during the handshake, with no partial wildcards ("f*.example.com").
+    SSL_set_hostflags(upstream.native_handle(), X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (SSL_set1_host(upstream.native_handle(), host.c_str()) != 1) co_return;
     boost::system::error_code ec;
     co_await upstream.async_handshake(ssl::stream_base::client, asio::redirect_error(use_awaitable, ec));
     if (ec) {
@@ -335,13 +382,15 @@ asio::awaitable<void> intercept(std::shared_ptr<State> s, std::shared_ptr<Connec
         http::request_parser<http::buffer_body> req;
         req.header_limit(kHeaderLimit);
         req.body_limit(kNoBodyLimit);
+        c->kick(kRequestTimeout);  // a header dribbled byte by byte holds a connection no longer
         co_await http::async_read_header(client, from_client, req, asio::redirect_error(use_awaitable, ec));
         if (ec) co_return;  // the sandbox's client is done (or sent what is not HTTP/1)
         auto &head = req.get();
-        if (host_of(head[http::field::host]) != host) {
+        if (const std::string fault = request_fault(head, host); !fault.empty()) {
             ++s->counts.refused;
-            co_await answer(client, http::status::misdirected_request,
-                            "actionhost egress proxy: this connection is for " + host + "; its requests must be too");
+            const bool misdirected = fault.rfind("this connection", 0) == 0;
+            co_await answer(client, misdirected ? http::status::misdirected_request : http::status::bad_request,
+                            "actionhost egress proxy: " + fault);
             co_return;
         }
         head.set(secret.header, secret.header_value);  // replaces whatever the sandbox put there
@@ -362,6 +411,11 @@ asio::awaitable<void> intercept(std::shared_ptr<State> s, std::shared_ptr<Connec
             res.skip(is_head);
             co_await http::async_read_header(upstream, from_upstream, res, use_awaitable);
             const unsigned status = res.get().result_int();
+            if (!framing_fault(res.get(), res.get().version()).empty()) {
+                ++s->counts.refused;
+                co_return;  // the sandbox's client sees the connection end
+            }
+            redact(res.get(), secret.header_value);
             co_await relay_message(*c, upstream, from_upstream, client, res);
             if (status == 101) {
                 // Upgraded (a WebSocket): what either side already sent on goes first, then raw bytes.

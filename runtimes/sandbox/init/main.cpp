@@ -30,12 +30,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <strings.h>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <actionhost/common/user_entry.hpp>
 
+#include "address_watch.hpp"
 #include "cgroups.hpp"
 #include "control_server.hpp"
 #include "disk_mount.hpp"
@@ -89,6 +92,19 @@ void bound_socket_buffers() {
     for (const char *setting : {"/proc/sys/net/ipv4/tcp_rmem", "/proc/sys/net/ipv4/tcp_wmem"})
         if (!write_file(setting, std::string(setting).find("rmem") != std::string::npos ? "4096 131072 1048576" : "4096 16384 1048576"))
             std::fprintf(stderr, "ah-sandbox-init: warning: cannot bound %s\n", setting);
+}
+
+// Ping without CAP_NET_RAW (which a sandbox on the internet does not have: privileges.hpp): ICMP echo
+// through datagram sockets, a setting of the sandbox's own network namespace. Its range must be of group
+// ids the user namespace maps: the gid map's extent that holds `gid` (the sandbox's user's group).
+void allow_ping_sockets(gid_t gid) {
+    std::ifstream map("/proc/self/gid_map");
+    unsigned long inside = 0, outside = 0, count = 0;
+    std::string range;
+    while (map >> inside >> outside >> count)
+        if (count > 0 && gid >= inside && gid - inside < count) range = std::to_string(inside) + " " + std::to_string(inside + count - 1);
+    if (range.empty() || !write_file("/proc/sys/net/ipv4/ping_group_range", range))
+        std::fprintf(stderr, "ah-sandbox-init: warning: cannot allow ping sockets (ping needs them here)\n");
 }
 
 // Resource limits of every process of the sandbox, as nsjail sets them: no core files (a crash would
@@ -148,6 +164,7 @@ int child_main(void *arg) {
             loopback_up();
             bound_socket_buffers();
         }
+        if (o.network_mode == "internet") allow_ping_sockets(o.gid);
         MachineTrees trees = take_machine_trees(*ctx->plan);
         // The host runs as the sandbox's root; it switches to the sandbox's user for commands itself.
         if (ctx->switch_ids) become_sandbox_root();
@@ -158,7 +175,7 @@ int child_main(void *arg) {
         if (read(ctx->go_fd, &go, 1) != 1 || go != 'j') _exit(125);
         close(ctx->go_fd);
         if (unshare(CLONE_NEWCGROUP) != 0) throw std::runtime_error(std::string("cgroup namespace: ") + std::strerror(errno));
-        limit_bounding_set(ctx->plan->workspace_mount < 0);
+        limit_bounding_set(ctx->plan->workspace_mount < 0, o.network_mode != "internet");
     } catch (const std::exception &e) {
         die(std::string("sandbox setup failed: ") + e.what());
     }
@@ -408,20 +425,13 @@ int main(int argc, char **argv) {
     std::unique_ptr<UserModeNetwork> user_net;
     if (o.network_mode == "internet") {
         try {
-            std::string proxy_config;
-            if (!o.secrets_file.empty()) {
-                // Read once and removed: from here the secrets live only in the egress proxy (and the
-                // CA's certificate, which is no secret, in the sandbox's trust store).
-                proxy_config = read_small_file(o.secrets_file, "the sandbox's secrets");
-                unlink(o.secrets_file.c_str());
-                while (!proxy_config.empty() && proxy_config.back() == '\n') proxy_config.pop_back();
-                const auto config = nlohmann::json::parse(proxy_config, nullptr, false);
-                if (proxy_config.find('\n') != std::string::npos || !config.is_object() || !config.contains("ca_cert") ||
-                    !config["ca_cert"].is_string())
-                    throw std::runtime_error("the sandbox's secrets file is not one JSON line with its CA");
-                plan.identity.extra_trust = config["ca_cert"].get<std::string>();
+            if (!o.egress_ca_file.empty()) {
+                // Only the CA's certificate (no secret) before the clone: pid 1 is a copy of this process.
+                plan.identity.extra_trust = read_small_file(o.egress_ca_file, "the sandbox's CA certificate");
+                if (plan.identity.extra_trust.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+                    throw std::runtime_error("the sandbox's CA certificate " + o.egress_ca_file + " is not a PEM certificate");
             }
-            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, o.dns, std::move(proxy_config));
+            user_net = std::make_unique<UserModeNetwork>(EgressPolicy{o.allow_out, o.deny_out}, o.dns, !o.secrets_file.empty());
         } catch (const std::exception &e) {
             return fail(e.what());
         }
@@ -477,7 +487,25 @@ int main(int argc, char **argv) {
         // rest P does while pid 1 builds the root, then says "joined".
         (void)!write(go[1], "g", 1);
         if (cgroup) cgroup->join_others(child);
-        const std::string unconnected = user_net ? user_net->begin(child) : "";  // the filter loaded
+        std::string unconnected;
+        if (user_net) {
+            std::string proxy_config;
+            try {
+                // Read once and removed, now that pid 1 exists (no copy in its memory): from here the
+                // secrets live only in the egress proxy. begin() wipes its copy once handed over.
+                if (!o.secrets_file.empty()) {
+                    proxy_config = read_small_file(o.secrets_file, "the sandbox's secrets");
+                    unlink(o.secrets_file.c_str());
+                    while (!proxy_config.empty() && proxy_config.back() == '\n') proxy_config.pop_back();
+                    if (proxy_config.empty() || proxy_config.find('\n') != std::string::npos)
+                        throw std::runtime_error("the sandbox's secrets file is not one JSON line");
+                }
+                unconnected = user_net->begin(child, std::move(proxy_config));  // the filter loaded
+            } catch (const std::exception &e) {
+                explicit_bzero(proxy_config.data(), proxy_config.size());
+                unconnected = e.what();
+            }
+        }
         if (unconnected.empty()) {
             network_begun = user_net != nullptr;
             (void)!write(go[1], "j", 1);
@@ -509,9 +537,31 @@ int main(int argc, char **argv) {
         kill(child, SIGKILL);  // pid 1 gone → the kernel kills the whole namespace
         if (cgroup) cgroup->thaw();
     };
-    if (requests_fd >= 0)
+    if (requests_fd >= 0 || user_net)
         watch.start_services = [requests_fd, &o, &user_net](boost::asio::io_context &io) -> std::shared_ptr<void> {
-            return std::make_shared<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get()});
+            struct Services {
+                std::unique_ptr<ControlServer> control;
+                std::unique_ptr<MachineAddressWatch> addresses;
+            };
+            auto services = std::make_shared<Services>();
+            if (requests_fd >= 0)
+                services->control = std::make_unique<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get()});
+            // The filter refuses the machine's addresses as they are now, not only as they were at the start.
+            if (UserModeNetwork *net = user_net.get()) {
+                try {
+                    services->addresses = std::make_unique<MachineAddressWatch>(io, [net] {
+                        try {
+                            if (net->refresh_machine_addresses())
+                                std::fprintf(stderr, "ah-sandbox-init: the machine's addresses changed; the sandbox's filter refuses the new ones\n");
+                        } catch (const std::exception &e) {
+                            std::fprintf(stderr, "ah-sandbox-init: the machine's addresses changed and the filter could not follow: %s\n", e.what());
+                        }
+                    });
+                } catch (const std::exception &e) {
+                    std::fprintf(stderr, "ah-sandbox-init: warning: %s; an address the machine gains later is not refused\n", e.what());
+                }
+            }
+            return services;
         };
     OutputRelay relay(out[0], STDERR_FILENO);
     malloc_trim(0);  // as pid 1 does: it waits for the sandbox's whole life

@@ -18,6 +18,8 @@
 #include <utility>  // first: Boost 1.74's awaitable.hpp uses std::exchange without including it
 
 #include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <nftables/libnftables.h>
 #include <sched.h>
 #include <unistd.h>
@@ -262,6 +264,12 @@ int main(int argc, char **argv) {
     app.add_flag("--allow-only", allow_only, "with --guard: an allow list is in force");
     app.add_flag("--proxy", with_proxy, "with --guard: serve the egress proxy too (its configuration: stdin's first line)");
     CLI11_PARSE(app, argc, argv);
+    // It may hold the sandbox's secrets and its CA's key for the sandbox's whole life: no core file, no
+    // same-user tracing or /proc/<pid>/mem, and no working directory of the caller's held.
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    (void)!chdir("/");
     if (list == !ruleset.empty() || (serve && list)) {
         std::fprintf(stderr, "ah-sandbox-net: give --ruleset (and maybe --guard) or --list\n");
         return 2;
@@ -300,6 +308,7 @@ int main(int argc, char **argv) {
     const int user_ns = open_ns(pid, "user"), net_ns = open_ns(pid, "net");
     if (user_ns < 0 || net_ns < 0) return 1;
     if (!join(user_ns, "user", CLONE_NEWUSER) || !join(net_ns, "net", CLONE_NEWNET)) return 1;
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // again: a change of credentials (the user namespace's) may reset it
     Nft nft;
     if (!nft.ok()) {
         std::fprintf(stderr, "ah-sandbox-net: cannot make an nftables context\n");

@@ -42,6 +42,7 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, bool 
                                    "default: the machine's resolver, through pasta)")
         ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--secrets-file", o.secrets_file, "internet: the egress proxy's secrets and CA (a JSON line; read once, then removed)");
+    app.add_option("--egress-ca", o.egress_ca_file, "with --secrets-file: the sandbox CA's certificate (PEM), added to its trust store");
     app.add_flag("!--no-seccomp", o.seccomp, "no seccomp filter");
     app.add_option("--image-layer", o.image_layers, "an unpacked image layer, bottom first (repeated): the root is the image's");
     app.add_option("--upper", o.upper_dir, "with --image-layer: the overlay's upper directory (the sandbox's writes)");
@@ -95,6 +96,7 @@ Options parse_options(int argc, char **argv) {
     if (host_network) o.network_mode = "host";
     if (o.network_mode != "internet" && (!o.allow_out.empty() || !o.deny_out.empty() || !o.dns.empty() || !o.secrets_file.empty()))
         throw std::invalid_argument("--allow-out, --deny-out, --dns and --secrets-file need --network-mode internet");
+    if (o.secrets_file.empty() != o.egress_ca_file.empty()) throw std::invalid_argument("--secrets-file and --egress-ca go together");
     if (!o.socket_path.empty() && o.forward_port <= 0) throw std::invalid_argument("--socket needs --forward-port");
     if (o.ports_socket.empty() != o.control_socket.empty()) throw std::invalid_argument("--ports-socket and --control-socket go together");
     if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))

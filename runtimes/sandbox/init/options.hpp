@@ -32,8 +32,10 @@ struct Options {
     std::vector<std::string> allow_out, deny_out;  // internet: the egress policy's CIDRs and names (egress_rules.hpp)
     std::vector<std::string> dns;  // internet: the resolver guard's upstream resolvers (dns_guard.hpp)
     // internet: the sandbox's secrets and CA (egress_proxy.hpp), a file the backend wrote (one JSON line:
-    // net_main.cpp's proxy configuration), read once and removed.
-    std::string secrets_file;
+    // net_main.cpp's proxy configuration), read once and removed — after pid 1 is cloned, so no copy of it
+    // is ever in the sandbox's memory; and the CA's certificate alone (public), read before, for the
+    // sandbox's trust store. Both or neither.
+    std::string secrets_file, egress_ca_file;
     bool seccomp = true;
     std::string hostname = "sandbox";
     // The sandbox's user: the host runs as it (uid 0: root inside, which is never root outside).

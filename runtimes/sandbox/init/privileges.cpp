@@ -27,10 +27,10 @@ bool in_docker_default(cap_value_t cap) {
 
 }  // namespace
 
-void limit_bounding_set(bool file_capabilities) {
+void limit_bounding_set(bool file_capabilities, bool raw_network) {
     const cap_value_t last = static_cast<cap_value_t>(cap_max_bits()) - 1;
     for (cap_value_t cap = 0; cap <= last; ++cap) {
-        if (in_docker_default(cap) && (cap != CAP_SETFCAP || file_capabilities)) continue;
+        if (in_docker_default(cap) && (cap != CAP_SETFCAP || file_capabilities) && (cap != CAP_NET_RAW || raw_network)) continue;
         if (cap_drop_bound(cap) != 0 && errno != EINVAL) fail("drop capability " + std::to_string(cap) + " from the bounding set");
     }
     if (cap_reset_ambient() != 0 && errno != EINVAL) fail("clear the ambient capabilities");

@@ -93,6 +93,8 @@ CaMaterial make_sandbox_ca(const std::string &common_name, const std::vector<std
     must(X509_set_issuer_name(cert.get(), X509_get_subject_name(cert.get())) == 1, "name the issuer");
     std::string permitted = "critical";
     for (const auto &h : hosts) permitted += ",permitted;DNS:" + (h.rfind("*.", 0) == 0 ? h.substr(2) : h);
+    // No address at all: a DNS-only constraint would leave IP alternative names unconstrained.
+    permitted += ",excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::";
     add_extension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
     add_extension(cert.get(), cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
     add_extension(cert.get(), cert.get(), NID_subject_key_identifier, "hash");

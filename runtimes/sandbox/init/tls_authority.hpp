@@ -21,7 +21,8 @@ struct CaMaterial {
 };
 
 // A new CA (P-256, valid from an hour ago for a year) named `common_name`, permitted only the DNS names
-// of `hosts` and what lies below them (name entries: "git.example.com", "*.example.org" → "example.org").
+// of `hosts` and what lies below them (name entries: "git.example.com", "*.example.org" → "example.org"),
+// and no IP address at all.
 // std::runtime_error when OpenSSL fails; std::invalid_argument for an empty `hosts`.
 CaMaterial make_sandbox_ca(const std::string &common_name, const std::vector<std::string> &hosts);
 

@@ -12,6 +12,7 @@
 #include <actionhost/common/process/child_process.hpp>
 #include <cerrno>
 #include <cstring>
+#include <strings.h>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -70,10 +71,10 @@ std::optional<std::string> read_line(int fd, std::string &buffer, std::chrono::s
 
 }  // namespace
 
-UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers, std::string proxy_config)
+UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers, bool intercept)
     : policy_(normalised(policy)), machine_(machine_addresses()),
-      resolvers_(resolvers.empty() ? std::vector<std::string>{kSandboxDnsAddress} : std::move(resolvers)),
-      proxy_config_(std::move(proxy_config)), ruleset_(egress_ruleset(machine_, policy_, resolvers_, !proxy_config_.empty())),
+      resolvers_(resolvers.empty() ? std::vector<std::string>{kSandboxDnsAddress} : std::move(resolvers)), intercept_(intercept),
+      ruleset_(egress_ruleset(machine_, policy_, resolvers_, intercept_)),
       helper_(program_dir() + "/ah-sandbox-net") {
     if (access(helper_.c_str(), X_OK) != 0) throw std::runtime_error("network = \"internet\" needs " + helper_ + ", which is missing");
     // pasta opens the tun device as this user: said here rather than as pasta's "Failed to open tun socket".
@@ -84,7 +85,12 @@ UserModeNetwork::UserModeNetwork(const EgressPolicy &policy, std::vector<std::st
 
 UserModeNetwork::~UserModeNetwork() { end(); }
 
-std::string UserModeNetwork::begin(pid_t pid1) {
+std::string UserModeNetwork::begin(pid_t pid1, std::string proxy_config) {
+    struct Wipe {
+        std::string &text;
+        ~Wipe() { explicit_bzero(text.data(), text.size()); }
+    } wipe{proxy_config};
+    if (intercept_ != !proxy_config.empty()) return "the egress proxy's configuration does not go with the filter";
     // pasta gets the namespaces as descriptors of its own: it opens them after giving up the right to
     // look into another user's processes, and pid 1 is the sandbox's root by then.
     const std::string proc = "/proc/" + std::to_string(pid1) + "/ns/";
@@ -130,7 +136,7 @@ std::string UserModeNetwork::begin(pid_t pid1) {
         for (const auto &n : name_entries(policy_.allow)) argv.insert(argv.end(), {"--allow-name", n});
         for (const auto &n : name_entries(policy_.deny)) argv.insert(argv.end(), {"--deny-name", n});
         if (policy_.allow_only) argv.push_back("--allow-only");
-        if (!proxy_config_.empty()) argv.push_back("--proxy");
+        if (intercept_) argv.push_back("--proxy");
         SpawnSpec guard;
         guard.program = helper_;
         guard.argv = argv;
@@ -142,8 +148,10 @@ std::string UserModeNetwork::begin(pid_t pid1) {
         if (!spawned) throw std::runtime_error("cannot run " + helper_ + ": " + spawned.error().message);
         guard_ = std::move(spawned).value();
         // The secrets and the CA's key: through the pipe, never on a command line.
-        if (!proxy_config_.empty() && !guard_->write_all(proxy_config_ + "\n", deadline_))
-            return "the egress proxy (ah-sandbox-net) did not take its configuration";
+        if (intercept_) {
+            if (!guard_->write_all(proxy_config, deadline_) || !guard_->write_all("\n", deadline_))
+                return "the egress proxy (ah-sandbox-net) did not take its configuration";
+        }
         const auto ready = read_line(guard_->output_fd(), guard_buffer_, deadline_);
         if (ready && nlohmann::json::parse(*ready, nullptr, false).value("ready", false)) return "";
         if (const auto status = guard_->wait(std::chrono::milliseconds(2000)))
@@ -199,9 +207,19 @@ void UserModeNetwork::change(const EgressPolicy &next) {
     const std::vector<std::string> allow_names = name_entries(next.allow), deny_names = name_entries(next.deny);
     const bool names_changed = allow_names != name_entries(policy_.allow) || deny_names != name_entries(policy_.deny);
     // std::invalid_argument before anything runs
-    const std::string update = egress_ruleset_update(machine_, next, resolvers_, names_changed, !proxy_config_.empty());
+    const std::string update = egress_ruleset_update(machine_, next, resolvers_, names_changed, intercept_);
     ask_guard({{"nft", update}, {"allow_names", allow_names}, {"deny_names", deny_names}, {"allow_only", next.allow_only}});
     policy_ = next;
+}
+
+bool UserModeNetwork::refresh_machine_addresses() {
+    std::vector<std::string> now = machine_addresses();
+    if (now == machine_) return false;
+    const std::string update = egress_ruleset_update(now, policy_, resolvers_, false, intercept_);
+    ask_guard({{"nft", update}, {"allow_names", name_entries(policy_.allow)}, {"deny_names", name_entries(policy_.deny)},
+               {"allow_only", policy_.allow_only}});
+    machine_ = std::move(now);
+    return true;
 }
 
 RefusalLog UserModeNetwork::refusals() const {

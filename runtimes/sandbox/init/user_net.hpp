@@ -38,12 +38,13 @@ class UserModeNetwork {
     // kept normalised),
     // the helper beside this program, the machine's addresses.
     // `resolvers`: the guard's upstream resolvers (empty: pasta's forwarder to the machine's resolver).
-    // `proxy_config`: with secrets, the egress proxy's configuration (one JSON line: net_main.cpp), handed
-    // to the guard through its stdin; "" for none.
-    explicit UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers = {}, std::string proxy_config = "");
+    // `intercept`: the sandbox has secrets; its filter sends their hosts' HTTPS to the egress proxy.
+    explicit UserModeNetwork(const EgressPolicy &policy, std::vector<std::string> resolvers = {}, bool intercept = false);
     // Starts connecting the namespaces of `pid1` (P's child) and waits for the filter and the guard: ""
     // once the filter is loaded and the guard listens, else what failed (~5 ms; at most 20 s).
-    std::string begin(pid_t pid1);
+    // `proxy_config` (with `intercept`): the egress proxy's configuration (one JSON line: net_main.cpp),
+    // handed to the guard through its stdin and then wiped here.
+    std::string begin(pid_t pid1, std::string proxy_config = "");
     // Waits for pasta, started by begin: "" once the namespace is connected, else what failed (at most
     // 20 s from begin).
     std::string finish();
@@ -63,6 +64,11 @@ class UserModeNetwork {
     const EgressPolicy &policy() const { return policy_; }
     // The refusal counter and log of the running sandbox. std::runtime_error when it cannot be read.
     RefusalLog refusals() const;
+    // The machine's addresses read again (address_watch.hpp); when they changed, the filter refuses the
+    // new list (one transaction, as change() makes). Returns whether they changed; std::runtime_error
+    // when the guard failed (the filter then refuses the list it had). Not from two threads at once,
+    // nor beside change().
+    bool refresh_machine_addresses();
 
   private:
     // ah-sandbox-net as the resolver guard (dns_guard.hpp): a JSON line asked, a JSON line answered.
@@ -76,7 +82,7 @@ class UserModeNetwork {
     EgressPolicy policy_;
     std::vector<std::string> machine_;
     std::vector<std::string> resolvers_;
-    std::string proxy_config_;
+    bool intercept_ = false;
     std::string ruleset_;
     std::string helper_;
 };

@@ -1,8 +1,9 @@
 """An HTTPS git server for the egress proxy's tests, run in a test host's network namespace.
 
 Serves the repositories under --repos over git's smart HTTP protocol (git http-backend as a CGI), each
-request only with HTTP basic authentication as x-access-token:<--token>, and /whoami, which answers
-"authorized" or "anonymous" (never the credentials). Every request's path and Authorization header go to
+request only with HTTP basic authentication as x-access-token:<--token>, /whoami, which answers
+"authorized" or "anonymous" (never the credentials), and /echo-header, which does what a careless server
+does: reflects the Authorization it got in a response header. Every request's path and Authorization header go to
 --log, one JSON line each, so that a test sees what reached the server — and what did not.
 """
 import argparse
@@ -62,6 +63,8 @@ class Handler(BaseHTTPRequestHandler):
         body = read_body(self)
         if self.path == "/whoami":
             return self.reply(200, "authorized" if self.authorized() else "anonymous")
+        if self.path == "/echo-header":  # a careless server that reflects the credentials in a header
+            return self.reply(200, "echoed", {"X-Echo": self.headers.get("Authorization", "")})
         if not self.authorized():
             return self.reply(401, "who are you?", {"WWW-Authenticate": 'Basic realm="git"'})
         path, _, query = self.path.partition("?")

@@ -52,6 +52,10 @@ bool NetworkTestHost::add_address(const std::string &address) {
     return ok_ && sh("ip -n " + ns_ + " addr add " + address + "/24 dev " + veth_ + "b") == 0;
 }
 
+bool NetworkTestHost::add_machine_address(const std::string &address) {
+    return ok_ && sh("ip addr add " + address + "/32 dev " + veth_ + "a") == 0;
+}
+
 pid_t NetworkTestHost::spawn(const std::vector<std::string> &command) {
     if (!ok_) return -1;
     std::vector<std::string> args = {"ip", "netns", "exec", ns_};

@@ -26,6 +26,8 @@ class NetworkTestHost {
     bool serve_dns(const std::vector<std::pair<std::string, std::string>> &records);
     // One more address of the host's (on its end of the pair, /24).
     bool add_address(const std::string &address);
+    // One more address of the machine's (on its end of the pair, /32), removed with the host.
+    bool add_machine_address(const std::string &address);
     // `argv` run in the host's namespace (output to /dev/null), killed by pid with the host; its pid or -1.
     pid_t spawn(const std::vector<std::string> &argv);
     // The directory it serves (index.html says "test-host-page").

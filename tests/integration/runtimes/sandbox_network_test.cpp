@@ -468,3 +468,125 @@ TEST(SandboxNetwork, TheGuardAnswersOverTcpToo) {
     // DNS over TCP round the guard is refused as over UDP.
     EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 53), "open");
 }
+
+// A name removed from the allow list while the guard is still asking for it: the answer arrives after
+// the change and is judged by the policy then in force — not pinned, and the sandbox gets no address.
+// The upstream is a resolver of the test's own on 198.51.100.4 that answers every A question with
+// 198.51.100.2 after 1.5 s.
+TEST(SandboxNetwork, AnAnswerArrivingAfterItsNameWasRemovedIsNotPinned) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip";
+    NetworkTestHost host;
+    ASSERT_TRUE(host.ok());
+    ASSERT_TRUE(host.add_address("198.51.100.4"));
+    const std::string slow_dns =
+        "import socket, threading, time\n"
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "s.bind(('198.51.100.4', 53))\n"
+        "def answer(q, peer):\n"
+        "    time.sleep(1.5)\n"
+        "    end = 12\n"
+        "    while q[end]: end += q[end] + 1\n"
+        "    question = q[12:end + 5]\n"
+        "    a = q[:2] + bytes.fromhex('81800001000100000000') + question + bytes.fromhex('c00c000100010000003c0004') + bytes([198, 51, 100, 2])\n"
+        "    s.sendto(a, peer)\n"
+        "while True:\n"
+        "    q, peer = s.recvfrom(512)\n"
+        "    threading.Thread(target=answer, args=(q, peer), daemon=True).start()\n";
+    ASSERT_GT(host.spawn({"/usr/bin/python3", "-c", slow_dns}), 0);
+    usleep(300000);  // the server binds at once; a margin for python's start
+    auto s = start_runtime("sandbox", [&](Config &c) {
+        c.set("sandbox.network", "internet");
+        c.set("sandbox.dns", json::array({"198.51.100.4"}));
+        c.set("sandbox.allow_out", json::array({"slow.test"}));
+    });
+    auto &rt = *s->runtime;
+    EXPECT_EQ(resolve(rt, "slow.test"), "198.51.100.2") << "the slow server answers at all";
+    EXPECT_EQ(tcp_from_inside(rt, "198.51.100.2", 8080), "open");
+    actionhost::client::EgressChange removal;
+    removal.remove = {"slow.test"};
+    rt.change_network_policy(removal);
+    ASSERT_NE(tcp_from_inside(rt, "198.51.100.2", 8080), "open") << "the removal closed nothing";
+    // Asked again, then removed while the answer is on its way (the server takes 1.5 s).
+    actionhost::client::EgressChange again;
+    again.allow = {"slow.test"};
+    rt.change_network_policy(again);
+    run(rt, "(getent ahostsv4 slow.test | head -1 > /tmp/late; echo asked >> /tmp/late) > /dev/null 2>&1 &");
+    usleep(400000);
+    rt.change_network_policy(removal);
+    std::string late;
+    for (int i = 0; i < 50 && late.find("asked") == std::string::npos; ++i, usleep(200000)) late = run(rt, "cat /tmp/late 2>/dev/null").value("content", "");
+    EXPECT_EQ(late.substr(0, late.find('\n')), "asked") << "the late answer reached the sandbox: " << late;
+    EXPECT_NE(tcp_from_inside(rt, "198.51.100.2", 8080), "open") << "the late answer was pinned after its name was removed";
+}
+
+// An address the machine gains while the sandbox runs (a DHCP renewal, a VPN, a bridge) is refused too:
+// ah-sandbox-init follows the kernel's address notifications and the filter takes the new list.
+TEST(SandboxNetwork, AnAddressTheMachineGainsLaterIsRefusedToo) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip";
+    NetworkTestHost host;
+    ASSERT_TRUE(host.ok());
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
+    auto &rt = *s->runtime;
+    ASSERT_EQ(tcp_from_inside(rt, NetworkTestHost::kAddress, NetworkTestHost::kPort), "open") << "the test host is reachable at all";
+    ASSERT_TRUE(host.add_machine_address("198.51.100.9"));
+    int port = 0;
+    const int later = listen_tcp("198.51.100.9", &port);
+    ASSERT_GE(later, 0);
+    std::string reached = "open";
+    // The filter follows within ~50 ms of the last notification; a second is plenty.
+    for (int i = 0; i < 20 && reached == "open"; ++i, usleep(100000)) reached = tcp_from_inside(rt, "198.51.100.9", port);
+    EXPECT_NE(reached, "open") << "the machine's new address stayed reachable from the sandbox";
+    EXPECT_EQ(tcp_from_inside(rt, NetworkTestHost::kAddress, NetworkTestHost::kPort), "open") << "the rest of the policy changed with it";
+    close(later);
+}
+
+namespace {
+
+// What python3 says inside when it runs `code` (its last line).
+std::string python_inside(Runtime &rt, const std::string &code) {
+    return run(rt, "python3 -c \"" + code + "\" 2>&1 | tail -1").value("content", "");
+}
+
+// An ICMP echo to `address` through a datagram ("ping") socket: "reply" or what failed.
+std::string ping_inside(Runtime &rt, const std::string &address) {
+    return python_inside(rt, "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP); s.settimeout(3); "
+                             "s.sendto(bytes.fromhex('0800f7fe00000001'), ('" + address + "', 0)); s.recv(64); print('reply')");
+}
+
+}  // namespace
+
+// Root inside a sandbox on the internet has no raw network: a packet socket would write frames past the
+// filter's IP hooks straight to pasta (a red-team run reached the machine's own address so), a raw socket
+// likewise, and SO_MARK would forge the resolver guard's mark. Ping still works, through ICMP datagram
+// sockets, and is judged by the filter as everything else.
+TEST(SandboxNetwork, RootInsideHasNoRawNetworkAndPingStillWorks) {
+    if (!can_run()) GTEST_SKIP() << "needs root, pasta and ip";
+    NetworkTestHost host;
+    ASSERT_TRUE(host.ok());
+    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.network", "internet"); });
+    auto &rt = *s->runtime;
+    ASSERT_EQ(run(rt, "id -u").value("content", ""), "0") << "the test means root inside";
+    EXPECT_NE(python_inside(rt, "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW); print('packet socket')").find("PermissionError"),
+              std::string::npos);
+    EXPECT_NE(python_inside(rt, "import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP); print('raw socket')")
+                  .find("PermissionError"),
+              std::string::npos);
+    EXPECT_NE(python_inside(rt, "import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, 0x61680053); print('marked')")
+                  .find("PermissionError"),
+              std::string::npos);
+    // pasta forwards an echo through a ping socket of the machine's, which the machine's own
+    // ping_group_range must allow (Debian with systemd: every group; this machine: none).
+    std::ifstream machine_range("/proc/sys/net/ipv4/ping_group_range");
+    long low = 1, high = 0;
+    machine_range >> low >> high;
+    const std::string pinged = ping_inside(rt, NetworkTestHost::kAddress);
+    EXPECT_EQ(pinged.find("PermissionError"), std::string::npos) << "no ping socket inside: " << pinged;
+    if (low <= 0 && high >= 0) {
+        EXPECT_EQ(pinged, "reply");
+    }
+    EXPECT_NE(ping_inside(rt, NetworkTestHost::kMachineEnd), "reply") << "ping reached the machine";
+    // Without the internet the sandbox keeps Docker's default set (a packet socket there reaches only its loopback).
+    auto none = start_runtime("sandbox");
+    EXPECT_EQ(python_inside(*none->runtime, "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW); print('packet socket')"),
+              "packet socket");
+}

@@ -174,6 +174,36 @@ TEST(SandboxSecrets, TokensReachTheirHostsAndNeverTheSandbox) {
     // A connection made to the proxy itself goes nowhere.
     EXPECT_NE(content(rt, "curl -sk --max-time 5 --resolve git.test:61443:127.0.0.1 https://git.test:61443/whoami; echo \" rc=$?\""),
               " rc=0");
+    // Requests the proxy will not send with a secret, each answered here and never relayed: a repeated
+    // Transfer-Encoding (read one way here and another by a server that merges it: smuggling), an
+    // absolute-form target naming another origin, a second Host, TRACE (it echoes the request).
+    const auto raw = [&](const std::string &request) {
+        return content(rt, "python3 -c \"import socket, ssl; s = ssl.create_default_context().wrap_socket(socket.create_connection(('git.test', 443), 5), "
+                           "server_hostname='git.test'); s.sendall(bytes.fromhex('" + [&] {
+                               std::string hex;
+                               char b[3];
+                               for (unsigned char ch : request) {
+                                   std::snprintf(b, sizeof b, "%02x", ch);
+                                   hex += b;
+                               }
+                               return hex;
+                           }() + "')); print(s.recv(200).split(b'\\r\\n')[0].decode())\" 2>&1 | tail -1");
+    };
+    EXPECT_EQ(raw("POST /first HTTP/1.1\r\nHost: git.test\r\nTransfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n\r\n"
+                  "0\r\n\r\nPOST /store HTTP/1.1\r\nHost: evil.test\r\nContent-Length: 160\r\n\r\n"),
+              "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(raw("GET https://evil.test/whoami HTTP/1.1\r\nHost: git.test\r\n\r\n"), "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(raw("GET /whoami HTTP/1.1\r\nHost: git.test\r\nHost: evil.test\r\n\r\n"), "HTTP/1.1 421 Misdirected Request");
+    EXPECT_EQ(raw("TRACE /whoami HTTP/1.1\r\nHost: git.test\r\n\r\n"), "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(raw("GET /whoami HTTP/1.1\r\nHost: git.test\r\n\r\n"), "HTTP/1.1 200 OK") << "the raw client itself";
+    for (const auto &r : seen(git_log, "")) {
+        EXPECT_EQ(r.value("path", "").find("store"), std::string::npos) << "a smuggled request reached the server: " << r.dump();
+        EXPECT_EQ(r.value("path", "").find("https:"), std::string::npos) << r.dump();
+    }
+    // A server that reflects the credentials in a response header: the header does not come back as it is.
+    const std::string echoed = content(rt, "curl -s -D - -o /dev/null https://git.test/echo-header | grep -i '^x-echo'");
+    EXPECT_EQ(echoed.find("Basic"), std::string::npos) << echoed;
+    EXPECT_NE(echoed.find("removed by actionhost"), std::string::npos) << echoed;
     // Plain http to the secret's host: never given the secret (8080: the host's plain web server).
     EXPECT_EQ(content(rt, "curl -s http://git.test:8080/ | head -1"), "test-host-page");
 

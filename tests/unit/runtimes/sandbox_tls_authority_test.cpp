@@ -69,6 +69,19 @@ TEST(SandboxTlsAuthority, LeavesVerifyForTheSecretsHostsOnly) {
     EXPECT_EQ(X509_cmp(second, ca_cert), 0);
     EXPECT_EQ(X509_check_ca(ca_cert), 1);
     EXPECT_EQ(X509_get_pathlen(ca_cert), 0);
+    // No IP address either: the constraints exclude every one (a DNS-only constraint leaves them open).
+    const int at = X509_get_ext_by_NID(ca_cert, NID_name_constraints, -1);
+    ASSERT_GE(at, 0);
+    X509_EXTENSION *constraints = X509_get_ext(ca_cert, at);
+    EXPECT_EQ(X509_EXTENSION_get_critical(constraints), 1);
+    BIO *text = BIO_new(BIO_s_mem());
+    X509V3_EXT_print(text, constraints, 0, 0);
+    char *data = nullptr;
+    const std::string printed(data, static_cast<size_t>(BIO_get_mem_data(text, &data)));
+    BIO_free(text);
+    EXPECT_NE(printed.find("Excluded"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("IP:0.0.0.0/0.0.0.0"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("IP:0:0:0:0:0:0:0:0/0:0:0:0:0:0:0:0"), std::string::npos) << printed;
     X509_free(second);
     X509_free(ca_cert);
 }
