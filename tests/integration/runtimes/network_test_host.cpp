@@ -1,6 +1,9 @@
 #include "network_test_host.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,23 +82,12 @@ pid_t NetworkTestHost::spawn(const std::vector<std::string> &command) {
 
 bool NetworkTestHost::serve_dns(const std::vector<std::pair<std::string, std::string>> &records) {
     if (!ok_ || dns_ > 0) return false;
-    std::vector<std::string> args = {"ip", "netns", "exec", ns_, "dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
+    std::vector<std::string> args = {"dnsmasq", "--keep-in-foreground", "--no-resolv", "--no-hosts",
                                      "--bind-interfaces", "--listen-address=198.51.100.2", "--port=53", "--user=root",
                                      "--pid-file=", "--local-ttl=60"};
     for (const auto &[name, address] : records) args.push_back("--address=/" + name + "/" + address);
-    dns_ = fork();
-    if (dns_ == 0) {
-        const int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, STDOUT_FILENO);
-            dup2(null, STDERR_FILENO);
-        }
-        std::vector<char *> argv;
-        for (auto &a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execvp("ip", argv.data());
-        _exit(127);
-    }
+    dns_ = spawn(args);  // in the namespace, killed with the host
+    if (dns_ < 0) return false;
     // Up to 5 s to answer, asked from the machine.
     for (int i = 0; i < 100; ++i, usleep(50000))
         if (sh("/usr/bin/python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.5); "
@@ -104,9 +96,23 @@ bool NetworkTestHost::serve_dns(const std::vector<std::pair<std::string, std::st
     return false;
 }
 
+int listen_tcp(const std::string &address, int *port) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(fd, 16) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
 NetworkTestHost::~NetworkTestHost() {
-    spawned_.push_back(server_);
-    spawned_.push_back(dns_);
+    spawned_.push_back(server_);  // (dns_ is among spawned_ already)
     for (pid_t p : spawned_)
         if (p > 0) {
             kill(p, SIGKILL);

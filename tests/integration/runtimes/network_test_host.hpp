@@ -43,4 +43,8 @@ class NetworkTestHost {
     bool ok_ = false;
 };
 
+// A listening TCP socket of the machine's at `address` (IPv4; port chosen by the kernel, stored in
+// *port); -1 on failure. The caller closes it.
+int listen_tcp(const std::string &address, int *port);
+
 }  // namespace runtimes_test

@@ -42,21 +42,6 @@ int sh(const std::string &command) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// A listening TCP socket of the machine's at `address` (port chosen by the kernel); -1 on failure.
-int listen_tcp(const std::string &address, int *port) {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    inet_pton(AF_INET, address.c_str(), &a.sin_addr);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(fd, 16) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
-        if (fd >= 0) close(fd);
-        return -1;
-    }
-    *port = ntohs(a.sin_port);
-    return fd;
-}
 
 // What bash inside says when it opens a TCP connection: "open" or its error.
 std::string tcp_from_inside(Runtime &rt, const std::string &address, int port) {
