@@ -80,6 +80,7 @@ class DockerRuntime : public Backend {
     void pause() override { engine_->expect("POST", "/containers/" + id_ + "/stop?t=5", "", 204, 304, 60); }
     void resume() override {
         engine_->expect("POST", "/containers/" + id_ + "/start", "", 204, 304);
+        follow_internal_address();  // a restarted container may get another address on the internal network
         wait_ready();
     }
 
@@ -141,6 +142,9 @@ class DockerRuntime : public Backend {
         std::string state = c["State"].value("Status", "");
         if (state == "paused") engine_->expect("POST", "/containers/" + id_ + "/unpause", "", 204);
         else if (state != "running") engine_->expect("POST", "/containers/" + id_ + "/start", "", 204, 304);
+        port_text_ = *port;
+        internal_ = c["HostConfig"].value("NetworkMode", "") == docker::kInternalNetwork;
+        follow_internal_address();
         wait_ready();
         status(AH_STATUS_RUNTIME_STARTED, url_);
     }
@@ -166,7 +170,67 @@ class DockerRuntime : public Backend {
         }
     }
 
+    // The network the configuration asks for (container_options.hpp), checked before anything is built
+    // or started; "none" makes (or finds) the internal network.
+    docker::DockerNetwork plan_network() {
+        docker::DockerNetwork network;
+        try {
+            network = docker::docker_network(config("sandbox.network"), config("sandbox.allow_out"), config("sandbox.deny_out"),
+                                             config("sandbox.dns"), config_bool("sandbox.use_host_network", false));
+        } catch (const std::invalid_argument &e) {
+            throw Unsupported(e.what());
+        }
+        if (network.kind == docker::DockerNetworkKind::Internal) {
+            const char *docker_host = getenv("DOCKER_HOST");
+            const char *host_addr = getenv("DOCKER_HOST_ADDR");
+            const std::string why = docker::internal_network_refusal(
+                docker_host ? docker_host : "", host_addr ? host_addr : "", !additional_networks().empty(),
+                config_string("sandbox.local_runtime_url", "http://localhost"), config_string("sandbox.runtime_binding_address", "127.0.0.1"));
+            if (!why.empty()) throw Unsupported(why);
+            ensure_internal_network();
+        }
+        if (!network.note.empty()) log(AH_LOG_WARNING, network.note);
+        return network;
+    }
+
+    // kInternalNetwork as made by internal_network_request, created when missing. Two clients may create
+    // it at once: the engine refuses the second (409), which then finds the first's.
+    void ensure_internal_network() {
+        const std::string path = "/networks/" + std::string(docker::kInternalNetwork);
+        EngineReply found = engine_->call("GET", path);
+        if (found.status == 404) {
+            const EngineReply made = engine_->call("POST", "/networks/create", actionhost::common::dump_json(docker::internal_network_request()));
+            if (made.status != 201 && made.status != 409)
+                throw std::runtime_error("Docker Engine: create network " + std::string(docker::kInternalNetwork) + " → " +
+                                         std::to_string(made.status) + ": " + made.body);
+            found = engine_->call("GET", path);
+        }
+        if (found.status != 200)
+            throw std::runtime_error("Docker Engine: inspect network " + std::string(docker::kInternalNetwork) + " → " +
+                                     std::to_string(found.status) + ": " + found.body);
+        if (std::string problem = docker::internal_network_problem(found.json()); !problem.empty())
+            throw Unsupported("sandbox.network = \"none\" needs the Docker network " + std::string(docker::kInternalNetwork) +
+                              " as actionhost makes it, but " + problem + "; remove it (docker network rm " + docker::kInternalNetwork + ")");
+    }
+
+    // On the internal network the host is reached at the container's address there (no port is
+    // published from such a network): url_ from the container's current address.
+    void follow_internal_address() {
+        if (!internal_) return;
+        auto c = engine_->inspect(id_);
+        std::string address;
+        if (c) {
+            const json networks = (*c)["NetworkSettings"].value("Networks", json::object());
+            if (networks.contains(docker::kInternalNetwork)) address = networks[docker::kInternalNetwork].value("IPAddress", "");
+        }
+        if (address.empty())
+            throw std::runtime_error("container " + name_ + " has no address on the Docker network " + docker::kInternalNetwork);
+        url_ = "http://" + address + ":" + port_text_;
+    }
+
     void create_and_start(const std::string &base) {
+        const docker::DockerNetwork net = plan_network();
+        internal_ = net.kind == docker::DockerNetworkKind::Internal;
         std::string mode = config_string("sandbox.docker_install_mode", "bind");
         if (mode != "bind" && mode != "image")
             throw Unsupported("sandbox.docker_install_mode = \"" + mode + "\" is not known; use \"bind\" or \"image\"");
@@ -218,15 +282,7 @@ class DockerRuntime : public Backend {
             ensure_image(image);
         }
 
-        docker::DockerNetwork network;
-        try {
-            network = docker::docker_network(config("sandbox.network"), config("sandbox.allow_out"), config("sandbox.deny_out"),
-                                             config_bool("sandbox.use_host_network", false));
-        } catch (const std::invalid_argument &e) {
-            throw Unsupported(e.what());
-        }
-        if (!network.note.empty()) log(AH_LOG_WARNING, network.note);
-        bool host_network = network.host;
+        const bool host_network = net.kind == docker::DockerNetworkKind::Host;
         // Published ports on the machine's loopback unless asked otherwise (OpenHands: 0.0.0.0, which
         // hands the host's port, VS Code and the agent's app ports to the whole network).
         std::string binding = config_string("sandbox.runtime_binding_address", "127.0.0.1");
@@ -236,6 +292,7 @@ class DockerRuntime : public Backend {
         app1_ = PortLock::acquire(50000, 54999, binding);
         app2_ = PortLock::acquire(55000, 59999, binding);
         std::string port = std::to_string(port_.port());
+        port_text_ = port;
 
         std::vector<std::string> args = host_args();
         std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
@@ -297,9 +354,12 @@ class DockerRuntime : public Backend {
         host_config["CapDrop"] = json::array({"MKNOD", "SETFCAP"});
         if (host_network) {
             host_config["NetworkMode"] = "host";
+        } else if (internal_) {
+            host_config["NetworkMode"] = docker::kInternalNetwork;  // nothing published: reached at its address there
         } else {
             host_config["PortBindings"] = bindings;
         }
+        if (!net.dns.empty()) host_config["Dns"] = net.dns;  // docker run --dns
         long memory = static_cast<long>(config_number("sandbox.memory_limit_mb", 0));
         long pids = static_cast<long>(config_number("sandbox.pids_limit", 0));
         double cpus = config_number("sandbox.cpu_limit", 0);
@@ -340,6 +400,7 @@ class DockerRuntime : public Backend {
             throw std::runtime_error("Docker Engine: start " + name_ + " → " + std::to_string(started.status) + ": " + started.body);
         }
         url_ = base + ":" + port;
+        follow_internal_address();
         wait_ready();
         status(AH_STATUS_RUNTIME_STARTED, url_);
     }
@@ -361,6 +422,8 @@ class DockerRuntime : public Backend {
 
     std::unique_ptr<Engine> engine_;
     std::string name_, id_, url_, key_, install_path_;
+    std::string port_text_;  // the host's port inside the container
+    bool internal_ = false;  // on kInternalNetwork (sandbox.network = "none")
     PortLock port_, vscode_port_, app1_, app2_;
 };
 

@@ -12,7 +12,7 @@ KubeApi::KubeApi(const ah_runtime_host_t *host, const ClusterAccess &access, std
     : http_(host, access.server, access.tls), token_(access), ns_(std::move(ns)) {}
 
 std::string KubeApi::collection(const std::string &resource) const {
-    std::string group = resource == "ingresses" ? "/apis/networking.k8s.io/v1" : "/api/v1";
+    std::string group = resource == "ingresses" || resource == "networkpolicies" ? "/apis/networking.k8s.io/v1" : "/api/v1";
     return group + "/namespaces/" + url_encode(ns_) + "/" + resource;
 }
 

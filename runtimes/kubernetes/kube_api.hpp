@@ -1,4 +1,5 @@
-// The few Kubernetes API calls the backend makes (CoreV1 pods, services, PVCs; NetworkingV1 ingresses),
+// The few Kubernetes API calls the backend makes (CoreV1 pods, services, PVCs; NetworkingV1 ingresses and
+// network policies),
 // with the bearer token of the cluster access, and Kubernetes `Status` errors turned into messages.
 #pragma once
 
@@ -27,7 +28,7 @@ class KubeError : public std::runtime_error {
     std::string reason_;
 };
 
-// "pods", "services", "persistentvolumeclaims" (core/v1) or "ingresses" (networking.k8s.io/v1).
+// "pods", "services", "persistentvolumeclaims" (core/v1), "ingresses" or "networkpolicies" (networking.k8s.io/v1).
 class KubeApi {
   public:
     KubeApi(const ah_runtime_host_t *host, const ClusterAccess &access, std::string ns);

@@ -3,6 +3,8 @@
 // session; attach when the pod exists; pause = delete the pod (PVC and services stay), resume = create it
 // again; close deletes pod, services and ingress but keeps the PVC, as OpenHands does (the workspace
 // survives the session; kubernetes.keep_pvc = false deletes it too), or nothing with keep_runtime_alive.
+// The [sandbox] network keys become a NetworkPolicy of the pod, made before it and deleted with it
+// (manifests.hpp, egress_plan).
 #include <actionhost/runtime_support/backend.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -116,6 +118,14 @@ class KubernetesRuntime : public Backend {
         s.privileged = config_bool("kubernetes.privileged", false);
         s.readiness_initial_delay_s = static_cast<int>(config_number("kubernetes.readiness_initial_delay_s", 0));
         s.readiness_period_s = std::max(1, static_cast<int>(config_number("kubernetes.readiness_period_s", 1)));
+        try {
+            EgressPlan plan = egress_plan(config("sandbox.network"), config("sandbox.allow_out"), config("sandbox.deny_out"), config("sandbox.dns"));
+            s.egress = std::move(plan.egress);
+            s.dns = std::move(plan.dns);
+            if (!plan.note.empty()) log(AH_LOG_INFO, plan.note);
+        } catch (const std::invalid_argument &e) {
+            throw Unsupported(e.what());
+        }
         pod_name(s.session_id);  // refuses a session id that cannot name a pod, before any call
         return s;
     }
@@ -139,6 +149,9 @@ class KubernetesRuntime : public Backend {
     void create_all() {
         status(AH_STATUS_STARTING_RUNTIME, "creating pod " + pod_ + " in namespace " + api_->ns());
         if (!api_->get("persistentvolumeclaims", pvc_name(pod_))) api_->create("persistentvolumeclaims", pvc_manifest(spec_));
+        // Before the pod, so it never runs without its egress rules; kept over pause, like the services.
+        if (spec_.egress && !api_->get("networkpolicies", network_policy_name(pod_)))
+            api_->create("networkpolicies", network_policy_manifest(spec_));
         api_->create("pods", pod_manifest(spec_));
         api_->create("services", service_manifest(spec_, false));
         api_->create("services", service_manifest(spec_, true));
@@ -152,6 +165,9 @@ class KubernetesRuntime : public Backend {
                                                                     {"services", service_name(pod_)},
                                                                     {"services", code_service_name(pod_)},
                                                                     {"ingresses", ingress_name(pod_)}};
+        // The policy after the pod: the pod never runs without it. Only when this sandbox has one, so a
+        // service account without rights on network policies can still close the others.
+        if (spec_.egress) objects.push_back({"networkpolicies", network_policy_name(pod_)});
         if (with_pvc) objects.push_back({"persistentvolumeclaims", pvc_name(pod_)});
         for (const auto &[resource, name] : objects) {
             try {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "modal_api.hpp"
+#include "network_access.hpp"
 
 namespace {
 
@@ -40,6 +41,14 @@ class ModalRuntime : public CloudBackend {
         unencrypted_ = config_bool("modal.unencrypted", false);
 
         if (attach()) return;
+        // The network before anything is made at Modal: a refusal leaves nothing behind.
+        modal::ModalNetwork network;
+        try {
+            network = modal::modal_network(config("sandbox.network"), config("sandbox.allow_out"), config("sandbox.deny_out"));
+        } catch (const std::invalid_argument &e) {
+            throw Unsupported(e.what());
+        }
+        if (!network.note.empty()) log(AH_LOG_INFO, network.note);
         status(AH_STATUS_STARTING_RUNTIME, "creating a Modal sandbox");
         std::string environment = setting("MODAL_ENVIRONMENT", "modal.environment", "");
         std::string app = api_->app_get_or_create(config_string("modal.app_name", "openhands"), environment);
@@ -64,7 +73,13 @@ class ModalRuntime : public CloudBackend {
         auto *port = def.mutable_open_ports()->add_ports();
         port->set_port(static_cast<uint32_t>(launch_.port));
         port->set_unencrypted(unencrypted_);
-        def.mutable_network_access()->set_network_access_type(modal::client::NetworkAccess::OPEN);
+        auto *access = def.mutable_network_access();
+        if (network.type == modal::ModalNetwork::Type::Allowlist) {
+            access->set_network_access_type(modal::client::NetworkAccess::ALLOWLIST);
+            for (const auto &cidr : network.allowed_cidrs) access->add_allowed_cidrs(cidr);
+        } else {
+            access->set_network_access_type(modal::client::NetworkAccess::OPEN);
+        }
         sandbox_id_ = api_->sandbox_create(app, def);
         try {
             wait_ready();

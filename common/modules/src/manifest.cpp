@@ -306,9 +306,22 @@ common::Result<Manifest> parse_manifest(std::string_view json_text, const std::s
         m.plugin_dirs = j.at("plugin_dirs").get<bool>();
     }
     if (j.contains("network_keys")) {
-        if (m.kind != ModuleKind::Runtime || !j.at("network_keys").is_boolean())
-            return common::fail("\"network_keys\" must be a boolean, in a runtime manifest");
-        m.network_keys = j.at("network_keys").get<bool>();
+        const nlohmann::json &keys = j.at("network_keys");
+        if (m.kind != ModuleKind::Runtime || !(keys.is_boolean() || keys.is_array()))
+            return common::fail("\"network_keys\" must be true, false or a list of the network keys, in a runtime manifest");
+        if (keys.is_boolean()) {
+            if (keys.get<bool>()) m.network_keys = kNetworkKeys;
+        } else {
+            for (const auto &k : keys) {
+                const bool known = k.is_string() && std::find(kNetworkKeys.begin(), kNetworkKeys.end(), k.get<std::string>()) != kNetworkKeys.end();
+                if (!known) {
+                    std::string names;
+                    for (const auto &n : kNetworkKeys) names += (names.empty() ? "" : ", ") + n;
+                    return common::fail("\"network_keys\": " + common::dump_json(k) + " is not a network key (" + names + ")");
+                }
+                m.network_keys.push_back(k.get<std::string>());
+            }
+        }
     }
     if (!j.contains("provides") || !j.at("provides").is_object())
         return common::fail("\"provides\" must be an object");

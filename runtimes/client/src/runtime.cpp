@@ -53,33 +53,43 @@ std::vector<std::string> plugin_dirs_for(const RuntimeModule &mod, const std::st
     return out;
 }
 
-// [sandbox] network (but "host", which asks for nothing), allow_out and deny_out given to a backend whose
-// manifest does not say it honours them ("network_keys"): refused with the reason, never silently
-// ignored (a user who asked for no network must not get the machine's).
+// The [sandbox] network keys a backend does not take (its manifest's "network_keys" does not name them),
+// when set: refused with the reason, never silently ignored (a user who asked for no network must not
+// get the machine's, nor a secret meant to stay outside find itself forgotten). `network = "host"` (or
+// true) asks for no restriction, which every sandbox has without the key: accepted.
 void check_network_keys(const RuntimeModule &mod, const std::string &runtime_name, const Config &config) {
-    if (mod.network_keys) return;
-    std::vector<std::string> given;
-    // "host" (or true) asks for no restriction: what such a backend's sandbox has anyway.
+    struct Refusal {
+        std::string given, why;
+    };
+    std::vector<Refusal> refused;
     const auto mode = config.get_text("sandbox.network");
-    if (config.is_explicit("sandbox.network") && mode && *mode != "host" && *mode != "true")
-        given.push_back("sandbox.network = \"" + *mode + "\"");
-    for (const char *list : {"sandbox.allow_out", "sandbox.deny_out"}) {
-        const json v = config.get(list);
-        if (v.is_array() && !v.empty()) given.push_back(list);
+    if (!mod.takes_network_key("network") && config.is_explicit("sandbox.network") && mode && *mode != "host" && *mode != "true")
+        refused.push_back({"sandbox.network = \"" + *mode + "\"", "its sandbox's network is its provider's"});
+    for (const char *list : {"allow_out", "deny_out"}) {
+        const json v = config.get(std::string("sandbox.") + list);
+        if (!mod.takes_network_key(list) && v.is_array() && !v.empty())
+            refused.push_back({std::string("sandbox.") + list, "it has no egress filter of ours"});
     }
-    if (const json secrets = config.get("sandbox.secrets"); secrets.is_object() && !secrets.empty()) given.push_back("sandbox.secrets");
-    if (given.empty()) return;
-    std::string names;
-    for (const auto &g : given) names += (names.empty() ? "" : ", ") + g;
-    throw RuntimeError("Runtime " + runtime_name + " does not honour " + names +
-                       " (its sandbox's network is its provider's); unset them, or use the sandbox runtime (-r sandbox)");
+    if (const json v = config.get("sandbox.dns"); !mod.takes_network_key("dns") && v.is_array() && !v.empty())
+        refused.push_back({"sandbox.dns", "its sandbox's resolver is its provider's"});
+    // Secrets stay outside a sandbox only where an egress proxy of ours adds them on the way out.
+    if (const json v = config.get("sandbox.secrets"); !mod.takes_network_key("secrets") && v.is_object() && !v.empty())
+        refused.push_back({"sandbox.secrets", "only the sandbox runtime keeps secrets outside a sandbox (its egress proxy adds them)"});
+    if (const auto ca = config.get_text("sandbox.upstream_ca_file"); !mod.takes_network_key("upstream_ca_file") && ca && !ca->empty())
+        refused.push_back({"sandbox.upstream_ca_file", "it is the CA the sandbox runtime's egress proxy trusts for secrets' hosts; there is no such proxy here"});
+    if (refused.empty()) return;
+    std::string what;
+    for (const auto &r : refused) what += (what.empty() ? "" : "; ") + r.given + " (" + r.why + ")";
+    throw RuntimeError("Runtime " + runtime_name + " does not honour " + what + ". Unset " + (refused.size() == 1 ? "it" : "them") +
+                       ", or use the sandbox runtime (-r sandbox)");
 }
 
 // A backend that keeps secrets in its egress proxy, on the internet: the provider tokens become
 // sandbox.secrets entries (a secret of the user's own of the same name wins) instead of variables inside.
 // Returns whether they do; `skipped`: tokens that could not be kept outside (and are not given).
 bool keep_git_tokens_outside(const RuntimeModule &mod, Config &c, const Environment &env, std::vector<std::string> *skipped) {
-    if (!mod.network_keys || c.get_string("sandbox.network", "") != "internet" || !c.get_bool("sandbox.export_git_tokens")) return false;
+    if (!mod.takes_network_key("secrets") || c.get_string("sandbox.network", "") != "internet" || !c.get_bool("sandbox.export_git_tokens"))
+        return false;
     json secrets = git_token_secrets(git_tokens_from_env(env), skipped);
     if (secrets.empty()) return true;
     const json given = c.get("sandbox.secrets");

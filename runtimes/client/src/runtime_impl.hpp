@@ -49,7 +49,7 @@ struct Runtime::Impl {
     std::unique_ptr<WireClient> wire;
     bool connected = false, closed = false;
     // The git provider tokens stay outside the sandbox: its backend keeps secrets in an egress proxy
-    // (network_keys and sandbox.network = "internet"), given them as sandbox.secrets; then they are neither
+    // (its manifest's network_keys name "secrets", and sandbox.network = "internet"), given them as sandbox.secrets; then they are neither
     // exported into it nor uploaded for a clone (the proxy adds them on the way out).
     bool git_tokens_outside = false;
     // The tokens a clone may use inside: the client's, unless they stay outside.

@@ -2,6 +2,8 @@
 
 #include "name_rules.hpp"
 
+#include <actionhost/common/cidr.hpp>
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -58,26 +60,11 @@ std::vector<std::string> machine_addresses() {
 }
 
 std::string normalise_cidr(const std::string &text) {
+    if (const auto cidr = actionhost::common::parse_cidr(text)) return cidr->text();  // host bits cleared, as nft wants
     const size_t slash = text.find('/');
-    const std::string address = text.substr(0, slash);
-    const bool v6 = is_v6(address);
-    unsigned char buf[sizeof(in6_addr)];
-    if (inet_pton(v6 ? AF_INET6 : AF_INET, address.c_str(), buf) != 1)
-        throw std::invalid_argument("'" + text + "' is not an address or a CIDR");
-    const int max = v6 ? 128 : 32;
-    int prefix = max;
-    if (slash != std::string::npos) {
-        const std::string p = text.substr(slash + 1);
-        if (p.empty() || p.size() > 3 || p.find_first_not_of("0123456789") != std::string::npos || std::stoi(p) > max)
-            throw std::invalid_argument("'" + text + "': the prefix length must be 0 to " + std::to_string(max));
-        prefix = std::stoi(p);
-    }
-    // Host bits set ("10.1.2.3/8") are cleared, as nft would refuse them.
-    const int bytes = v6 ? 16 : 4;
-    for (int bit = prefix; bit < bytes * 8; ++bit) buf[bit / 8] &= static_cast<unsigned char>(~(0x80 >> (bit % 8)));
-    char out[INET6_ADDRSTRLEN] = {};
-    inet_ntop(v6 ? AF_INET6 : AF_INET, buf, out, sizeof out);
-    return std::string(out) + "/" + std::to_string(prefix);
+    const auto address = actionhost::common::parse_cidr(text.substr(0, slash));
+    if (!address || slash == std::string::npos) throw std::invalid_argument("'" + text + "' is not an address or a CIDR");
+    throw std::invalid_argument("'" + text + "': the prefix length must be 0 to " + std::to_string(address->v6 ? 128 : 32));
 }
 
 std::string normalise_entry(const std::string &text) {
@@ -95,16 +82,8 @@ namespace {
 
 // Whether the normalised CIDR `inner` lies within the normalised CIDR `outer` (same family).
 bool within(const std::string &inner, const std::string &outer) {
-    if (is_v6(inner) != is_v6(outer)) return false;
-    const int family = is_v6(inner) ? AF_INET6 : AF_INET;
-    const size_t si = inner.find('/'), so = outer.find('/');
-    const int pi = std::stoi(inner.substr(si + 1)), po = std::stoi(outer.substr(so + 1));
-    if (pi < po) return false;
-    unsigned char a[sizeof(in6_addr)] = {}, b[sizeof(in6_addr)] = {};
-    if (inet_pton(family, inner.substr(0, si).c_str(), a) != 1 || inet_pton(family, outer.substr(0, so).c_str(), b) != 1) return false;
-    for (int bit = 0; bit < po; ++bit)
-        if (((a[bit / 8] ^ b[bit / 8]) & (0x80 >> (bit % 8))) != 0) return false;
-    return true;
+    const auto i = actionhost::common::parse_cidr(inner), o = actionhost::common::parse_cidr(outer);
+    return i && o && o->contains(*i);
 }
 
 // The output chain's rules, one nft statement each: what both the whole ruleset and its update write.

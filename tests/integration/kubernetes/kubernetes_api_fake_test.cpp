@@ -441,3 +441,98 @@ TEST(KubernetesApiFake, ProviderErrorsLeaveNothing) {
     EXPECT_NE(e.find("ContainerCreating"), std::string::npos) << e;
     expect_nothing_left(fake);
 }
+
+// The network keys become a NetworkPolicy of the sandbox's pod (manifests.hpp, egress_plan), validated as
+// the API server validates it, made before the pod and deleted with it; sandbox.dns the pod's resolvers.
+// The fake's network enforces no policy (as a cluster whose network plugin does not): what the policy
+// lets out is the request's business, checked here field by field.
+TEST(KubernetesApiFake, NetworkKeysBecomeTheSandboxsNetworkPolicy) {
+    KubernetesApiFake fake;
+    fake.add_image(kImage, install_dir());
+    TempDir dir("ahk8s");
+    const std::string kubeconfig = write_kubeconfig(dir, fake.url(), fake.token());
+    {
+        auto s = start_runtime("kubernetes", kube_config(kubeconfig, [](Config &c) { c.set("sandbox.network", "none"); }));
+        const std::string pod = pod_of(*s->runtime);
+        const json policy = fake.created_body("networkpolicies", pod + "-egress");
+        ASSERT_FALSE(policy.is_null()) << "no NetworkPolicy";
+        EXPECT_EQ(policy["spec"]["podSelector"]["matchLabels"], json({{"app", "openhands-runtime"}, {"session", s->runtime->session_id()}}));
+        EXPECT_EQ(policy["spec"]["policyTypes"], json::array({"Egress"}));
+        EXPECT_EQ(policy["spec"]["egress"], json::array());  // nothing out, DNS neither
+        // Made before the pod.
+        const auto calls = fake.calls();
+        const auto made_policy = std::find_if(calls.begin(), calls.end(), [](const std::string &c) { return c.find("POST /apis/networking.k8s.io/v1/namespaces/sandboxes/networkpolicies") == 0; });
+        const auto made_pod = std::find_if(calls.begin(), calls.end(), [](const std::string &c) { return c.find("POST /api/v1/namespaces/sandboxes/pods") == 0; });
+        EXPECT_LT(made_policy, made_pod);
+        EXPECT_EQ(run(*s->runtime, "echo in").value("content", ""), "in");  // the client still comes in
+        s->runtime->close();
+        expect_nothing_left(fake);  // the policy went with the pod
+    }
+    {
+        auto s = start_runtime("kubernetes", kube_config(kubeconfig, [](Config &c) {
+                                   c.set("sandbox.network", "internet");
+                                   c.set("sandbox.allow_out", json::array({"198.51.100.0/24", "0.0.0.0/0"}));
+                                   c.set("sandbox.deny_out", json::array({"198.51.100.7", "203.0.113.0/24"}));
+                                   c.set("sandbox.dns", json::array({"192.0.2.53"}));
+                               }));
+        const std::string pod = pod_of(*s->runtime);
+        const json egress = fake.created_body("networkpolicies", pod + "-egress")["spec"]["egress"];
+        EXPECT_EQ(egress, json::parse(R"([
+          {"to": [{"ipBlock": {"cidr": "198.51.100.0/24", "except": ["198.51.100.7/32"]}},
+                  {"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
+                                                               "169.254.0.0/16", "198.51.100.7/32", "203.0.113.0/24"]}}]},
+          {"to": [{"ipBlock": {"cidr": "192.0.2.53/32"}}], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
+        ])")) << egress.dump();
+        const json p = fake.created_body("pods", pod);
+        EXPECT_EQ(p["spec"]["dnsPolicy"], "None");
+        EXPECT_EQ(p["spec"]["dnsConfig"], json({{"nameservers", {"192.0.2.53"}}}));
+        // Paused and resumed, the policy stays; closed, it goes.
+        s->runtime->pause();
+        EXPECT_FALSE(fake.object("networkpolicies", "sandboxes", pod + "-egress").is_null());
+        s->runtime->resume();
+        EXPECT_EQ(run(*s->runtime, "echo back").value("content", ""), "back");
+        s->runtime->close();
+        expect_nothing_left(fake);
+    }
+    {
+        // No key: no policy, no resolver setting, no call about policies at all (a service account may
+        // have no rights on them).
+        auto s = start_runtime("kubernetes", kube_config(kubeconfig));
+        EXPECT_TRUE(fake.created_body("networkpolicies", pod_of(*s->runtime) + "-egress").is_null());
+        EXPECT_FALSE(fake.created_body("pods", pod_of(*s->runtime))["spec"].contains("dnsPolicy"));
+        s->runtime->close();
+        EXPECT_EQ(count_calls(fake, "DELETE /apis/networking.k8s.io/v1/namespaces/sandboxes/networkpolicies/" + pod_of(*s->runtime)), 0);
+        expect_nothing_left(fake);
+    }
+}
+
+TEST(KubernetesApiFake, NetworkKeysANetworkPolicyCannotHaveAreRefusedWithTheReason) {
+    KubernetesApiFake fake;
+    fake.add_image(kImage, install_dir());
+    TempDir dir("ahk8s");
+    const std::string kubeconfig = write_kubeconfig(dir, fake.url(), fake.token());
+    struct Case {
+        std::function<void(Config &)> set;
+        std::string key, reason;
+    };
+    const std::vector<Case> cases = {
+        {[](Config &c) { c.set("sandbox.allow_out", json::array({"pypi.org"})); }, "sandbox.allow_out: 'pypi.org'", "not names"},
+        {[](Config &c) { c.set("sandbox.deny_out", json::array({"*.example.com"})); }, "sandbox.deny_out: '*.example.com'", "not names"},
+        {[](Config &c) { c.set("sandbox.dns", json::array({"192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"})); }, "sandbox.dns", "at most 3"},
+        {[](Config &c) {
+             c.set("sandbox.network", "none");
+             c.set("sandbox.dns", json::array({"192.0.2.53"}));
+         },
+         "sandbox.dns needs sandbox.network = \"internet\"", "it is \"none\""},
+        {[](Config &c) { c.set("sandbox.secrets", json{{"api", {{"value", "v"}, {"hosts", json::array({"api.example"})}}}}); },
+         "sandbox.secrets", "only the sandbox runtime keeps secrets outside"},
+        {[](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca-certificates.crt"); }, "sandbox.upstream_ca_file", "no such proxy"},
+    };
+    for (const auto &c : cases) {
+        const std::string e = connect_error(kube_config(kubeconfig, c.set));
+        EXPECT_NE(e.find(c.key), std::string::npos) << c.key << ": " << e;
+        EXPECT_NE(e.find(c.reason), std::string::npos) << c.key << ": " << e;
+    }
+    expect_nothing_left(fake);
+    EXPECT_EQ(count_calls(fake, "POST"), 0) << "a refused start made something";
+}

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "cloud_runtime.hpp"
 #include "modal_api.grpc.pb.h"
@@ -19,6 +20,7 @@
 using namespace cloud_fakes;
 using actionhost::client::Config;
 using actionhost::client::RuntimeError;
+using nlohmann::json;
 
 namespace {
 
@@ -303,4 +305,62 @@ TEST(ModalApiFakeTls, EncryptedTunnelIsReachedOverHttps) {
     EXPECT_EQ(runtimes_test::run(*s->runtime, "echo tunnelled").value("content", ""), "tunnelled");
     s->runtime->close();
     EXPECT_TRUE(fake.live_sandboxes().empty());
+}
+
+// The network keys become the sandbox's NetworkAccess (runtimes/modal/network_access.hpp), and the host
+// is reached through its tunnel whatever they say; what Modal cannot have is refused before any call.
+TEST_F(ModalApiFakeTest, NetworkKeysBecomeTheSandboxsNetworkAccess) {
+    struct Case {
+        std::function<void(Config &)> set;
+        std::string access;
+    };
+    const std::vector<Case> cases = {
+        {{}, "OPEN"},
+        {[](Config &c) { c.set("sandbox.network", "internet"); }, "OPEN"},
+        {[](Config &c) { c.set("sandbox.network", "host"); }, "OPEN"},
+        {[](Config &c) { c.set("sandbox.network", "none"); }, "ALLOWLIST"},  // no entry: nothing goes out
+        {[](Config &c) {
+             c.set("sandbox.network", "internet");
+             c.set("sandbox.allow_out", json::array({"198.51.100.7", "203.0.113.9/24", "2001:db8::/32"}));
+         },
+         "ALLOWLIST 198.51.100.7/32 203.0.113.0/24 2001:db8::/32"},
+    };
+    for (const auto &c : cases) {
+        auto s = start_cloud_runtime(options(c.set));
+        EXPECT_EQ(fake.last_network_access(), c.access);
+        EXPECT_EQ(runtimes_test::run(*s->runtime, "echo through-the-tunnel").value("content", ""), "through-the-tunnel");
+        s->runtime->close();
+    }
+}
+
+TEST_F(ModalApiFakeTest, NetworkKeysModalCannotHaveAreRefusedWithTheReason) {
+    struct Case {
+        std::function<void(Config &)> set;
+        std::string key, reason;
+    };
+    const std::vector<Case> cases = {
+        {[](Config &c) { c.set("sandbox.deny_out", json::array({"10.0.0.0/8"})); }, "sandbox.deny_out", "no deny list"},
+        {[](Config &c) { c.set("sandbox.allow_out", json::array({"pypi.org"})); }, "sandbox.allow_out: 'pypi.org'", "takes CIDRs only"},
+        {[](Config &c) {
+             c.set("sandbox.network", "none");
+             c.set("sandbox.allow_out", json::array({"198.51.100.7"}));
+         },
+         "sandbox.allow_out needs sandbox.network = \"internet\"", "it is \"none\""},
+        {[](Config &c) { c.set("sandbox.dns", json::array({"192.0.2.53"})); }, "sandbox.dns", "resolver is its provider's"},
+        {[](Config &c) { c.set("sandbox.secrets", json{{"api", {{"value", "v"}, {"hosts", json::array({"api.example"})}}}}); },
+         "sandbox.secrets", "only the sandbox runtime keeps secrets outside"},
+        {[](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca-certificates.crt"); }, "sandbox.upstream_ca_file", "no such proxy"},
+    };
+    for (const auto &c : cases) {
+        std::string e;
+        try {
+            auto s = start_cloud_runtime(options(c.set));
+            s->runtime->close();
+        } catch (const std::exception &ex) {
+            e = ex.what();
+        }
+        EXPECT_NE(e.find(c.key), std::string::npos) << c.key << ": " << (e.empty() ? "started" : e);
+        EXPECT_NE(e.find(c.reason), std::string::npos) << c.key << ": " << e;
+    }
+    EXPECT_TRUE(fake.sandboxes().empty()) << "a refused start made a sandbox";
 }

@@ -7,6 +7,8 @@
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 
+#include <actionhost/runtime_support/network_keys.hpp>
+
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -33,7 +35,10 @@ struct Kind {
 const Kind kKinds[] = {{"pods", "Pod", "v1"},
                        {"services", "Service", "v1"},
                        {"persistentvolumeclaims", "PersistentVolumeClaim", "v1"},
-                       {"ingresses", "Ingress", "networking.k8s.io/v1"}};
+                       {"ingresses", "Ingress", "networking.k8s.io/v1"},
+                       {"networkpolicies", "NetworkPolicy", "networking.k8s.io/v1"}};
+
+bool networking_group(const std::string &resource) { return resource == "ingresses" || resource == "networkpolicies"; }
 
 const Kind *kind_of(const std::string &resource) {
     for (const auto &k : kKinds)
@@ -93,6 +98,44 @@ std::string expand(const std::string &text, const std::map<std::string, std::str
     return out;
 }
 
+// A NetworkPolicy's spec as the API server's validation checks it (networking/validation): policy
+// types, each peer one ipBlock or selectors, an ipBlock's cidr a CIDR and each except a strict subset of
+// it, ports of TCP/UDP/SCTP 1-65535. Both egress and ingress rules are checked the same way.
+std::string validate_network_policy(const json &spec) {
+    using actionhost::runtime_support::parse_cidr;
+    if (!spec.contains("podSelector") || !spec["podSelector"].is_object()) return "spec.podSelector: Required value";
+    for (const auto &t : spec.value("policyTypes", json::array()))
+        if (t != "Ingress" && t != "Egress") return "spec.policyTypes: Unsupported value: " + t.dump();
+    for (const char *direction : {"egress", "ingress"}) {
+        const std::string peers_key = std::string(direction) == "egress" ? "to" : "from";
+        for (const auto &rule : spec.value(direction, json::array())) {
+            const std::string at = std::string("spec.") + direction + "[]";
+            for (const auto &peer : rule.value(peers_key, json::array())) {
+                const bool selectors = peer.contains("podSelector") || peer.contains("namespaceSelector");
+                if (peer.contains("ipBlock") == selectors) return at + "." + peers_key + ": Invalid value: must specify exactly one of ipBlock or selectors";
+                if (!peer.contains("ipBlock")) continue;
+                const std::string cidr = peer["ipBlock"].value("cidr", "");
+                const auto block = parse_cidr(cidr);
+                if (!block || cidr.find('/') == std::string::npos) return at + ".ipBlock.cidr: Invalid value: \"" + cidr + "\"";
+                for (const auto &e : peer["ipBlock"].value("except", json::array())) {
+                    const std::string text = e.is_string() ? e.get<std::string>() : e.dump();
+                    const auto inner = parse_cidr(text);
+                    if (!inner || text.find('/') == std::string::npos) return at + ".ipBlock.except: Invalid value: \"" + text + "\"";
+                    if (!block->contains(*inner) || *inner == *block)
+                        return at + ".ipBlock.except: Invalid value: \"" + text + "\": must be a strict subset of `cidr`";
+                }
+            }
+            for (const auto &port : rule.value("ports", json::array())) {
+                const std::string protocol = port.value("protocol", "TCP");
+                if (protocol != "TCP" && protocol != "UDP" && protocol != "SCTP") return at + ".ports.protocol: Unsupported value: \"" + protocol + "\"";
+                if (port.contains("port") && port["port"].is_number() && (port["port"] < 1 || port["port"] > 65535))
+                    return at + ".ports.port: Invalid value: must be between 1 and 65535";
+            }
+        }
+    }
+    return "";
+}
+
 std::string validate(const std::string &resource, const json &o) {
     const json &spec = o.value("spec", json::object());
     if (resource == "pods") {
@@ -110,6 +153,8 @@ std::string validate(const std::string &resource, const json &o) {
             return "spec.resources[storage]: Required value";
     } else if (resource == "ingresses") {
         if (!spec.contains("rules") && !spec.contains("defaultBackend")) return "spec: must specify a defaultBackend or at least one rule";
+    } else if (resource == "networkpolicies") {
+        return validate_network_policy(spec);
     }
     return "";
 }
@@ -208,7 +253,7 @@ FakeResponse KubernetesApiFake::handle(const FakeRequest &r) {
         return status_reply(404, "NotFound", "the server could not find the requested resource");
     std::string ns = seg[base + 1], resource = seg[base + 2], name = seg.size() == base + 4 ? seg[base + 3] : "";
     const Kind *kind = kind_of(resource);
-    if (!kind || (resource == "ingresses") != (base == 3)) return status_reply(404, "NotFound", "the server could not find the requested resource");
+    if (!kind || networking_group(resource) != (base == 3)) return status_reply(404, "NotFound", "the server could not find the requested resource");
     std::string key = resource + "/" + ns + "/" + name;
     json details = {{"name", name}, {"kind", resource}};
 

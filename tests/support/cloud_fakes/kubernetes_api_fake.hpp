@@ -2,7 +2,9 @@
 // that runs pods for real on a FakeNode.
 //
 // API: CoreV1 pods, services, persistentvolumeclaims (/api/v1/namespaces/{ns}/...) and NetworkingV1
-// ingresses (/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses): create (POST, 201 with kind,
+// ingresses and networkpolicies (/apis/networking.k8s.io/v1/namespaces/{ns}/...; a NetworkPolicy is
+// validated as the API server validates it, and stored: nothing here enforces it, as a cluster whose
+// network plugin does not enforce policies would not): create (POST, 201 with kind,
 // apiVersion, uid, resourceVersion, creationTimestamp filled; bodies may lack kind/apiVersion), get,
 // list (labelSelector a=b,...), delete (200 with the object; a Status for ingresses). Errors are
 // Status objects: 401 Unauthorized (no `Authorization: Bearer <token>`, scheme case-insensitive),

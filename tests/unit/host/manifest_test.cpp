@@ -46,7 +46,8 @@ TEST(Manifest, RefusesWhatIsMalformed) {
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"runtimes":["r"],"http_routes":["/a"]}})", "not a field of a runtime manifest"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":[1]}})", "array of names or an object of declarations"},
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]}})", "\"provides.actions\" is not a field of a runtime manifest"},
-        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":"yes","provides":{"runtimes":["r"]}})", "\"network_keys\" must be a boolean"},
+        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":"yes","provides":{"runtimes":["r"]}})", "\"network_keys\" must be true, false or a list"},
+        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":["network","proxy"],"provides":{"runtimes":["r"]}})", "\"proxy\" is not a network key"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":true,"provides":{"actions":["a"]}})", "in a runtime manifest"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"never_unload":"yes"})", "boolean"},
     };
@@ -57,13 +58,19 @@ TEST(Manifest, RefusesWhatIsMalformed) {
     }
 }
 
-TEST(Manifest, ARuntimeSaysWhetherItHonoursTheNetworkKeys) {
-    auto with = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":true,"provides":{"runtimes":["r"]}})", "/d");
-    ASSERT_TRUE(with) << with.error().message;
-    EXPECT_TRUE(with.value().network_keys);
+TEST(Manifest, ARuntimeSaysWhichNetworkKeysItTakes) {
+    auto all = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":true,"provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(all) << all.error().message;
+    EXPECT_EQ(all.value().network_keys, kNetworkKeys);  // true: every one of them (the sandbox runtime)
+    auto some = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":["network","dns"],"provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(some) << some.error().message;
+    EXPECT_EQ(some.value().network_keys, (std::vector<std::string>{"network", "dns"}));
+    auto none = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":false,"provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(none);
+    EXPECT_TRUE(none.value().network_keys.empty());
     auto without = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"runtimes":["r"]}})", "/d");
     ASSERT_TRUE(without);
-    EXPECT_FALSE(without.value().network_keys);
+    EXPECT_TRUE(without.value().network_keys.empty());
 }
 
 TEST(Manifest, AcceptsAPluginThatOnlyAnswersHttpRoutes) {

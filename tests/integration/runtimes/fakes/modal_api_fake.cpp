@@ -61,6 +61,7 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
     std::string fail_image;
     std::map<std::string, std::string> last_secret;
     std::vector<std::string> last_entrypoint;
+    std::string last_network_access;
     int next_id = 1;
     int port = 0;
     std::unique_ptr<grpc::Server> server;
@@ -219,6 +220,13 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
         s->box = std::make_unique<ProcessBox>(s->id);
         std::vector<std::string> args(def.entrypoint_args().begin(), def.entrypoint_args().end());
         last_entrypoint = args;
+        // NetworkAccess as Modal reads it: an ALLOWLIST lets out only its allowed_cidrs (none: nothing).
+        const auto &access = def.network_access();
+        last_network_access = access.network_access_type() == NetworkAccess::OPEN        ? "OPEN"
+                              : access.network_access_type() == NetworkAccess::BLOCKED   ? "BLOCKED"
+                              : access.network_access_type() == NetworkAccess::ALLOWLIST ? "ALLOWLIST"
+                                                                                         : "UNSPECIFIED";
+        for (const auto &cidr : access.allowed_cidrs()) last_network_access += " " + cidr;
         s->pid = s->box->start(actionhost::runtime_support::shell_join(args), env);
         s->scheduled_at = Clock::now() + kSchedule;
         for (const auto &p : def.open_ports().ports())
@@ -444,6 +452,11 @@ std::vector<std::string> ModalApiFake::calls() const {
 std::map<std::string, std::string> ModalApiFake::last_secret() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->last_secret;
+}
+
+std::string ModalApiFake::last_network_access() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->last_network_access;
 }
 
 std::vector<std::string> ModalApiFake::last_entrypoint() const {

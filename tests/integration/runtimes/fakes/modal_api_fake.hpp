@@ -34,6 +34,8 @@ class ModalApiFake {
     std::vector<std::string> calls() const;                // "<Rpc> attempt=<x-retry-attempt>"
     std::map<std::string, std::string> last_secret() const;
     std::vector<std::string> last_entrypoint() const;
+    // The last SandboxCreate's NetworkAccess: "OPEN", "BLOCKED", or "ALLOWLIST" followed by its allowed_cidrs.
+    std::string last_network_access() const;
 
   private:
     struct Impl;

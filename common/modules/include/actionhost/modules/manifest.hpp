@@ -50,6 +50,10 @@ struct ImageFeed {
     std::string title;  // the heading the web view shows above the newest image
 };
 
+// The [sandbox] keys of a sandbox's network (the part after "sandbox."), as a runtime manifest's
+// "network_keys" names them.
+inline const std::vector<std::string> kNetworkKeys = {"network", "allow_out", "deny_out", "dns", "secrets", "upstream_ca_file"};
+
 struct Manifest {
     std::string name;
     ModuleKind kind = ModuleKind::Plugin;
@@ -68,10 +72,10 @@ struct Manifest {
     // Runtimes only: "plugin_dirs": true — the backend shows its host the client machine's plugin
     // directories (the client's --plugin-dir) at the same paths.
     bool plugin_dirs = false;
-    // Runtimes only: "network_keys": true — the backend honours [sandbox] network, allow_out and
-    // deny_out (or refuses what it cannot have, saying why); for another the client refuses them when
-    // set, rather than leave them silently ignored.
-    bool network_keys = false;
+    // Runtimes only: the [sandbox] network keys the backend takes — maps onto its platform, or refuses
+    // itself with its platform's reason: "network_keys": true for all of kNetworkKeys, or a list of
+    // some of them. The client refuses any other of them when set, rather than leave it silently ignored.
+    std::vector<std::string> network_keys;
     bool autoload = false;  // "load": "always" — loaded at every host start, named or not
     std::vector<OptionSpec> options;
     // The plugin is off while every key of `disabled_when` has its value (from an option, --set or the

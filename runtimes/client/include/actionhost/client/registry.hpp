@@ -20,8 +20,14 @@ struct RuntimeModule {
     // "plugin_dirs": true — the backend shows its host the client machine's plugin directories
     // (RuntimeOptions::plugin_dirs) at the same paths, read-only where the host runs apart.
     bool plugin_dirs = false;
-    // "network_keys": true — the backend honours [sandbox] network, allow_out and deny_out.
-    bool network_keys = false;
+    // "network_keys": the [sandbox] network keys the backend takes (maps, or refuses with its reason):
+    // names after "sandbox." (modules::kNetworkKeys); the client refuses the others when set.
+    std::vector<std::string> network_keys;
+    bool takes_network_key(const std::string &name) const {
+        for (const auto &k : network_keys)
+            if (k == name) return true;
+        return false;
+    }
 };
 
 class RuntimeRegistry {

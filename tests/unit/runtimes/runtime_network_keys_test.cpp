@@ -1,0 +1,109 @@
+// The client refuses, before a backend is created, every [sandbox] network key the backend's manifest does
+// not name in "network_keys" (runtimes/client/src/runtime.cpp, check_network_keys): each refusal names the
+// key and why. A fixture backend (tests/abi/fixtures/fixture_runtime.cpp) with no network keys, and the
+// same backend whose manifest names some of them.
+#include <actionhost/client/errors.hpp>
+#include <actionhost/client/runtime.hpp>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "support/temp_dir.hpp"
+
+using namespace actionhost::client;
+using actionhost::testing::TempDir;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The fixture backend fxr_good, copied with `network_keys` put into its manifest (unless null).
+std::string fixture_dir(const json &network_keys) {
+    static TempDir root("ahnetkeys");
+    const std::string dir = root / ("k" + std::to_string(std::hash<std::string>{}(network_keys.dump())));
+    if (fs::exists(dir)) return dir;
+    fs::create_directories(dir);
+    fs::copy(std::string(AH_FIXTURE_RUNTIME_DIR) + "/fxr_good", dir + "/fxr_good", fs::copy_options::recursive);
+    const std::string manifest = dir + "/fxr_good/manifest.json";
+    std::ifstream in(manifest);
+    json m = json::parse(in);
+    if (!network_keys.is_null()) m["network_keys"] = network_keys;
+    std::ofstream(manifest) << m.dump();
+    return dir;
+}
+
+// Runtime::create's refusal ("" when it created the runtime).
+std::string create_error(const json &network_keys, const std::function<void(Config &)> &set) {
+    static TempDir empty("ahnetkeys-install");
+    RuntimeOptions o;
+    o.install_dir = empty.path();
+    o.config.set("core.runtime", "fxr_good");
+    o.config.set("core.runtime_dirs", json::array({fixture_dir(network_keys)}));
+    o.config.set("core.state_dir", empty / "state");
+    set(o.config);
+    try {
+        auto rt = Runtime::create(std::move(o));
+    } catch (const RuntimeError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(RuntimeNetworkKeys, EachKeyABackendDoesNotTakeIsRefusedWithItsReason) {
+    struct Case {
+        std::function<void(Config &)> set;
+        std::string key, reason;
+    };
+    const std::vector<Case> cases = {
+        {[](Config &c) { c.set("sandbox.network", "none"); }, "sandbox.network = \"none\"", "network is its provider's"},
+        {[](Config &c) { c.set("sandbox.network", "internet"); }, "sandbox.network = \"internet\"", "network is its provider's"},
+        {[](Config &c) { c.set("sandbox.allow_out", json::array({"198.51.100.2"})); }, "sandbox.allow_out", "no egress filter"},
+        {[](Config &c) { c.set("sandbox.deny_out", json::array({"pypi.org"})); }, "sandbox.deny_out", "no egress filter"},
+        {[](Config &c) { c.set("sandbox.dns", json::array({"192.0.2.53"})); }, "sandbox.dns", "resolver is its provider's"},
+        {[](Config &c) { c.set("sandbox.secrets", json{{"api", {{"value", "v"}, {"hosts", json::array({"api.example"})}}}}); },
+         "sandbox.secrets", "only the sandbox runtime keeps secrets outside"},
+        {[](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca.pem"); }, "sandbox.upstream_ca_file", "no such proxy here"},
+    };
+    for (const auto &c : cases) {
+        const std::string e = create_error(nullptr, c.set);
+        EXPECT_NE(e.find("Runtime fxr_good does not honour " + c.key), std::string::npos) << c.key << ": " << e;
+        EXPECT_NE(e.find(c.reason), std::string::npos) << c.key << ": " << e;
+        EXPECT_NE(e.find("-r sandbox"), std::string::npos) << e;
+    }
+    // "host" asks for no restriction: what such a backend's sandbox has anyway.
+    EXPECT_EQ(create_error(nullptr, [](Config &c) { c.set("sandbox.network", "host"); }), "");
+    EXPECT_EQ(create_error(nullptr, [](Config &c) { c.set("sandbox.network", true); }), "");
+    // Two at once: both named.
+    const std::string both = create_error(nullptr, [](Config &c) {
+        c.set("sandbox.network", "none");
+        c.set("sandbox.dns", json::array({"192.0.2.53"}));
+    });
+    EXPECT_NE(both.find("sandbox.network"), std::string::npos) << both;
+    EXPECT_NE(both.find("sandbox.dns"), std::string::npos) << both;
+}
+
+// A backend that names some keys gets those (it maps them, or refuses them itself); the client refuses
+// the rest. The docker, modal and kubernetes manifests name theirs this way.
+TEST(RuntimeNetworkKeys, TheKeysAManifestNamesGoToTheBackendTheOthersAreRefused) {
+    const json some = json::array({"network", "allow_out", "deny_out", "dns"});
+    EXPECT_EQ(create_error(some, [](Config &c) {
+                  c.set("sandbox.network", "none");
+                  c.set("sandbox.allow_out", json::array({"198.51.100.2"}));
+                  c.set("sandbox.dns", json::array({"192.0.2.53"}));
+              }),
+              "");
+    const std::string secrets = create_error(some, [](Config &c) {
+        c.set("sandbox.network", "internet");
+        c.set("sandbox.secrets", json{{"api", {{"value", "v"}, {"hosts", json::array({"api.example"})}}}});
+    });
+    EXPECT_NE(secrets.find("does not honour sandbox.secrets"), std::string::npos) << secrets;
+    EXPECT_EQ(secrets.find("sandbox.network"), std::string::npos) << secrets;
+    const std::string ca = create_error(some, [](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca.pem"); });
+    EXPECT_NE(ca.find("does not honour sandbox.upstream_ca_file"), std::string::npos) << ca;
+    // true: every key (the sandbox runtime's manifest).
+    EXPECT_EQ(create_error(true, [](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca.pem"); }), "");
+}
