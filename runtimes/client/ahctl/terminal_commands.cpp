@@ -1,3 +1,4 @@
+#include <actionhost/common/shell_quote.hpp>
 #include <actionhost/common/text.hpp>
 #include "terminal_commands.hpp"
 
@@ -57,7 +58,9 @@ std::string percent_encoded(const std::string &s) {
 template <class Socket>
 class Session {
   public:
-    Session(websocket::stream<Socket> &ws, asio::io_context &io) : ws_(ws), io_(io), winch_(io, SIGWINCH) {}
+    // `detach_hint`: what to tell after Ctrl-P Ctrl-Q (how to come back, or that there is no coming back).
+    Session(websocket::stream<Socket> &ws, asio::io_context &io, std::string detach_hint)
+        : ws_(ws), io_(io), winch_(io, SIGWINCH), detach_hint_(std::move(detach_hint)) {}
 
     int run() {
         RawTerminal raw(0);
@@ -71,7 +74,7 @@ class Session {
         ::close(stop_[0]);
         ::close(stop_[1]);
         raw.restore();
-        if (detached_) std::cerr << "[ahctl] detached from terminal " << name_ << "; `ahctl attach " << name_ << "` re-attaches\n";
+        if (detached_) std::cerr << "[ahctl] detached from terminal " << name_ << "; " << detach_hint_ << "\n";
         else if (exit_code_ < 0 && !error_.empty()) std::cerr << "[ahctl] " << actionhost::common::printable_for_terminal(error_) << "\n";
         if (detached_) return kOk;
         return exit_code_ < 0 ? kWire : exit_code_;
@@ -190,14 +193,14 @@ class Session {
     int stop_[2] = {-1, -1};
     int exit_code_ = -1;
     bool detached_ = false, stopped_ = false;
-    std::string name_, error_;
+    std::string name_, error_, detach_hint_;
 };
 
 // The WebSocket handshake (the key in its header), then the session. The host's refusal before the
 // upgrade is JSON {"detail": ...}: no such terminal, too many, a bad key.
 template <class Socket>
 int converse(websocket::stream<Socket> &ws, asio::io_context &io, const std::string &host, const std::string &target,
-             const std::string &key, const std::string &name) {
+             const std::string &key, const std::string &name, const std::string &detach_hint) {
     ws.set_option(websocket::stream_base::decorator([key](websocket::request_type &req) {
         if (!key.empty()) req.set("X-Session-API-Key", key);
     }));
@@ -208,7 +211,7 @@ int converse(websocket::stream<Socket> &ws, asio::io_context &io, const std::str
     ws.async_handshake(answer, host, target, [&ec](const boost::system::error_code &e) { ec = e; });
     io.run();
     io.restart();
-    if (!ec) return Session<Socket>(ws, io).run();
+    if (!ec) return Session<Socket>(ws, io, detach_hint).run();
     json body = json::parse(answer.body(), nullptr, false);
     const std::string why = body.is_object() && body.contains("detail") && body["detail"].is_string() ? body["detail"].get<std::string>() : ec.message();
     std::cerr << "[ahctl] cannot open terminal " << name << ": " << why << "\n";
@@ -241,18 +244,24 @@ int cmd_terminal(const Options &o, OpenRuntime open, bool attach_only) {
     const std::string target = endpoint.base_path + "/terminal?name=" + percent_encoded(name) + "&mode=" +
                                (attach_only ? "attach" : "any") + "&rows=" + std::to_string(size.first) +
                                "&cols=" + std::to_string(size.second);
+    // Coming back needs the sandbox to outlive this command: a kept-alive one (-s SID, --keep), named by
+    // its session; one this command started ends with it, and the terminal too.
+    const bool kept = o.session.has_value() || o.keep;
+    const std::string detach_hint =
+        kept ? "`ahctl -s " + actionhost::common::shell_word(rt->session_id()) + " attach " + actionhost::common::shell_word(name) + "` re-attaches"
+             : "the sandbox ends with this command, and the terminal with it (start one with `ahctl start`, then `ahctl -s SID shell`, to come back)";
     int code = kWire;
     try {
         asio::io_context io;
         if (endpoint.unix_socket) {  // the sandbox runtime's host listens on a socket file
             websocket::stream<asio::local::stream_protocol::socket> ws(io);
             ws.next_layer().connect(asio::local::stream_protocol::endpoint(endpoint.host));
-            code = converse(ws, io, "localhost", target, wire.session_api_key(), name);
+            code = converse(ws, io, "localhost", target, wire.session_api_key(), name, detach_hint);
         } else {
             websocket::stream<tcp::socket> ws(io);
             tcp::resolver resolver(io);
             asio::connect(ws.next_layer(), resolver.resolve(endpoint.host, std::to_string(endpoint.port)));
-            code = converse(ws, io, endpoint.host + ":" + std::to_string(endpoint.port), target, wire.session_api_key(), name);
+            code = converse(ws, io, endpoint.host + ":" + std::to_string(endpoint.port), target, wire.session_api_key(), name, detach_hint);
         }
     } catch (const std::exception &e) {
         std::cerr << "[ahctl] cannot reach the terminal of " << wire.base_url() << ": " << e.what() << "\n";

@@ -199,7 +199,8 @@ TEST(AhctlShell, DetachAndAttachKeepTheRemoteShell) {
         sh.type("PS1='READY> '; cd /tmp; MARK=kept-$((40+2))\r");
         ASSERT_TRUE(sh.wait_for("READY> ")) << sh.seen();
         sh.type("\x10\x11");
-        EXPECT_TRUE(sh.wait_for("detached from terminal work")) << sh.seen();
+        // The hint names the session: `ahctl attach work` alone would start another sandbox.
+        EXPECT_TRUE(sh.wait_for("detached from terminal work; `ahctl -s " + sid + " attach work` re-attaches")) << sh.seen();
         EXPECT_EQ(sh.wait_exit(), 0) << sh.seen();
     }
     {
