@@ -4,6 +4,10 @@
 // an SRCU grace period: 15–25 ms measured on these machines, paid by whoever closes it. With an instance
 // per wait, that was a third of every sandbox's start (the host's port file watched, then the watcher
 // closed). Removing a watch from a kept instance costs microseconds.
+// "For ever" means the instance is never closed — also not when the module that made it is unloaded:
+// a backend module that uses this (wait_port_file does) says `"never_unload": true` in its manifest
+// (sandbox, local), or each load would leave an instance behind, and LeakSanitizer reports the
+// unreachable watcher of an unloaded module as a leak.
 //
 // Usage: take a DirectoryWatch on the directory, then loop { generation(); look for the file; wait() }.
 // Taking the generation before looking means an entry made between the look and the wait ends that wait
