@@ -118,6 +118,13 @@ std::optional<uint64_t> parse_byte_size(std::string_view text) {
     return n << shift;
 }
 
+std::string ascii_lower(std::string_view text) {
+    std::string out(text);
+    for (auto &c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
 std::string html_escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());

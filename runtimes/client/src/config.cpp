@@ -1,4 +1,5 @@
 #include "actionhost/client/config.hpp"
+#include <actionhost/common/text.hpp>
 
 #include <actionhost/common/edit_distance.hpp>
 
@@ -52,10 +53,6 @@ const std::pair<const char *, const char *> kCheckedSections[] = {{"core", ""}, 
 // MCP client's, extensions'): they load, and are listed once as ignored.
 const char *const kOpenHandsSectionsUnused[] = {"agent", "llm", "security", "condenser", "mcp", "extended"};
 
-std::string lower(std::string s) {
-    for (auto &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 // The checked section that `section` misspells, or "": the same name in other letter case, or for
 // names longer than five letters one at most two edits away. Any other section passes through for
@@ -64,8 +61,8 @@ std::string misspelt_section(const std::string &section) {
     for (const auto &[checked, prefix] : kCheckedSections) {
         const std::string name = checked;
         if (section == name) return "";
-        if (lower(section) == name) return name;
-        if (name.size() > 5 && actionhost::common::edit_distance(lower(section), name) <= 2) return name;
+        if (actionhost::common::ascii_lower(section) == name) return name;
+        if (name.size() > 5 && actionhost::common::edit_distance(actionhost::common::ascii_lower(section), name) <= 2) return name;
     }
     return "";
 }
@@ -175,8 +172,7 @@ json parse_env_value(const Field &field, const std::string &name, const std::str
     try {
         switch (field.type) {
             case FieldType::Bool: {
-                std::string lower;
-                for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                const std::string lower = actionhost::common::ascii_lower(text);
                 return lower == "true" || lower == "1";
             }
             case FieldType::Int: {

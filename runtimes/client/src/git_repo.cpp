@@ -1,5 +1,6 @@
 // Git user config, repository specs, provider tokens, clone and init (git_workspace.hpp).
 #include <algorithm>
+#include <actionhost/common/text.hpp>
 #include <optional>
 #include <stdexcept>
 
@@ -13,10 +14,6 @@ namespace actionhost::client {
 
 namespace {
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
 
 // "scheme://host[:port]" of a URL (userinfo dropped, host lower-cased), "" for URLs without "://".
 std::string origin_of(const std::string &url) {
@@ -26,7 +23,7 @@ std::string origin_of(const std::string &url) {
     std::string authority = url.substr(scheme_end + 3, authority_end == std::string::npos ? std::string::npos : authority_end - scheme_end - 3);
     auto at = authority.rfind('@');
     if (at != std::string::npos) authority = authority.substr(at + 1);
-    return lower(url.substr(0, scheme_end)) + "://" + lower(authority);
+    return actionhost::common::ascii_lower(url.substr(0, scheme_end)) + "://" + actionhost::common::ascii_lower(authority);
 }
 
 void check_branch_name(const std::string &b) {

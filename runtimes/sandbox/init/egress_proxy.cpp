@@ -1,4 +1,5 @@
 #include <utility>  // first: Boost 1.74's awaitable.hpp uses std::exchange without including it
+#include <actionhost/common/text.hpp>
 
 #include "egress_proxy.hpp"
 
@@ -113,10 +114,6 @@ std::optional<tcp::endpoint> original_destination(tcp::socket &s) {
     return out;
 }
 
-std::string lower(std::string s) {
-    for (auto &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 // The Host header's name (its ":443" cut), lower-cased, without a final dot.
 std::string host_of(boost::beast::string_view header) {
@@ -140,7 +137,7 @@ std::string framing_fault(const Fields &fields, unsigned version) {
     if (te == 1 && cl == 1) return "both Transfer-Encoding and Content-Length";
     if (te == 1) {
         const auto v = fields[http::field::transfer_encoding];
-        if (lower(std::string(v.data(), v.size())) != "chunked") return "a Transfer-Encoding other than chunked";
+        if (actionhost::common::ascii_lower(std::string_view(v.data(), v.size())) != "chunked") return "a Transfer-Encoding other than chunked";
         if (version < 11) return "Transfer-Encoding on HTTP/1.0";
     }
     return "";
@@ -394,7 +391,7 @@ asio::awaitable<void> intercept(std::shared_ptr<State> s, std::shared_ptr<Connec
             co_return;
         }
         head.set(secret.header, secret.header_value);  // replaces whatever the sandbox put there
-        if (lower(std::string(head[http::field::expect].data(), head[http::field::expect].size())) == "100-continue") {
+        if (actionhost::common::ascii_lower(std::string_view(head[http::field::expect].data(), head[http::field::expect].size())) == "100-continue") {
             // Answered here, so the body comes at once (the upstream sees a request without Expect).
             head.erase(http::field::expect);
             static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";

@@ -1,4 +1,5 @@
 #include "egress_secrets.hpp"
+#include <actionhost/common/text.hpp>
 
 #include <openssl/evp.h>
 
@@ -18,10 +19,6 @@ const char *const kFramingHeaders[] = {"host", "content-length", "transfer-encod
                                        "expect", "keep-alive", "proxy-connection"};
 constexpr size_t kMaxHeaderValue = 8192;
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
 
 // RFC 9110's token: the characters a header's name may have.
 bool is_token(const std::string &s) {
@@ -56,7 +53,7 @@ EgressSecret checked(const std::string &name, std::vector<std::string> hosts, co
         }
     }
     if (!is_token(header)) throw bad("header '" + header + "' is not a header name");
-    const std::string h = lower(header);
+    const std::string h = actionhost::common::ascii_lower(header);
     if (std::find(std::begin(kFramingHeaders), std::end(kFramingHeaders), h) != std::end(kFramingHeaders))
         throw bad("header '" + header + "' frames the request; the proxy will not set it");
     if (header_value.empty()) throw bad("value is empty");
@@ -101,7 +98,7 @@ EgressSecret make_secret(const std::string &name, const std::string &value, cons
             throw std::invalid_argument("sandbox.secrets." + name + ": value (or username) has a control character");
         header_value = "Basic " + base64(username + ":" + value);
     } else {
-        std::string f = !format.empty() ? format : (lower(header) == "authorization" ? "Bearer {value}" : "{value}");
+        std::string f = !format.empty() ? format : (actionhost::common::ascii_lower(header) == "authorization" ? "Bearer {value}" : "{value}");
         const size_t at = f.find("{value}");
         if (at == std::string::npos) throw std::invalid_argument("sandbox.secrets." + name + ": format has no {value}");
         header_value = f.replace(at, 7, value);

@@ -1,5 +1,7 @@
 #include "name_rules.hpp"
 
+#include <actionhost/common/text.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -12,7 +14,7 @@ bool looks_like_name(const std::string &text) {
 }
 
 std::string normalised_name(std::string name) {
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    name = actionhost::common::ascii_lower(name);
     if (!name.empty() && name.back() == '.') name.pop_back();
     return name;
 }

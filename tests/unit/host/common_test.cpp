@@ -54,6 +54,13 @@ TEST(Text, PrintableForTerminalLeavesNoControlToTheTerminal) {
     EXPECT_EQ(common::printable_for_terminal("lines\nand\ttabs \xc3\xa9t\xc3\xa9"), "lines\nand\ttabs \xc3\xa9t\xc3\xa9");
 }
 
+TEST(Text, AsciiLowerChangesOnlyAsciiLetters) {
+    EXPECT_EQ(common::ascii_lower("Git.TEST:443"), "git.test:443");
+    EXPECT_EQ(common::ascii_lower("Transfer-Encoding"), "transfer-encoding");
+    EXPECT_EQ(common::ascii_lower("\xc3\x89t\xc3\xa9"), "\xc3\x89t\xc3\xa9") << "bytes of UTF-8 stay as they are";
+    EXPECT_EQ(common::ascii_lower(""), "");
+}
+
 TEST(Text, HtmlEscapeLeavesNoMarkup) {
     EXPECT_EQ(common::html_escape("<a href=\"x\">it's & more</a>"), "&lt;a href=&quot;x&quot;&gt;it&#x27;s &amp; more&lt;/a&gt;");
     EXPECT_EQ(common::html_escape("/plain/path.png"), "/plain/path.png");

@@ -32,6 +32,9 @@ std::string printable_name(std::string_view name);
 // "mib", ... and upper case accepted). nullopt for anything else, zero, or a size past 2^63.
 std::optional<uint64_t> parse_byte_size(std::string_view text);
 
+// `text` with ASCII letters lower-cased, every other byte as it is (names, header names, hosts).
+std::string ascii_lower(std::string_view text);
+
 // Text made safe inside HTML elements and attribute values (& < > " ').
 std::string html_escape(std::string_view text);
 
