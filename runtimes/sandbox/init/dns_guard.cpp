@@ -32,6 +32,11 @@ constexpr auto kUpstreamTimeout = std::chrono::seconds(2);
 // resolvers with a floor do), and at most a day.
 constexpr unsigned kPinFloorSeconds = 3600, kPinCeilingSeconds = 86400;
 
+// A message as DNS over TCP sends it (RFC 7766): its length in two bytes, then the message.
+std::string tcp_framed(const std::string &message) {
+    return std::string{static_cast<char>(message.size() >> 8), static_cast<char>(message.size() & 0xff)} + message;
+}
+
 bool parse(const std::string &message, ns_msg &handle) {
     return ns_initparse(reinterpret_cast<const unsigned char *>(message.data()), static_cast<int>(message.size()), &handle) == 0;
 }
@@ -210,7 +215,7 @@ void DnsGuard::read_tcp(std::shared_ptr<TcpClient> c) {
             q->tcp = true;
             q->send = [c](const std::string &reply) {
                 if (c->closed || reply.size() > kMaxMessage) return;
-                c->out.push_back(std::string{static_cast<char>(reply.size() >> 8), static_cast<char>(reply.size() & 0xff)} + reply);
+                c->out.push_back(tcp_framed(reply));
                 if (!c->writing) flush(c);
             };
             handle(q);
@@ -311,7 +316,7 @@ void DnsGuard::ask_tcp(std::shared_ptr<Query> q, size_t upstream) {
         boost::system::error_code ignored;
         q->stream->close(ignored);
     });
-    q->framed = std::string{static_cast<char>(q->message.size() >> 8), static_cast<char>(q->message.size() & 0xff)} + q->message;
+    q->framed = tcp_framed(q->message);
     q->stream->async_connect(tcp::endpoint(server.address(), server.port()), [this, q, next](const boost::system::error_code &e) {
         if (e) return next();
         asio::async_write(*q->stream, asio::buffer(q->framed), [this, q, next](const boost::system::error_code &e, size_t) {
