@@ -134,17 +134,21 @@ class ApiHandler {
         if (!read.text) return send_detail(resp, read.status, read.detail);
         const std::string *body = &*read.text;
         std::optional<std::string> path;
+        bool detail = false;
         if (!body->empty()) {
             auto parsed = common::parse_json(*body);
             if (!parsed || !parsed.value().is_object()) return invalid_request(resp, "body must be a JSON object");
             const auto &p = parsed.value().value("path", nlohmann::json());
             if (p.is_string()) path = p.get<std::string>();
             else if (!p.is_null()) return invalid_request(resp, "\"path\" must be a string");
+            const auto &d = parsed.value().value("detail", nlohmann::json(false));
+            if (!d.is_boolean()) return invalid_request(resp, "\"detail\" must be a boolean");
+            detail = d.get<bool>();
         }
         const std::string &wd = ctx_.env.facts().working_dir;
         if (auto allowed = file_access(!path ? wd : (!path->empty() && (*path)[0] == '/') ? *path : wd + "/" + *path); !allowed)
             return send_detail(resp, 403, allowed.error().message);
-        send_json(resp, 200, list_directory(wd, path));
+        send_json(resp, 200, list_directory(wd, path, detail));
     }
 
     void upload_file(Request &req, Response &resp, const std::string &query) {

@@ -1,9 +1,12 @@
 #include "http/files_api.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+
+#include <actionhost/common/text.hpp>
 
 #include "files/file_roots.hpp"
 #include "files/zip_files.hpp"
@@ -16,14 +19,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
+using common::ascii_lower;
+
+// One entry of a detailed listing, from lstat: a link is described, not followed.
+nlohmann::json describe_entry(const fs::path &entry, const std::string &name) {
+    struct stat st {};
+    if (::lstat(entry.c_str(), &st) != 0) return {{"name", name}, {"type", "other"}, {"size", 0}, {"mode", 0}, {"mtime", 0}};
+    const char *type = S_ISDIR(st.st_mode) ? "dir" : S_ISREG(st.st_mode) ? "file" : S_ISLNK(st.st_mode) ? "symlink" : "other";
+    return {{"name", name},
+            {"type", type},
+            {"size", static_cast<uint64_t>(st.st_size)},
+            {"mode", static_cast<unsigned>(st.st_mode & 07777)},
+            {"mtime", static_cast<int64_t>(st.st_mtim.tv_sec)}};
 }
 
 }  // namespace
 
-nlohmann::json list_directory(const std::string &working_dir, const std::optional<std::string> &path) {
+nlohmann::json list_directory(const std::string &working_dir, const std::optional<std::string> &path, bool detail) {
     fs::path full = !path ? fs::path(working_dir) : (!path->empty() && (*path)[0] == '/') ? fs::path(*path)
                                                                                           : fs::path(working_dir) / *path;
     std::error_code ec;
@@ -36,11 +48,19 @@ nlohmann::json list_directory(const std::string &working_dir, const std::optiona
         else files.push_back(name);
     }
     if (ec) return nlohmann::json::array();
-    auto by_lower = [](const std::string &a, const std::string &b) { return lower(a) < lower(b); };
+    auto by_lower = [](const std::string &a, const std::string &b) { return ascii_lower(a) < ascii_lower(b); };
     std::stable_sort(dirs.begin(), dirs.end(), by_lower);
     std::stable_sort(files.begin(), files.end(), by_lower);
-    nlohmann::json out = dirs;
-    for (auto &f : files) out.push_back(f);
+    nlohmann::json out = nlohmann::json::array();
+    for (auto *names : {&dirs, &files})
+        for (auto &n : *names) {
+            if (!detail) {
+                out.push_back(n);
+                continue;
+            }
+            const std::string bare = n.back() == '/' ? n.substr(0, n.size() - 1) : n;
+            out.push_back(describe_entry(full / bare, bare));
+        }
     return out;
 }
 
@@ -63,7 +83,8 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
     std::string filename = fs::path(part.filename).filename().string();
     if (filename.empty() || filename == "." || filename == "..")
         return {422, {{"detail", "Invalid request parameters"}, {"errors", "the uploaded file needs a file name"}}};
-    const bool is_zip = lower(filename).size() >= 4 && lower(filename).substr(lower(filename).size() - 4) == ".zip";
+    const std::string lowered = ascii_lower(filename);
+    const bool is_zip = lowered.size() >= 4 && lowered.substr(lowered.size() - 4) == ".zip";
     if (recursive && !is_zip) return {500, {{"detail", "400: Recursive uploads must be zip files"}}};
     if (is_zip) {
         auto unpacked = unzip_safely(part.temp, destination, UnzipLimits{.max_total_bytes = max_unzip_bytes});

@@ -11,7 +11,11 @@ namespace actionhost::host {
 
 // Directories first (with a trailing '/'), then files, each sorted case-insensitively; [] when the path
 // is missing or not a directory. Relative paths join the initial working directory.
-nlohmann::json list_directory(const std::string &working_dir, const std::optional<std::string> &path);
+// With `detail` (actionhost's additive "detail": true), the same entries in the same order as objects
+// {"name" (no '/'), "type": "dir"|"file"|"symlink"|"other", "size", "mode" (permission bits), "mtime"
+// (seconds)}: a symbolic link is described itself, never its target (a link to a directory is "symlink").
+nlohmann::json list_directory(const std::string &working_dir, const std::optional<std::string> &path,
+                              bool detail = false);
 
 struct UploadResult {
     int status;

@@ -164,8 +164,13 @@ json openapi_document(const modules::ModuleRegistry &registry, const std::string
         json &o = op("/list_files", "post", "Directory listing: directories first with '/', then files");
         json body = {{"type", "object"}};
         body["properties"]["path"]["type"] = {"string", "null"};
+        body["properties"]["detail"] = {{"type", "boolean"}, {"default", false}, {"description", "additive: entries as objects"}};
         o["requestBody"] = json_body(body);
-        o["responses"]["200"] = response("Names", {{"type", "array"}, {"items", {{"type", "string"}}}});
+        json entry = object_with({"name", "type", "size", "mode", "mtime"});
+        entry["properties"]["type"]["enum"] = {"dir", "file", "symlink", "other"};
+        o["responses"]["200"] = response(
+            "Names, or with detail entries {name, type, size, mode, mtime}",
+            {{"type", "array"}, {"items", {{"oneOf", json::array({{{"type", "string"}}, entry})}}}});
     }
     {
         json &o = op("/upload_file", "post", "Upload one file, or a zip unpacked with recursive=true");

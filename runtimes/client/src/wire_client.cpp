@@ -157,11 +157,14 @@ json WireClient::execute(json action, const std::string &session) {
     return obs;
 }
 
-json WireClient::list_files(const std::optional<std::string> &path) {
+json WireClient::list_files(const std::optional<std::string> &path, bool detail) {
+    json body = json::object();
+    if (path) body["path"] = *path;
+    if (detail) body["detail"] = true;  // additive: an OpenHands host never sees the key unless asked for it
     HttpRequest req;
     req.method = "POST";
     req.path = "/list_files";
-    req.body = path ? actionhost::common::dump_json(json({{"path", *path}})) : "{}";
+    req.body = actionhost::common::dump_json(body);
     req.content_type = "application/json";
     req.timeout_s = policy_.list_files_timeout_s;
     return json::parse(request(std::move(req)).body);

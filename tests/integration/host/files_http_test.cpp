@@ -1,6 +1,9 @@
 // /list_files, /upload_file and /download_files against the real binary.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "support/host_process.hpp"
@@ -38,6 +41,31 @@ TEST(HostFiles, ListFilesOrdersDirectoriesFirstCaseInsensitively) {
     EXPECT_EQ(host.post_json("/list_files", R"({"path":"zdir"})").json(), json::array());
     EXPECT_EQ(host.post_json("/list_files", R"({"path":"/no/such/dir"})").json(), json::array());
     EXPECT_EQ(host.post_json("/list_files", R"({"path":"b.txt"})").json(), json::array());
+}
+
+// actionhost's additive "detail": the same entries in the same order, described by lstat: a link is a
+// link (to a directory or nowhere), never its target's size or type.
+TEST(HostFiles, ListFilesWithDetailDescribesEntriesWithoutFollowingLinks) {
+    HostProcess host;
+    const std::string wd = host.working_dir();
+    write_file(wd + "/five.txt", "12345");
+    fs::permissions(wd + "/five.txt", fs::perms(0751));
+    fs::create_directories(wd + "/dir");
+    fs::create_directory_symlink("/etc", wd + "/etc-link");
+    fs::create_symlink("/no/such/target", wd + "/dangling");
+    struct timespec times[2] = {{1700000000, 0}, {1700000000, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, (wd + "/five.txt").c_str(), times, AT_SYMLINK_NOFOLLOW), 0);
+    json plain = host.post_json("/list_files", "{}").json();
+    json detail = host.post_json("/list_files", R"({"detail":true})").json();
+    EXPECT_EQ(plain, json({"dir/", "etc-link/", "dangling", "five.txt"}));
+    ASSERT_EQ(detail.size(), 4u) << detail;
+    EXPECT_EQ(detail[0], json({{"name", "dir"}, {"type", "dir"}, {"size", detail[0]["size"]}, {"mode", 0755}, {"mtime", detail[0]["mtime"]}}));
+    EXPECT_EQ(detail[1].value("name", ""), "etc-link");
+    EXPECT_EQ(detail[1].value("type", ""), "symlink");
+    EXPECT_EQ(detail[2].value("type", ""), "symlink");
+    EXPECT_EQ(detail[3], json({{"name", "five.txt"}, {"type", "file"}, {"size", 5}, {"mode", 0751}, {"mtime", 1700000000}}));
+    EXPECT_EQ(host.post_json("/list_files", R"({"path":"/no/such","detail":true})").json(), json::array());
+    EXPECT_EQ(host.post_json("/list_files", R"({"detail":"yes"})").status, 422);
 }
 
 TEST(HostFiles, UploadsAFileAndUnpacksAZip) {

@@ -54,8 +54,9 @@ class WireClient {
     // X-Request-ID that its retries reuse, so a retry after a dropped connection never runs it twice.
     nlohmann::json execute(nlohmann::json action, const std::string &session = "");
 
-    // POST /list_files {"path": path} (10 s) → array of names.
-    nlohmann::json list_files(const std::optional<std::string> &path = std::nullopt);
+    // POST /list_files {"path": path} (10 s) → array of names; with `detail` (actionhost's additive key)
+    // objects {"name", "type", "size", "mode", "mtime"} (docs/api.md).
+    nlohmann::json list_files(const std::optional<std::string> &path = std::nullopt, bool detail = false);
     // copy_to: uploads a local file, or a directory as a zip (recursive) into `sandbox_dest` (300 s). The
     // zip is written to a temporary file and sent from it as it is read: no file is held in memory.
     // FIFOs, sockets and devices are never opened: `skipped` (when given) gets "PATH: why" for each
