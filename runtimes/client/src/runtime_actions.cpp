@@ -16,12 +16,20 @@ WireClient &Runtime::wire() {
     return *impl_->wire;
 }
 
-json Runtime::execute(const json &action, const std::string &session) {
+json Runtime::execute(const json &action, const std::string &session) { return execute(wire(), action, session); }
+
+std::unique_ptr<WireClient> Runtime::open_wire() {
+    Impl &s = *impl_;
+    if (!s.wire) throw RuntimeError("Runtime is not connected");
+    return std::make_unique<WireClient>(s.url, s.endpoint_key, s.options.wire_policy);
+}
+
+json Runtime::execute(WireClient &wire, const json &action, const std::string &session, const LiveEventFn &on_event) {
     Impl &s = *impl_;
     auto *recovery = static_cast<const ah_ext_runtime_recovery_t *>(s.runtime->get_extension(s.runtime, AH_EXT_RUNTIME_RECOVERY));
     for (int attempt = 0;; ++attempt) {
         try {
-            return wire().execute(action, session);
+            return on_event ? execute_following(wire, action, session, on_event) : wire.execute(action, session);
         } catch (const WireTimeout &) {
             throw;
         } catch (const WireError &e) {

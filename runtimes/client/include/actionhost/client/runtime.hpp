@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "actionhost/client/config.hpp"
+#include "actionhost/client/live_output.hpp"
 #include "actionhost/client/wire_client.hpp"
 
 namespace actionhost::client {
@@ -75,6 +76,16 @@ class Runtime {
     // The wire to the host. Valid after connect.
     WireClient &wire();
     nlohmann::json execute(const nlohmann::json &action, const std::string &session = "");
+    // A wire of its own to the connected host, for another thread: a WireClient is one connection and
+    // is used by one thread at a time, so each thread driving the same sandbox takes its own (the Python
+    // SDK keeps a pool of them). Throws RuntimeError when not connected.
+    std::unique_ptr<WireClient> open_wire();
+    // execute() over `wire` (wire() or one of open_wire's), with the backend's recovery verdicts as
+    // execute() applies them; with `on_event` the session's live output is followed while it runs
+    // (live_output.hpp's execute_following: events on another thread, all delivered before it returns).
+    // Safe from several threads at once, each with its own wire.
+    nlohmann::json execute(WireClient &wire, const nlohmann::json &action, const std::string &session,
+                           const LiveEventFn &on_event = nullptr);
     void pause();
     void resume();
 
