@@ -67,17 +67,20 @@ std::vector<PublishedPort> Runtime::published_ports() {
     return out;
 }
 
-std::string Runtime::web_view_url() {
+std::string Runtime::http_url() {
     Impl &s = *impl_;
-    if (!s.connected) throw RuntimeError("the web view needs a connected runtime");
-    if (s.url.rfind("http://", 0) == 0 || s.url.rfind("https://", 0) == 0) return s.url + (s.url.back() == '/' ? "ui" : "/ui");
+    if (!s.connected) throw RuntimeError("the host's HTTP address needs a connected runtime");
+    if (s.url.rfind("http://", 0) == 0 || s.url.rfind("https://", 0) == 0)
+        return s.url.back() == '/' ? s.url.substr(0, s.url.size() - 1) : s.url;
     // A host reached over a unix socket: its own port inside, published (once) on this machine's loopback.
     const nlohmann::json listing = s.port_listing();
     const int host_port = listing.value("host_port", 0);
-    if (host_port <= 0) throw RuntimeError("Runtime " + s.runtime_name + " cannot show its web view on this machine");
+    if (host_port <= 0) throw RuntimeError("Runtime " + s.runtime_name + " cannot publish its host's port on this machine");
     for (const auto &p : listing.value("ports", nlohmann::json::array()))
-        if (p.is_object() && p.value("port", 0) == host_port) return "http://" + p.value("address", std::string()) + "/ui";
-    return "http://" + publish_port(host_port, 0, "127.0.0.1") + "/ui";
+        if (p.is_object() && p.value("port", 0) == host_port) return "http://" + p.value("address", std::string());
+    return "http://" + publish_port(host_port, 0, "127.0.0.1");
 }
+
+std::string Runtime::web_view_url() { return http_url() + "/ui"; }
 
 }  // namespace actionhost::client

@@ -119,6 +119,10 @@ class Runtime {
     // reached over TCP, else its port published on 127.0.0.1 for the purpose (kept until the sandbox
     // ends; a second call reuses it). Throws RuntimeError.
     std::string web_view_url();
+    // The host's own HTTP address from this machine, for HTTP clients that cannot use url()'s unix
+    // socket (OpenHands' requests session): url() itself when it is http(s), else the host's port
+    // published on 127.0.0.1 (kept until the sandbox ends; a second call reuses it). Throws RuntimeError.
+    std::string http_url();
 
     // --- the egress policy of a sandbox on the internet (sdk ext/runtime_network.h) ---------------
     // {"mode", "allow", "deny", "refused": N, "log": [{"address", "protocol", "port", "packets"}]}
