@@ -10,6 +10,13 @@
 #include <mutex>
 #include <string>
 
+#include <chrono>
+#include <thread>
+
+#include <actionhost/common/json_write.hpp>
+#include <actionhost/ext/http_routes.h>
+#include <nlohmann/json.hpp>
+
 #include "actionhost/plugin.hpp"
 #include "bash_session.hpp"
 #include "cli_command.hpp"
@@ -17,6 +24,7 @@
 #include "run_request.hpp"
 #include <actionhost/common/process/shell_identity.hpp>
 #include "static_command.hpp"
+#include "stdin_route.hpp"
 #include <actionhost/common/python_repr.hpp>
 
 namespace actionhost::bash {
@@ -25,6 +33,10 @@ namespace {
 
 // Named sessions are created on demand; this many at most, so a client cannot exhaust the sandbox.
 constexpr size_t kMaxSessions = 64;
+// POST /stdin: how long it waits for the session's command to take the bytes (the client sends the rest
+// again), and for a session that does not exist yet (a client's first bytes beside its first action).
+constexpr auto kStdinWriteWait = std::chrono::seconds(10);
+constexpr auto kStdinSessionWait = std::chrono::seconds(5);
 
 // NO_CHANGE_TIMEOUT_SECONDS as OpenHands reads it (an integer; we also accept a positive float).
 bool parse_soft_timeout(const std::string &s, double &seconds, std::string &text) {
@@ -49,7 +61,17 @@ bool parse_soft_timeout(const std::string &s, double &seconds, std::string &text
 
 class BashPlugin final : public sdk::Plugin {
   public:
-    explicit BashPlugin(sdk::Host host) : sdk::Plugin(host) { wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+    explicit BashPlugin(sdk::Host host) : sdk::Plugin(host) {
+        wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        routes_.struct_size = sizeof routes_;
+        routes_.paths = kRoutePaths;
+        routes_.handle = &BashPlugin::handle_route;
+    }
+
+    const void *extension(const char *id) const override {
+        if (id != nullptr && std::string_view(id) == AH_EXT_HTTP_ROUTES) return &routes_;
+        return nullptr;
+    }
     ~BashPlugin() override {
         std::map<std::string, std::shared_ptr<BashSession>> sessions;
         {
@@ -115,9 +137,17 @@ class BashPlugin final : public sdk::Plugin {
             return AH_OK;
         }
         const RunRequest &rq = parsed.value();
-        // A separate_stderr command's terminal output is its stdout; otherwise the terminal's merged
-        // output goes unmarked, exactly as before the marks existed.
-        const bool marked = rq.separate_stderr;
+        // A separate_stderr command's terminal output is its stdout (a tty-less command's stdout is a pipe
+        // of its own); otherwise the terminal's merged output goes unmarked, exactly as before the marks
+        // existed.
+        const bool marked = rq.separate_stderr || !rq.tty;
+        if (rq.open_stdin && (!cli_scratch_.empty() || rq.is_static)) {
+            call.reply(error_observation_json(
+                std::string("ERROR: `open_stdin` needs the session's persistent shell; ") +
+                (rq.is_static ? "an `is_static` command runs apart from it, with /dev/null as stdin."
+                              : "in the CLI mode (the `cli` runtime) each command runs in a fresh shell with /dev/null as stdin.")));
+            return AH_OK;
+        }
         const EmitFn emit = [&call, marked](std::string_view chunk) {
             if (marked) call.emit_partial(chunk, AH_OUTPUT_STDOUT);
             else call.emit_partial(chunk);
@@ -164,6 +194,53 @@ class BashPlugin final : public sdk::Plugin {
     }
 
   private:
+    static ah_status_t handle_route(ah_plugin_t *plugin, const ah_http_request_t *request, ah_http_reply_t *reply) {
+        return sdk::with_plugin<BashPlugin>(plugin, [&](BashPlugin &self) { return self.answer(request, reply); });
+    }
+
+    // POST /stdin?session=NAME[&eof=1] (stdin_route.hpp).
+    ah_status_t answer(const ah_http_request_t *request, ah_http_reply_t *reply) {
+        auto send = [&](int status, const std::string &body) {
+            reply->send(reply, status, "application/json", ah_bytes_t{body.data(), body.size()});
+        };
+        if (std::string_view(request->method ? request->method : "") != "POST") {
+            send(405, R"({"detail":"Method Not Allowed"})");
+            return AH_OK;
+        }
+        const auto query = parse_stdin_query(request->query ? request->query : "");
+        if (!query) {
+            send(400, common::dump_json(nlohmann::json{{"detail", "Bad Request: " + query.error().message}}));
+            return AH_OK;
+        }
+        if (!cli_scratch_.empty()) {
+            send(409, R"({"detail":"No command reads its stdin in the CLI mode (the cli runtime): each command runs in a fresh shell with /dev/null as stdin"})");
+            return AH_OK;
+        }
+        // The session may be created by the very action whose stdin this is, a moment from now.
+        std::shared_ptr<BashSession> session;
+        const auto until = std::chrono::steady_clock::now() + kStdinSessionWait;
+        for (int i = 0; i < 1000; ++i) {
+            {
+                std::lock_guard<std::mutex> lk(mu_);
+                if (auto it = sessions_.find(query.value().session); it != sessions_.end()) session = it->second;
+                if (session || stopping_) break;
+            }
+            if (std::chrono::steady_clock::now() >= until) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        StdinFeed feed;
+        if (session) {
+            const ah_bytes_t body = request->body;
+            feed = session->feed_stdin(std::string_view(body.ptr ? body.ptr : "", body.ptr ? body.len : 0), query.value().eof,
+                                       std::chrono::duration_cast<std::chrono::milliseconds>(kStdinWriteWait));
+        } else {
+            feed.no_command = true;
+        }
+        const StdinAnswer a = stdin_answer(query.value(), feed);
+        send(a.status, a.body);
+        return AH_OK;
+    }
+
     common::Result<std::shared_ptr<BashSession>> session_for(const std::string &name) {
         std::shared_ptr<BashSession> s;
         {
@@ -193,6 +270,8 @@ class BashPlugin final : public sdk::Plugin {
     bool stopping_ = false;
     std::string cli_scratch_;                         // set in the CLI mode
     std::map<std::string, CliShellState> cli_states_;  // per session name, in the CLI mode
+    static constexpr const char *kRoutePaths[] = {"/stdin", nullptr};
+    ah_ext_http_routes_t routes_{};
 };
 
 }  // namespace actionhost::bash

@@ -36,6 +36,10 @@ constexpr size_t kMaxTypedLine = 4000;
 constexpr auto kKeyBesideWait = std::chrono::seconds(10);
 // How often a key sent beside a running call checks whether it reached the shell instead of the job.
 constexpr auto kKeyResendCheck = std::chrono::milliseconds(100);
+// How often a command's stdin pipe is looked at until the command opens it (see try_open_stdin).
+constexpr auto kStdinOpenCheck = std::chrono::milliseconds(2);
+// How long POST /stdin waits for a command of the session to read stdin, and at most for its bytes to go.
+constexpr auto kStdinCommandWait = std::chrono::seconds(5);
 // How long the terminal stays with the action thread after an action ends before the reader thread
 // takes it back. An agent in a loop sends its next action sooner, and then neither handover costs a
 // wake-up; between slower steps, output of background jobs waits this long in the terminal's buffer.
@@ -90,8 +94,9 @@ BashSession::~BashSession() {
     shutdown();
     stop_reader();
     shell_.reset();
-    if (stderr_read_fd_ >= 0) close(stderr_read_fd_);
-    if (stderr_hold_fd_ >= 0) close(stderr_hold_fd_);
+    for (int fd : {stderr_read_fd_, stderr_hold_fd_, stdout_read_fd_, stdout_hold_fd_})
+        if (fd >= 0) close(fd);
+    close_stdin();
     if (!private_dir_.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(private_dir_, ec);
@@ -126,24 +131,29 @@ common::Status BashSession::ensure_private_dir() {
     return common::ok();
 }
 
-common::Status BashSession::open_stderr_fifo() {
-    if (stderr_read_fd_ >= 0) return common::ok();
-    const std::string path = private_dir_ + "/stderr";
+common::Status BashSession::make_fifo(const std::string &path) {
     if (mkfifo(path.c_str(), 0600) != 0 && errno != EEXIST)
-        return common::fail("cannot create the stderr FIFO " + path + ": " + std::strerror(errno), errno);
+        return common::fail("cannot create the FIFO " + path + ": " + std::strerror(errno), errno);
     if (config_.identity->switch_user && chown(path.c_str(), config_.identity->uid, config_.identity->gid) != 0)
         log(kLogWarning, "cannot hand " + path + " to the shell's user: " + std::strerror(errno));
+    return common::ok();
+}
+
+common::Status BashSession::open_output_fifo(const std::string &name, std::string &path, int &read_fd, int &hold_fd) {
+    if (read_fd >= 0) return common::ok();
+    const std::string at = private_dir_ + "/" + name;
+    if (auto made = make_fifo(at); !made) return made;
     // The read end first (a non-blocking open of a FIFO's write end fails without a reader).
-    const int rd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    const int hold = rd >= 0 ? open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    const int rd = open(at.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const int hold = rd >= 0 ? open(at.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
     if (hold < 0) {
         const int err = errno;
         if (rd >= 0) close(rd);
-        return common::fail("cannot open the stderr FIFO " + path + ": " + std::strerror(err), err);
+        return common::fail("cannot open the " + name + " FIFO " + at + ": " + std::strerror(err), err);
     }
-    stderr_fifo_ = path;
-    stderr_read_fd_ = rd;
-    stderr_hold_fd_ = hold;
+    path = at;
+    read_fd = rd;
+    hold_fd = hold;
     return common::ok();
 }
 
@@ -180,7 +190,9 @@ common::Status BashSession::start() {
     }
     old.reset();  // kills what is left of a previous shell's session
     if (auto dir = ensure_private_dir(); !dir) return dir;
-    if (auto fifo = open_stderr_fifo(); !fifo) return fifo;
+    if (auto fifo = open_output_fifo("stderr", stderr_fifo_, stderr_read_fd_, stderr_hold_fd_); !fifo) return fifo;
+    if (auto fifo = open_output_fifo("stdout", stdout_fifo_, stdout_read_fd_, stdout_hold_fd_); !fifo) return fifo;
+    close_stdin();
 
     std::string start_dir = config_.working_dir;
     {
@@ -194,6 +206,9 @@ common::Status BashSession::start() {
         stderr_normalizer_ = OutputNormalizer();
         stderr_text_ = ObservationText();
         stderr_separate_ = false;
+        notty_ = false;
+        emit_stdout_utf8_ = Utf8Chunker();
+        stdout_normalizer_ = OutputNormalizer();
         command_typed_ = false;
         output_ = ObservationText();
         after_ = ObservationText();
@@ -269,6 +284,11 @@ void BashSession::stop_reader() {
 
 void BashSession::shutdown() {
     std::lock_guard<std::mutex> lk(mu_);
+    {
+        std::lock_guard<std::mutex> in(stdin_mu_);
+        stdin_stopping_ = true;
+        stdin_cv_.notify_all();
+    }
     stopping_ = true;
     if (shell_) shell_->kill_session();
     cv_.notify_all();
@@ -279,9 +299,9 @@ void BashSession::shutdown() {
 void BashSession::reader_loop(common::ChildProcess *shell, int wake_fd) {
     std::vector<char> buf(1 << 16);
     // The FIFO last, so the shell's pidfd keeps its index; -1 entries are ignored by poll.
-    pollfd fds[4] = {{shell->output_fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}, {shell->pidfd(), POLLIN, 0},
-                     {stderr_read_fd_, POLLIN, 0}};
-    const nfds_t nfds = 4;
+    pollfd fds[5] = {{shell->output_fd(), POLLIN, 0}, {wake_fd, POLLIN, 0}, {shell->pidfd(), POLLIN, 0},
+                     {stderr_read_fd_, POLLIN, 0}, {stdout_read_fd_, POLLIN, 0}};
+    const nfds_t nfds = 5;
     const bool has_pidfd = shell->pidfd() >= 0;
     for (;;) {
         {
@@ -313,7 +333,8 @@ void BashSession::reader_loop(common::ChildProcess *shell, int wake_fd) {
             std::lock_guard<std::mutex> lk(mu_);
             if (worker_reads_ || reader_stop_) continue;  // the action reads (and reports an exit)
         }
-        if (fds[3].revents & POLLIN) drain_stderr();  // read_mu_ held, as drain_stderr needs
+        if (fds[4].revents & POLLIN) drain_stdout();  // read_mu_ held, as the drains need
+        if (fds[3].revents & POLLIN) drain_stderr();
         bool gone = has_pidfd && (fds[2].revents & POLLIN);
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             const ssize_t n = read(fds[0].fd, buf.data(), buf.size());
@@ -357,6 +378,30 @@ void BashSession::drain_stderr() {
     }
 }
 
+void BashSession::drain_stdout() {
+    for (int i = 0; i < 64 && stdout_read_fd_ >= 0; ++i) {
+        const ssize_t n = read(stdout_read_fd_, read_buffer_.data(), read_buffer_.size());
+        if (n <= 0) return;
+        on_stdout_bytes(std::string_view(read_buffer_.data(), static_cast<size_t>(n)));
+    }
+}
+
+void BashSession::on_stdout_bytes(std::string_view raw) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!notty_) {
+        // A background job of an earlier tty-less command: its stdout joins the terminal's output.
+        on_output(raw);
+        return;
+    }
+    last_output_ = Clock::now();
+    if (emit_ && *emit_) {
+        std::string chunk;
+        emit_stdout_utf8_.feed(raw, chunk);
+        if (!chunk.empty()) (*emit_)(chunk);
+    }
+    output_.append(stdout_normalizer_.feed(raw));
+}
+
 void BashSession::on_stderr_bytes(std::string_view raw) {
     std::lock_guard<std::mutex> lk(mu_);
     if (!stderr_separate_) {
@@ -377,6 +422,17 @@ void BashSession::on_stderr_bytes(std::string_view raw) {
 void BashSession::on_output(std::string_view raw) {
     if (!first_prompt_seen_) return;  // start-up noise (profile scripts, motd)
     last_output_ = Clock::now();
+    if (notty_ && !completed_) {
+        // The terminal while a tty-less command runs: only what opens /dev/tty itself (a password prompt)
+        // or the shell's own notices reach it; told as stderr, never mixed into the command's stdout.
+        if (emit_stderr_ && *emit_stderr_) {
+            std::string chunk;
+            emit_utf8_.feed(raw, chunk);
+            if (!chunk.empty()) (*emit_stderr_)(chunk);
+        }
+        stderr_text_.append(normalizer_.feed(raw));
+        return;
+    }
     if (emit_ && *emit_ && !completed_) {
         std::string chunk;
         emit_utf8_.feed(raw, chunk);
@@ -390,11 +446,13 @@ void BashSession::on_output(std::string_view raw) {
 
 void BashSession::on_prompt(const PromptInfo &info) {
     const std::string rest = normalizer_.flush();
-    (completed_ ? after_ : output_).append(rest);
-    if (emit_ && *emit_ && !completed_) {
+    const bool command_terminal_is_stderr = notty_ && !completed_;
+    (command_terminal_is_stderr ? stderr_text_ : completed_ ? after_ : output_).append(rest);
+    const EmitFn *terminal_emit = command_terminal_is_stderr ? emit_stderr_ : emit_;
+    if (terminal_emit && *terminal_emit && !completed_) {
         std::string chunk;
         emit_utf8_.flush(chunk);
-        if (!chunk.empty()) (*emit_)(chunk);
+        if (!chunk.empty()) (*terminal_emit)(chunk);
     }
     last_prompt_ = info;
     if (!awaited_sync_.empty() && info.sync == awaited_sync_) sync_seen_ = true;
@@ -440,15 +498,20 @@ void BashSession::end_worker_reading(bool hand_back_now) {
 }
 
 bool BashSession::worker_read_once(common::ChildProcess *shell, int timeout_ms) {
-    pollfd fds[3] = {{shell->output_fd(), POLLIN, 0}, {stderr_read_fd_, POLLIN, 0}, {shell->pidfd(), POLLIN, 0}};
-    const nfds_t nfds = shell->pidfd() >= 0 ? 3 : 2;
-    const int r = poll(fds, nfds, timeout_ms);
+    // The shell's pidfd last: -1 entries are ignored by poll.
+    pollfd fds[4] = {{shell->output_fd(), POLLIN, 0}, {stderr_read_fd_, POLLIN, 0}, {stdout_read_fd_, POLLIN, 0},
+                     {shell->pidfd(), POLLIN, 0}};
+    const int r = poll(fds, 4, timeout_ms);
     if (r <= 0) return r == 0 || errno == EINTR;
+    if (fds[2].revents & POLLIN) {
+        std::lock_guard<std::mutex> reading(read_mu_);
+        drain_stdout();
+    }
     if (fds[1].revents & POLLIN) {
         std::lock_guard<std::mutex> reading(read_mu_);
         drain_stderr();
     }
-    if (nfds == 3 && (fds[2].revents & POLLIN)) return false;
+    if (fds[3].fd >= 0 && (fds[3].revents & POLLIN)) return false;
     if (fds[0].revents & POLLIN) {
         std::lock_guard<std::mutex> reading(read_mu_);
         const ssize_t n = read(fds[0].fd, read_buffer_.data(), read_buffer_.size());
@@ -538,16 +601,26 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
     }
 
     const bool special = is_special_key(command);
+    if (rq.is_input && !special && !command.empty() && notty_ && awaiting_prompt_ && !completed_ && !shell_exited_)
+        return error_observation_json(
+            "ERROR: The running command has no terminal (it was run with `tty` false), so input typed for it would "
+            "reach the shell instead. Its stdin is a pipe only when it was run with `open_stdin`: send the input "
+            "to POST /stdin?session=NAME.");
     std::string to_send;
     bool counts_oom_kills = false;  // a new command: its observation tells of OOM kills while it ran
     if (!command.empty()) {
         if (special) to_send = special_key_bytes(command);
         else if (rq.is_input) to_send = command + "\n";
-        else if (rq.separate_stderr) to_send = typed_command("{ " + command + "\n} 2>" + shell_quote(stderr_fifo_));
+        else if (!rq.tty) {
+            auto typed = tty_less_command(command, rq.open_stdin);
+            if (!typed) return error_observation_json("ERROR: " + typed.error().message);
+            to_send = std::move(typed).value();
+        } else if (rq.separate_stderr) to_send = typed_command("{ " + command + "\n} 2>" + shell_quote(stderr_fifo_));
         else to_send = typed_command(command);
         if (!special && !rq.is_input) {
             counts_oom_kills = true;
-            stderr_separate_ = rq.separate_stderr;
+            stderr_separate_ = rq.separate_stderr || !rq.tty;
+            notty_ = !rq.tty;
             command_typed_ = false;
         }
         if (!special && !rq.is_input && !completed_ && !awaiting_prompt_ && stray_input_possible_) {
@@ -606,10 +679,11 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
     } end_reading{this};
     for (;;) {
         if ((completed_ || shell_exited_) && stderr_separate_) {
-            // The command's last stderr writes are in the FIFO before its prompt shows: take them first.
+            // The command's last writes are in the FIFOs before its prompt shows: take them first.
             lk.unlock();
             {
                 std::lock_guard<std::mutex> reading(read_mu_);
+                drain_stdout();
                 drain_stderr();
             }
             lk.lock();
@@ -621,7 +695,10 @@ std::string BashSession::execute(const RunRequest &rq, const EmitFn &emit, const
         const auto soft_deadline = rq.blocking ? never : std::max(start, last_output_) + soft;
         if (now >= soft_deadline) return finish_timeout(command, rq, Status::NoChangeTimeout);
         if (now >= hard_deadline) return finish_timeout(command, rq, Status::HardTimeout);
-        const auto until = std::min(soft_deadline, hard_deadline);
+        auto until = std::min(soft_deadline, hard_deadline);
+        // A command's stdin pipe opens when the command opens its end (it waits for a writer): looked at
+        // every few milliseconds until then.
+        if (try_open_stdin()) until = std::min(until, now + kStdinOpenCheck);
         if (!self_read) {
             cv_.wait_until(lk, until);
             continue;
@@ -644,6 +721,7 @@ std::string BashSession::finish_completed(const std::string &command, const RunR
     RunMetadata m = metadata_of(p);
     m.suffix = special_key ? completed_with_key_suffix(p.exit_code, command) : completed_suffix(p.exit_code);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
+    take_stdout(true);
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
     m.stderr_text = take_stderr(!rq.hidden, true);
     stray_input_possible_ = rq.is_input || special_key;
@@ -667,6 +745,7 @@ std::string BashSession::finish_exited(const std::string &command, const RunRequ
     m.pid = -1;  // no $! once the shell itself has ended
     m.suffix = completed_suffix(shell_exit_code_);
     if (const std::string note = memory_cgroup_.kill_note_since(oom_kills_at_start_); !note.empty()) m.suffix += "\n[" + note + "]";
+    take_stdout(true);
     const std::string content = output_.finish(rq.is_input ? command : "", !rq.hidden);
     m.stderr_text = take_stderr(!rq.hidden, true);
     output_.clear();
@@ -685,12 +764,158 @@ std::string BashSession::finish_timeout(const std::string &command, const RunReq
     m.prefix = returned_partial_ ? std::string(kContinuePrefix) : "";
     m.suffix = why == Status::NoChangeTimeout ? no_change_timeout_suffix(config_.no_change_timeout_text)
                                               : hard_timeout_suffix(*rq.timeout);
+    take_stdout(false);
     const std::string content = output_.finish(rq.is_input ? command : "", true);
     m.stderr_text = take_stderr(true, false);
     output_.clear();
     returned_partial_ = true;
     prev_status_ = why;
     return observation_writer_.write(command, content, m, false);
+}
+
+void BashSession::take_stdout(bool command_ended) {
+    if (!notty_) return;
+    output_.append(stdout_normalizer_.flush());
+    if (emit_ && *emit_) {
+        std::string chunk;
+        emit_stdout_utf8_.flush(chunk);
+        if (!chunk.empty()) (*emit_)(chunk);
+    }
+    if (!command_ended) return;
+    notty_ = false;
+    close_stdin();
+}
+
+// ---- a tty-less command and its stdin -------------------------------------------------------------------
+
+common::Result<std::string> BashSession::tty_less_command(const std::string &command, bool open_stdin) {
+    // Sourced from a file, not typed: while bash sources a file it does not count as interactive, so an
+    // `exit` in the command ends the shell without writing "exit" into the command's stderr. Its state
+    // (cd, variables, functions) is the shell's as for any command. Typed only after the previous command
+    // ended, so one file serves every command.
+    const std::string path = private_dir_ + "/tty-less-command.sh";
+    {
+        std::ofstream out(path, std::ios::trunc);
+        out << command << "\n";
+        out.close();
+        if (!out) return common::fail("cannot write " + path);
+    }
+    chmod(path.c_str(), 0644);
+    std::string in = "/dev/null";
+    if (open_stdin) {
+        const std::string fifo = private_dir_ + "/stdin-" + std::to_string(++stdin_seq_);
+        if (auto made = make_fifo(fifo); !made) return made.as_failure();
+        std::lock_guard<std::mutex> lk(stdin_mu_);
+        stdin_fifo_ = fifo;
+        stdin_fd_ = -1;
+        stdin_ended_ = false;
+        ++stdin_generation_;
+        stdin_cv_.notify_all();
+        in = fifo;
+    }
+    return "{ . " + shell_quote(path) + "\n} <" + shell_quote(in) + " >" + shell_quote(stdout_fifo_) + " 2>" +
+           shell_quote(stderr_fifo_) + "\n";
+}
+
+bool BashSession::try_open_stdin() {
+    std::lock_guard<std::mutex> lk(stdin_mu_);
+    return open_stdin_locked();
+}
+
+bool BashSession::open_stdin_locked() {
+    if (stdin_fifo_.empty() || stdin_fd_ >= 0 || stdin_ended_) return false;
+    // We never hold its read end, so this succeeds only once the command opened it: bash's open of the
+    // read end waits for a writer, and this one is it.
+    const int fd = open(stdin_fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        stdin_fd_ = fd;
+        stdin_cv_.notify_all();
+        return false;
+    }
+    if (errno == ENXIO || errno == EINTR) return true;
+    log(kLogWarning, "cannot open " + stdin_fifo_ + ": " + std::strerror(errno));
+    return false;
+}
+
+void BashSession::close_stdin() {
+    std::lock_guard<std::mutex> lk(stdin_mu_);
+    if (stdin_fd_ >= 0) close(stdin_fd_);
+    stdin_fd_ = -1;
+    if (!stdin_fifo_.empty()) unlink(stdin_fifo_.c_str());
+    stdin_fifo_.clear();
+    stdin_ended_ = false;
+    ++stdin_generation_;
+    stdin_cv_.notify_all();
+}
+
+StdinFeed BashSession::feed_stdin(std::string_view data, bool eof, std::chrono::milliseconds wait) {
+    StdinFeed result;
+    std::lock_guard<std::mutex> one_feeder(stdin_feed_mu_);  // chunks of concurrent callers never interleave
+    const auto deadline = Clock::now() + wait;
+    std::unique_lock<std::mutex> lk(stdin_mu_);
+    // A client's first bytes may come before its command is typed: wait a moment for one to read them.
+    stdin_cv_.wait_until(lk, std::min(deadline, Clock::now() + kStdinCommandWait),
+                         [&] { return (!stdin_fifo_.empty() && !stdin_ended_) || stdin_stopping_; });
+    if (stdin_fifo_.empty() || stdin_ended_ || stdin_stopping_) {
+        result.no_command = true;
+        return result;
+    }
+    const uint64_t generation = stdin_generation_;
+    const auto same_command = [&] { return stdin_generation_ == generation && !stdin_stopping_; };
+    // Until the command opens its end: a few milliseconds each (the running execute opens it too).
+    for (int i = 0; i < 100'000 && stdin_fd_ < 0 && same_command() && Clock::now() < deadline; ++i) {
+        if (!open_stdin_locked()) {
+            if (stdin_fd_ < 0) result.error = "the command's stdin pipe cannot be opened";
+            break;
+        }
+        stdin_cv_.wait_until(lk, std::min(deadline, Clock::now() + kStdinOpenCheck));
+    }
+    if (!same_command()) {
+        result.closed = true;
+        return result;
+    }
+    if (stdin_fd_ < 0) return result;  // not open yet (or an error): nothing taken
+    // Written through a copy of the descriptor with stdin_mu_ released, so the command's end (which closes
+    // the session's) never waits for a command that does not read; its end is noticed between slices.
+    const int fd = fcntl(stdin_fd_, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+        result.error = std::string("cannot duplicate the stdin pipe: ") + std::strerror(errno);
+        return result;
+    }
+    lk.unlock();
+    for (int i = 0; i < 1'000'000 && result.written < data.size() && Clock::now() < deadline; ++i) {
+        const ssize_t n = write(fd, data.data() + result.written, data.size() - result.written);
+        if (n > 0) {
+            result.written += static_cast<size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EPIPE) {  // the command closed its stdin (or ended): nothing more is read
+            result.closed = true;
+            break;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            result.error = std::string("cannot write to the command's stdin: ") + std::strerror(errno);
+            break;
+        }
+        pollfd p{fd, POLLOUT, 0};
+        poll(&p, 1, 50);
+        std::lock_guard<std::mutex> check(stdin_mu_);
+        if (!same_command()) {
+            result.closed = true;
+            break;
+        }
+    }
+    close(fd);
+    lk.lock();
+    if (!same_command()) result.closed = true;
+    if (eof && !result.closed && result.error.empty() && result.written == data.size()) {
+        // The last writer goes: the command reads what is left in the pipe, then end of file.
+        if (stdin_fd_ >= 0) close(stdin_fd_);
+        stdin_fd_ = -1;
+        stdin_ended_ = true;
+        result.closed = true;
+    }
+    return result;
 }
 
 std::optional<std::string> BashSession::take_stderr(bool truncate, bool command_ended) {

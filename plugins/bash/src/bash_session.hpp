@@ -12,6 +12,12 @@
 // any command) as `{ COMMAND\n} 2>FIFO`: its stderr reaches a FIFO the session holds open for its whole
 // life (both ends, so a background job writing to it later neither blocks nor gets SIGPIPE), drained
 // alongside the terminal. Stdin and stdout stay the terminal.
+//
+// A command sent with `tty` false runs in the same shell without the terminal, as `docker run` without
+// -t: `{ . FILE\n} <IN >STDOUT-FIFO 2>STDERR-FIFO`, the command sourced from a file (so that its `exit`
+// leaves no "exit" in its stderr), IN /dev/null or, with `open_stdin`, a FIFO of its own that
+// feed_stdin (POST /stdin) writes and closes (end of file). The stdout FIFO is held and drained as the
+// stderr one is.
 #pragma once
 
 #include <actionhost/common/oom.hpp>
@@ -51,6 +57,14 @@ struct SessionConfig {
 
 using EmitFn = std::function<void(std::string_view chunk)>;
 
+// What feed_stdin did with a client's bytes.
+struct StdinFeed {
+    size_t written = 0;       // bytes the command's stdin took (all of them unless it does not read)
+    bool closed = false;      // the stdin is gone (ended by eof, closed by the command, or the command ended)
+    bool no_command = false;  // no command of the session reads its stdin (none was started with open_stdin)
+    std::string error;        // an unexpected failure, said in words
+};
+
 class BashSession {
   public:
     explicit BashSession(SessionConfig config);
@@ -67,6 +81,11 @@ class BashSession {
     // Thread: one call at a time per session (calls are serialised here too) — except a special key sent
     // as input (C-c) while another call runs: it goes to the terminal at once (see send_key_beside).
     std::string execute(const RunRequest &request, const EmitFn &emit, const EmitFn &emit_stderr = {});
+
+    // Writes `data` to the stdin of the running `open_stdin` command (waiting a moment for one to be
+    // typed and to open it), within `wait`; with `eof`, once all is written, ends its input.
+    // Thread: any, beside execute; callers are served one at a time.
+    StdinFeed feed_stdin(std::string_view data, bool eof, std::chrono::milliseconds wait);
 
     // Kills the shell and everything in its terminal session; a waiting execute returns at once.
     // Thread: any; may run while execute is in flight.
@@ -94,7 +113,20 @@ class BashSession {
     void on_stderr_bytes(std::string_view raw);
     // Reads what the stderr FIFO holds now (a finished command's last writes); mu_ not held.
     void drain_stderr();
-    common::Status open_stderr_fifo();
+    common::Status make_fifo(const std::string &path);
+    // A FIFO the session keeps for its life, both ends held (stdout, stderr of the commands).
+    common::Status open_output_fifo(const std::string &name, std::string &path, int &read_fd, int &hold_fd);
+    void drain_stdout();  // as drain_stderr
+    void on_stdout_bytes(std::string_view raw);
+    // What a tty-less command is typed as (see the head of this file); sets up its stdin FIFO.
+    common::Result<std::string> tty_less_command(const std::string &command, bool open_stdin);
+    // Opens the running command's stdin FIFO once the command opened its end; true while that is awaited.
+    bool try_open_stdin();
+    bool open_stdin_locked();  // stdin_mu_ held
+    void close_stdin();        // the command ended: its stdin goes, with what it did not read
+    // The stdout of a tty-less command collected for the observation, its held-back characters flushed
+    // (under mu_); `command_ended` ends the command's tty-less state.
+    void take_stdout(bool command_ended);
     // A special key sent while another execute of this session runs (an interrupt from a client whose
     // own action still waits): types the key and waits a moment for the running command to end.
     std::string send_key_beside(const RunRequest &rq);
@@ -182,6 +214,24 @@ class BashSession {
     std::string stderr_fifo_;      // path in private_dir_
     int stderr_read_fd_ = -1;      // non-blocking
     int stderr_hold_fd_ = -1;      // our own write end: the FIFO never reports EOF or HUP
+    // The command awaiting its prompt runs without the terminal: stdout FIFO bytes are its stdout and
+    // the terminal's bytes its stderr.
+    bool notty_ = false;
+    Utf8Chunker emit_stdout_utf8_;
+    OutputNormalizer stdout_normalizer_;
+    std::string stdout_fifo_;
+    int stdout_read_fd_ = -1;
+    int stdout_hold_fd_ = -1;
+    int stdin_seq_ = 0;  // under mu_
+
+    std::mutex stdin_feed_mu_;  // one feed_stdin at a time
+    std::mutex stdin_mu_;       // guards the stdin state below; taken after mu_ when both are
+    std::condition_variable stdin_cv_;
+    std::string stdin_fifo_;         // the running open_stdin command's, "" when none
+    int stdin_fd_ = -1;              // our write end, once the command opened its read end
+    bool stdin_ended_ = false;       // the client ended the input
+    uint64_t stdin_generation_ = 0;  // changes with each command's stdin
+    bool stdin_stopping_ = false;
     bool stopping_ = false;
 };
 

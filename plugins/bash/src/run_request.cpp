@@ -24,14 +24,14 @@ std::optional<element> last_of(simdjson::dom::object obj, std::string_view key) 
 
 // The arguments `run` reads, each the last of its duplicates, found in one walk of `args`.
 struct RunArgs {
-    std::optional<element> command, cwd, is_input, blocking, is_static, hidden, separate_stderr;
+    std::optional<element> command, cwd, is_input, blocking, is_static, hidden, separate_stderr, tty, open_stdin;
 };
 RunArgs run_args_of(simdjson::dom::object args) {
     RunArgs a;
     const std::pair<std::string_view, std::optional<element> *> wanted[] = {
         {"command", &a.command},     {"cwd", &a.cwd},       {"is_input", &a.is_input},
         {"blocking", &a.blocking},   {"is_static", &a.is_static}, {"hidden", &a.hidden},
-        {"separate_stderr", &a.separate_stderr}};
+        {"separate_stderr", &a.separate_stderr}, {"tty", &a.tty}, {"open_stdin", &a.open_stdin}};
     for (simdjson::dom::key_value_pair field : args)
         for (const auto &[key, slot] : wanted)
             if (field.key == key) *slot = field.value;
@@ -82,8 +82,13 @@ common::Result<RunRequest> read_run_request(element root) {
                                    {&a.blocking, "blocking", &rq.blocking},
                                    {&a.is_static, "is_static", &rq.is_static},
                                    {&a.hidden, "hidden", &rq.hidden},
-                                   {&a.separate_stderr, "separate_stderr", &rq.separate_stderr}})
+                                   {&a.separate_stderr, "separate_stderr", &rq.separate_stderr},
+                                   {&a.tty, "tty", &rq.tty},
+                                   {&a.open_stdin, "open_stdin", &rq.open_stdin}})
         if (auto r = read_flag(*found, key, *out); !r) return r.as_failure();
+    if (rq.open_stdin && rq.tty)
+        return common::fail("Invalid run action: `open_stdin` needs `tty` false (with the terminal, input goes "
+                            "through `is_input`)");
     if (a.cwd && a.cwd->is_string() && !a.cwd->get_string().value_unsafe().empty()) rq.cwd = std::string(a.cwd->get_string().value_unsafe());
     const std::optional<element> timeout = last_of(top, "timeout");
     if (timeout && !timeout->is_null()) {

@@ -19,6 +19,12 @@ struct RunRequest {
     // actionhost's own argument (OpenHands clients never send it): the command's stderr goes through a
     // pipe of its own, streamed marked as stderr and returned in extras.stderr, not in the content.
     bool separate_stderr = false;
+    // actionhost's own (absent: true, OpenHands' behaviour): false runs the command without the terminal
+    // (stdin /dev/null or a pipe, stdout and stderr pipes of their own), as `docker run` without -t.
+    bool tty = true;
+    // actionhost's own, with tty false only: the command's stdin is a pipe fed by POST /stdin (EOF once
+    // the client says so) instead of /dev/null.
+    bool open_stdin = false;
     std::optional<std::string> cwd;
     std::optional<double> timeout;  // hard timeout in seconds; absent (or <= 0) means none
 };

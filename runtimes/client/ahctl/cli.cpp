@@ -23,7 +23,8 @@ struct Command {
 
 const std::vector<Command> &command_table() {
     static const std::vector<Command> commands = {
-        {"run", {{"--is-input", 0}, {"--blocking", 0}, {"--cwd", 1}, {"--agent", 0}}},
+        // -t is the global --timeout: the terminal is --tty only.
+        {"run", {{"--is-input", 0}, {"--blocking", 0}, {"--cwd", 1}, {"--agent", 0}, {"--tty", 0}, {"-i,--interactive", 0}}},
         {"ipython", {}},
         {"edit", {{"--file-text", 1}, {"--old-str", 1}, {"--new-str", 1}, {"--insert-line", 1}, {"--view-range", 2}}},
         {"read", {{"--start", 1}, {"--end", 1}}},
@@ -77,7 +78,12 @@ size_t positive_count(const std::string &name, const std::string &v) {
         known = kGlobalOptions;
         for (const auto &c : command_table())
             if (c.name == command)
-                for (const auto &opt : c.options) known.push_back(opt.names);
+                for (const auto &opt : c.options)
+                    for (size_t at = 0; at <= opt.names.size();) {  // "-i,--interactive": each name
+                        const size_t comma = std::min(opt.names.find(',', at), opt.names.size());
+                        known.push_back(opt.names.substr(at, comma - at));
+                        at = comma + 1;
+                    }
     } else {
         for (const auto &c : command_table()) known.push_back(c.name);
     }

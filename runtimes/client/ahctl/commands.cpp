@@ -244,8 +244,15 @@ int run_everywhere(const Options &o, const json &action) {
             continue;
         }
         std::cout << "== " << r.session_id << " exit " << code << "\n";
-        if (!r.error.empty()) std::cerr << "[ahctl] " << r.session_id << ": " << printable_for_terminal(r.error) << "\n";
-        else print_content(r.observation, false);
+        if (!r.error.empty()) {
+            std::cerr << "[ahctl] " << r.session_id << ": " << printable_for_terminal(r.error) << "\n";
+            continue;
+        }
+        print_content(r.observation, false);
+        // A command without the terminal (ahctl's default) has its stderr apart.
+        const json &extras = r.observation.value("extras", json::object());
+        if (const auto err = extras.is_object() ? extras.find("stderr") : extras.end(); err != extras.end() && err->is_string() && !err->get<std::string>().empty())
+            std::cerr << err->get<std::string>() << (err->get<std::string>().back() == '\n' ? "" : "\n");
     }
     std::cout.flush();
     return all_zero ? kOk : kActionFailed;
@@ -255,13 +262,23 @@ int cmd_run(const Options &o) {
     auto a = split_args(o);
     if (a.positional.empty()) throw UsageError("run needs a command: ahctl run -- 'echo hi'");
     const bool agent = a.named.count("--agent") > 0;
+    const bool tty = a.named.count("--tty") > 0;
+    const bool interactive = a.named.count("-i,--interactive") > 0;
     if (!agent && (a.named.count("--is-input") || a.named.count("--blocking")))
         throw UsageError("--is-input and --blocking belong to the agent's semantics: add --agent");
+    if (agent && (tty || interactive))
+        throw UsageError("--tty and -i are for a command run like docker run; --agent always runs on the session's terminal");
+    if (tty && interactive)
+        throw UsageError("-i with --tty: for a terminal you type into, use `ahctl shell` (ahctl run -i forwards stdin to a command without one)");
+    if (o.all && interactive) throw UsageError("-i forwards stdin to one command: it does not go with --all");
     json args = {{"command", join(a.positional)}, {"is_input", a.named.count("--is-input") > 0},
                  {"blocking", a.named.count("--blocking") > 0}};
     if (a.named.count("--cwd")) args["cwd"] = a.named["--cwd"][0];
-    if (o.all) return run_everywhere(o, with_timeout({{"action", "run"}, {"args", args}}, o));
-    if (!agent) return run_live(o, &open_runtime, args);
+    if (o.all) {
+        if (!tty) args["tty"] = false;
+        return run_everywhere(o, with_timeout({{"action", "run"}, {"args", args}}, o));
+    }
+    if (!agent) return run_live(o, &open_runtime, args, LiveRunMode{tty, interactive});
     auto rt = open_runtime(o);
     json obs = rt->execute(with_timeout({{"action", "run"}, {"args", args}}, o));
     rt->close();

@@ -43,6 +43,7 @@ const char *const kOverview =
     "Starts the configured actionhost runtime and runs actions in it.\n\n"
     "Commands:\n"
     "  run -- CMD...        run a shell command, its output live; exits with its exit code\n"
+    "                       (no terminal unless --tty; -i forwards stdin, as docker run)\n"
     "  run --all -- CMD...  run it in every kept-alive runtime at once; one exit code each\n"
     "  ipython CODE         run Python code in the IPython kernel (started on first use)\n"
     "  edit CMD PATH ...    the file editor (view, create, str_replace, insert, undo_edit)\n"
@@ -79,13 +80,18 @@ const char *const kExitCodes =
 const std::map<std::string, std::string> &pages() {
     static const std::map<std::string, std::string> texts = {
         {"run",
-         "Usage: ahctl [options] run [--cwd DIR] [--] CMD...\n"
+         "Usage: ahctl [options] run [-i] [--tty] [--cwd DIR] [--] CMD...\n"
          "       ahctl [options] run --agent [--blocking] [--is-input] [--] CMD...\n"
          "       ahctl [options] run --all [--jobs N] [--] CMD...\n\n"
          "Runs CMD (the words joined by spaces) in the runtime's bash session and prints its output as it\n"
          "comes, all of it, however long the command is quiet (-t S bounds it: then exit 124). Exits with\n"
-         "the command's exit code. Its stdout goes to stdout, its stderr to stderr (stdin and stdout are the\n"
-         "session's terminal, stderr a pipe; --agent keeps the terminal's merged output).\n"
+         "the command's exit code. Its stdout goes to stdout, its stderr to stderr. As docker run, the\n"
+         "command has no terminal: its stdin is empty (nothing waits for a key), stdout and stderr are\n"
+         "pipes, nothing is added to its output (`exit 7`: no output, exit 7); the session's shell state\n"
+         "(cd, variables) persists across runs in a kept session.\n"
+         "  -i, --interactive  forward ahctl's stdin to the command, streamed, then end of file\n"
+         "  --tty         run on the session's terminal instead (stdin and stdout a terminal, stderr a\n"
+         "                pipe); --tty only: -t is --timeout. For typing into a terminal: ahctl shell\n"
          "  --cwd DIR     run in DIR\n"
          "  --agent       the agent's semantics instead: return after 10 s without new output (exit 124,\n"
          "                the command keeps running), print the observation (truncated as for the agent)\n"
@@ -98,7 +104,9 @@ const std::map<std::string, std::string> &pages() {
          "Examples:\n"
          "  ahctl -r sandbox run -- 'make -j2 test'\n"
          "  ahctl -r sandbox run -t 60 -- 'seq 1 200000' > numbers.txt\n"
-         "  ahctl -s $SID run --cwd /workspace/src -- ls -la\n"},
+         "  ahctl -s $SID run --cwd /workspace/src -- ls -la\n"
+         "  echo x | ahctl run -i -- cat\n"
+         "  tar c ./src | ahctl -s $SID run -i -- 'tar x -C /workspace'\n"},
         {"ipython",
          "Usage: ahctl [options] ipython CODE...|-\n\n"
          "Runs CODE (or stdin with -) in the IPython kernel. The jupyter plugin is loaded on first use, or at\n"

@@ -1,6 +1,7 @@
 #include <actionhost/common/text.hpp>
 #include "live_run.hpp"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -30,13 +31,19 @@ namespace {
 // keeps the wire's own request timeout finite.
 constexpr double kUnbounded = 30.0 * 24 * 3600;
 
-// Writes output chunks to a stream as they come. The session's shell is a terminal, which ends lines
-// with CR LF: into a file or a pipe they become LF (a lone CR, a progress bar's, is kept).
+// Writes output chunks to a stream as they come. Output of a command on the session's terminal has the
+// terminal's CR LF line ends: into a file or a pipe they become LF (a lone CR, a progress bar's, is kept);
+// output of a command without the terminal is written as it came.
 // Thread-safe: the action's thread writes while the main thread, on Ctrl-C, finishes the stream
 // before it says "interrupted" and the action's thread may still be writing.
 class ChunkWriter {
   public:
-    explicit ChunkWriter(FILE *out) : out_(out), terminal_(isatty(fileno(out)) != 0) {}
+    ChunkWriter(FILE *out, bool from_terminal) : out_(out), terminal_(isatty(fileno(out)) != 0 || !from_terminal) {}
+    // The command runs on the terminal after all (a host without `tty`).
+    void set_from_terminal() {
+        std::lock_guard lock(mu_);
+        terminal_ = isatty(fileno(out_)) != 0;
+    }
     void write(const std::string &chunk) {
         std::lock_guard lock(mu_);
         std::string text;
@@ -145,6 +152,55 @@ void interrupt_remote(WireClient &running, const std::string &session_id) {
     }
 }
 
+// A rest of 64 KiB per round, so ahctl never holds more of its stdin than that.
+constexpr size_t kStdinChunk = 64 * 1024;
+// Rounds of the stdin feed: each reads ahctl's stdin or waits at most 100 ms for it; the feed ends with
+// the command long before (a bound on the count, as every loop has one).
+constexpr long long kStdinRounds = 100'000'000;
+
+// `ahctl run -i`: ahctl's stdin to the command's, through POST /stdin (docs/api.md) — a piece as it is
+// read, the rest of a piece sent again while the command does not read it, end of file when ahctl's stdin
+// ends. Stops when the command's stdin is closed or `done` (the command ended). Returns why it failed,
+// "" when it did not.
+std::string feed_stdin(WireClient &wire, const std::atomic<bool> &done) {
+    std::vector<char> buf(kStdinChunk);
+    for (long long round = 0; round < kStdinRounds && !done; ++round) {
+        pollfd p{0, POLLIN, 0};
+        const int ready = poll(&p, 1, 100);
+        if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+        ssize_t n = ready < 0 ? 0 : read(0, buf.data(), buf.size());
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        const bool last = n <= 0;  // end of file (or stdin cannot be read: the command sees the end)
+        const std::string piece(buf.data(), n > 0 ? static_cast<size_t>(n) : 0);
+        size_t sent = 0;
+        for (int attempt = 0; attempt < 1'000'000 && !done; ++attempt) {
+            HttpRequest rq;
+            rq.method = "POST";
+            rq.path = last ? "/stdin?eof=1" : "/stdin";
+            rq.body = piece.substr(sent);
+            rq.content_type = "application/octet-stream";
+            rq.timeout_s = 30;
+            json answer;
+            try {
+                answer = json::parse(wire.request(std::move(rq)).body, nullptr, false);
+            } catch (const WireError &e) {
+                // 409: the command has not started yet (or ended; then `done` comes).
+                if (e.status() == 409) {
+                    usleep(50'000);
+                    continue;
+                }
+                return e.what();
+            }
+            if (!answer.is_object()) return "the host answered POST /stdin with no JSON object";
+            sent += std::min<size_t>(answer.value("written", size_t{0}), piece.size() - sent);
+            if (answer.value("closed", false)) return "";  // the command reads no more (or the end went)
+            if (sent == piece.size() && !last) break;
+        }
+        if (last) return "";
+    }
+    return "";
+}
+
 }  // namespace
 
 int exit_code_of(const json &obs) {
@@ -155,7 +211,7 @@ int exit_code_of(const json &obs) {
     return it != extras["metadata"].end() && it->is_number_integer() ? it->get<int>() : -1;
 }
 
-int run_live(const Options &o, OpenRuntime open, json args) {
+int run_live(const Options &o, OpenRuntime open, json args, LiveRunMode mode) {
     InterruptWatch interrupts;
     auto rt = open(o, false);
     const bool kept = rt->config().get_bool("sandbox.keep_runtime_alive");
@@ -164,14 +220,23 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         return kInterrupted;
     }
     args["blocking"] = true;
-    // The command's stderr through a pipe of its own (the bash plugin's `separate_stderr`), so it reaches
-    // ahctl's stderr apart from its stdout; `--agent` and `exec` keep the terminal's merged output.
-    args["separate_stderr"] = true;
+    // As docker run: no terminal (the bash plugin's `tty` false: stdin /dev/null, or ahctl's own with -i;
+    // stdout and stderr pipes of their own). With --tty the session's terminal, the command's stderr
+    // through a pipe of its own (`separate_stderr`), so it reaches ahctl's stderr apart from its stdout;
+    // `--agent` and `exec` keep the terminal's merged output.
+    if (mode.tty) {
+        args["separate_stderr"] = true;
+    } else {
+        args["tty"] = false;
+        if (mode.interactive) args["open_stdin"] = true;
+    }
     json action = {{"action", "run"}, {"args", args}, {"timeout", o.timeout.value_or(kUnbounded)}};
     // The action runs on a thread of its own with a wire of its own, so this thread can answer Ctrl-C.
     WireClient wire(rt->wire().base_url(), rt->wire().session_api_key(), rt->wire().policy());
     wire.policy().closed_attempts = 1;  // an interrupted or dead host is not asked again
-    ChunkWriter out(stdout), err(stderr);
+    WireClient stdin_wire(rt->wire().base_url(), rt->wire().session_api_key(), rt->wire().policy());
+    stdin_wire.policy().closed_attempts = 1;
+    ChunkWriter out(stdout, mode.tty), err(stderr, mode.tty);
     std::atomic<bool> streamed{false}, stream_ended{false};
     std::atomic<long long> dropped{0};
     std::optional<json> observation;
@@ -188,15 +253,32 @@ int run_live(const Options &o, OpenRuntime open, json args) {
             else if (e.type == "dropped") dropped += e.data.value("events", 1LL);
             else if (e.type == "action_end") stream_ended = true;
         };
+        // A server that does not know an argument (an older actionhost, an OpenHands runtime) refuses the
+        // action before running anything: it runs again as such a server can (on its terminal, then with
+        // merged output); a refused -i is an error, never a command run without its input.
+        const auto refused = [](const WireError &e, const char *arg) {
+            return e.status() == 500 && e.detail().find(std::string("'") + arg + "'") != std::string::npos;
+        };
         try {
             try {
                 obs = execute_following(wire, action, "", on_event);
             } catch (const WireError &e) {
-                // A server that does not know the argument (an older actionhost, an OpenHands runtime)
-                // refuses the action before running anything: run it again with merged output.
-                if (e.status() != 500 || e.detail().find("separate_stderr") == std::string::npos) throw;
+                if (!refused(e, "tty") && !refused(e, "open_stdin")) throw;
+                if (mode.interactive)
+                    throw std::runtime_error("the host does not know `open_stdin` (an older actionhost?): -i needs a newer one");
+                action["args"].erase("tty");
+                action["args"]["separate_stderr"] = true;
+                out.set_from_terminal();
+                err.set_from_terminal();
+                obs = execute_following(wire, action, "", on_event);
+            }
+        } catch (const WireError &e) {
+            try {
+                if (!refused(e, "separate_stderr")) throw;
                 action["args"].erase("separate_stderr");
                 obs = execute_following(wire, action, "", on_event);
+            } catch (...) {
+                error = std::current_exception();
             }
         } catch (...) {
             error = std::current_exception();
@@ -209,6 +291,14 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         }
         interrupts.notify();
     });
+    std::atomic<bool> action_done{false};
+    std::string stdin_failure;
+    std::thread feeder;
+    if (mode.interactive) feeder = std::thread([&] { stdin_failure = feed_stdin(stdin_wire, action_done); });
+    const auto stop_feeder = [&] {
+        action_done = true;
+        if (feeder.joinable()) feeder.join();
+    };
     const int sig = interrupts.wait([&] {
         std::lock_guard lock(mu);
         return finished;
@@ -225,9 +315,12 @@ int run_live(const Options &o, OpenRuntime open, json args) {
         std::_Exit(kInterrupted);  // the worker's request dies with the process
     }
     worker.join();
+    stop_feeder();
     out.finish();
     err.finish();
     if (failure) std::rethrow_exception(failure);
+    if (!stdin_failure.empty())
+        std::cerr << red("ahctl: error:") << " the command's stdin: " << actionhost::common::printable_for_terminal(stdin_failure) << "\n";
     const json &obs = *observation;
     if (obs.value("observation", "") != "run") {
         rt->close();

@@ -186,3 +186,38 @@ TEST(BashSeparateStderr, AKeyThatReachedTheShellIsSentAgainToTheJobThatTookTheTe
     EXPECT_FALSE(contains(content(first), "never")) << first.dump();
     EXPECT_EQ(content(h.must_complete("echo ok", "busy")), "ok");
 }
+
+// `"tty": false` with `"open_stdin": true` through the host, its stdin fed by POST /stdin beside the
+// running action (binary bytes as they are), then end of file; the route's refusals in words.
+TEST(BashSeparateStderr, TtyLessCommandFedThroughPostStdin) {
+    BashHost h;
+    h.must_complete("true", "feed");
+    json action = run_action("od -An -tx1 | tr -s ' \\n' ' '; echo; echo done >&2");
+    action["args"]["tty"] = false;
+    action["args"]["open_stdin"] = true;
+    action["args"]["blocking"] = true;
+    action["timeout"] = 60;
+    auto running = std::async(std::launch::async, [&] { return execute_apart(h, action, "feed"); });
+    Http http("127.0.0.1", h.host().port(), 30);
+    HttpResponse first = http.request("POST", "/stdin?session=feed", std::string("\x01\x00\xff", 3), "application/octet-stream");
+    EXPECT_EQ(first.status, 200) << first.body;
+    EXPECT_EQ(json::parse(first.body), (json{{"written", 3}, {"closed", false}}));
+    HttpResponse last = http.request("POST", "/stdin?session=feed&eof=1", "A", "application/octet-stream");
+    EXPECT_EQ(json::parse(last.body), (json{{"written", 1}, {"closed", true}}));
+    ASSERT_EQ(running.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+    json obs = running.get();
+    EXPECT_EQ(content(obs), "01 00 ff 41") << obs.dump();
+    EXPECT_EQ(obs["extras"].value("stderr", ""), "done");
+    EXPECT_EQ(exit_code(obs), 0);
+    // No command reads stdin now: 409 after the short wait; bad words 400; GET 405.
+    HttpResponse none = http.request("POST", "/stdin?session=feed", "x", "application/octet-stream");
+    EXPECT_EQ(none.status, 409) << none.body;
+    EXPECT_TRUE(contains(none.body, "reads its stdin")) << none.body;
+    EXPECT_EQ(http.request("POST", "/stdin?eof=maybe", "", "application/octet-stream").status, 400);
+    EXPECT_EQ(http.get("/stdin").status, 405);
+    // open_stdin needs tty false: OpenHands' terminal commands take input through is_input.
+    json bad = run_action("cat");
+    bad["args"]["open_stdin"] = true;
+    json refused = h.host().execute(bad, "feed");
+    EXPECT_EQ(refused.value("observation", ""), "error") << refused.dump();
+}

@@ -41,15 +41,21 @@ Result ahctl(const TempDir &dir, const std::string &args, const std::string &inp
     return {r.exit_code, actionhost::testing::read_file(dir / "out"), actionhost::testing::read_file(dir / "err")};
 }
 
-// ahctl with its stdout on a pipe read as it comes: when each piece arrived.
+// ahctl with its stdout on a pipe read as it comes: when each piece arrived. With `producer`, a shell
+// command whose output is ahctl's stdin (`producer | ahctl ARGS`).
 class LiveAhctl {
   public:
-    LiveAhctl(const TempDir &dir, const std::vector<std::string> &args) {
+    LiveAhctl(const TempDir &dir, const std::vector<std::string> &args, const std::string &producer = "") {
         std::filesystem::create_directories(dir / "tmp");
         int fds[2];
         if (pipe(fds) != 0) return;
         std::vector<std::string> argv = {actionhost::testing::build_path("bin/ahctl"), "--state-dir", dir / "state"};
         argv.insert(argv.end(), args.begin(), args.end());
+        if (!producer.empty()) {
+            std::string line = producer + " | exec";
+            for (const auto &a : argv) line += " " + quote(a);
+            argv = {"/bin/bash", "-c", line};
+        }
         const std::string home = dir.path(), tmp = dir / "tmp", err = dir / "err";
         pid_ = fork();
         if (pid_ == 0) {
@@ -199,7 +205,8 @@ TEST(AhctlTool, CtrlCStopsTheRuntimeAndLeavesNothing) {
 }
 
 // stdout to stdout, stderr to stderr — in a fresh sandbox and in a kept session, whose shell keeps its
-// state across such commands; stdin and stdout stay the terminal (tty, test -t 1), stderr is a pipe.
+// state (cd, variables) across such commands; no terminal unless --tty, which keeps stdin and stdout the
+// terminal (tty, test -t 1) and stderr a pipe.
 TEST(AhctlTool, RunKeepsStderrApart) {
     TempDir dir("ahctl-tool");
     Result fresh = ahctl(dir, "-r sandbox -q run -- 'echo out; echo err >&2'");
@@ -218,8 +225,17 @@ TEST(AhctlTool, RunKeepsStderrApart) {
     EXPECT_EQ(state.code, 2);
     EXPECT_EQ(state.out, "yes /tmp\n");
     EXPECT_NE(state.err.find("/nonexistent-dir"), std::string::npos) << state.err;
-    Result tty = ahctl(dir, "-q -s " + sid + " run -- 'tty >/dev/null && echo stdin-tty; test -t 1 && echo stdout-tty; test -t 2 || echo stderr-pipe'");
+    Result tty = ahctl(dir, "-q -s " + sid + " run --tty -- 'tty >/dev/null && echo stdin-tty; test -t 1 && echo stdout-tty; test -t 2 || echo stderr-pipe'");
     EXPECT_EQ(tty.out, "stdin-tty\nstdout-tty\nstderr-pipe\n") << tty.err;
+    Result no_tty = ahctl(dir, "-q -s " + sid + " run -- 'test -t 0 || echo stdin-no-tty; test -t 1 || echo stdout-no-tty; test -t 2 || echo stderr-no-tty >&2'");
+    EXPECT_EQ(no_tty.code, 0) << no_tty.err;
+    EXPECT_EQ(no_tty.out, "stdin-no-tty\nstdout-no-tty\n");
+    EXPECT_EQ(no_tty.err, "stderr-no-tty\n");
+    // The shell's state is kept across --tty and plain runs alike.
+    Result cwd = ahctl(dir, "-q -s " + sid + " run -- 'cd /usr' && " + quote(actionhost::testing::build_path("bin/ahctl")) +
+                                " --state-dir " + quote(dir / "state") + " -q -s " + sid + " run --tty -- pwd");
+    EXPECT_EQ(cwd.code, 0) << cwd.err;
+    EXPECT_EQ(cwd.out, "/usr\n");
     EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
 }
 
@@ -364,4 +380,92 @@ TEST(AhctlTool, IpythonExceptionExitsNonZero) {
     EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
     EXPECT_EQ(clean.out, "42\n");
     EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
+
+// As docker run without -t: no terminal, so nothing asks (rm of a protected file, rm -i), a command's
+// stdin is empty (end of file at once, whatever ahctl's stdin holds), `exit 7` exits 7 and adds nothing.
+TEST(AhctlTool, RunHasNoTerminalUnlessAsked) {
+    TempDir dir("ahctl-tool");
+    Result started = ahctl(dir, "-r sandbox -q start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    const std::string run = "-q -s " + sid + " -t 60 run ";
+    Result r = ahctl(dir, run + "-- 'test -t 0; echo in=$?; test -t 1; echo out=$?'", "ahctl's own input\n");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "in=1\nout=1\n");
+    r = ahctl(dir, run + "--tty -- 'test -t 0; echo in=$?; test -t 1; echo out=$?'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "in=0\nout=0\n");
+    // Without -i the command reads the end of its input at once, never ahctl's.
+    const auto t0 = Clock::now();
+    r = ahctl(dir, run + "-- 'cat; echo read-all'", "not for the command\n");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "read-all\n");
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 30.0);
+    // Nothing asks: a write-protected file goes (as the sandbox's user), rm -i reads "no" from the end.
+    r = ahctl(dir, run + "-- 'cd /tmp && touch p q && chmod 0444 p && rm p && echo removed; rm -i q; ls q'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "removed\nq\n");
+    // git writes no colour codes and pages nothing into a pipe.
+    r = ahctl(dir, run + "-- 'cd /tmp && rm -rf g && git init -q g && cd g && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one && git -c color.ui=auto log --oneline'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_TRUE(r.out.size() > 5 && r.out.substr(r.out.size() - 5) == " one\n") << r.out;
+    // exit: the command's code, and no "exit" of bash's anywhere.
+    r = ahctl(dir, run + "-- 'exit 7'");
+    EXPECT_EQ(r.code, 7) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "");
+    r = ahctl(dir, run + "-- 'echo still-here'");  // the session's shell came back
+    EXPECT_EQ(r.out, "still-here\n") << r.err;
+    // Bad combinations are usage errors, before anything runs.
+    EXPECT_EQ(ahctl(dir, run + "--tty -i -- cat").code, 2);
+    EXPECT_EQ(ahctl(dir, run + "--agent -i -- cat").code, 2);
+    Result typo = ahctl(dir, run + "--interactiv -- cat");
+    EXPECT_EQ(typo.code, 2);
+    EXPECT_NE(typo.err.find("did you mean --interactive?"), std::string::npos) << typo.err;
+    EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
+
+// -i: ahctl's stdin is the command's, then end of file; large input is streamed (ahctl and the host hold
+// a piece at a time); a command that stops reading ends ahctl however much input is left.
+TEST(AhctlTool, RunInteractiveForwardsStdin) {
+    TempDir dir("ahctl-tool");
+    Result started = ahctl(dir, "-r sandbox -q start");
+    ASSERT_EQ(started.code, 0) << started.err;
+    const std::string sid = started.out.substr(0, started.out.find('\n'));
+    const std::string run = "-q -s " + sid + " -t 60 run ";
+    Result r = ahctl(dir, run + "-i -- cat", "x\n");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "x\n");
+    r = ahctl(dir, run + "--interactive -- 'wc -l'", "a\nb\n");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "2\n");
+    r = ahctl(dir, run + "-i -- 'wc -c'", "");
+    EXPECT_EQ(r.out, "0\n") << r.err;
+    std::string big;
+    for (int i = 0; i < 300000; ++i) big += std::to_string(i) + "\n";
+    r = ahctl(dir, run + "-i -- 'sha256sum | cut -c1-64; wc -c < /dev/null'", big);
+    EXPECT_EQ(r.code, 0) << r.err;
+    auto local = actionhost::testing::run_process({"/bin/bash", "-c", "seq 0 299999 | sha256sum | cut -c1-64"}, 30);
+    EXPECT_EQ(r.out, local.output + "0\n");
+    r = ahctl(dir, run + "-i -- 'head -1'", big);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "0\n");
+    EXPECT_EQ(ahctl(dir, "stop " + sid).code, 0);
+}
+
+// -i with a producer that runs on: what it wrote reaches the command, and the command's output comes back,
+// while the producer still runs — input is streamed, not read to its end first.
+TEST(AhctlTool, RunInteractiveStreamsALongRunningProducer) {
+    TempDir dir("ahctl-tool");
+    LiveAhctl run(dir, {"-r", "sandbox", "-q", "run", "-i", "--", "while read -r l; do echo got-$l; done; echo end"},
+                  "(echo one; sleep 6; echo two)");
+    ASSERT_TRUE(run.wait_for("got-one\n", 60)) << run.text() << actionhost::testing::read_file(dir / "err");
+    EXPECT_EQ(run.text().find("got-two"), std::string::npos) << "the producer had ended: the check proves nothing";
+    EXPECT_EQ(run.finish(60), 0) << actionhost::testing::read_file(dir / "err");
+    EXPECT_EQ(run.text(), "got-one\ngot-two\nend\n");
+    auto one = run.seen_at("got-one\n");
+    ASSERT_TRUE(one.has_value());
+    EXPECT_GE(run.ended_at() - *one, 4.0);
 }
