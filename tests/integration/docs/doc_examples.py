@@ -5,7 +5,8 @@ how to write them):
   check        every fenced block names its language; a block after `<!-- file: PATH -->` is exactly
                the file PATH of the tree; every shell block (sh, bash) is run by `run` or says
                `illustrative` in its info string (```sh illustrative).
-  run BUILD    runs every shell block that is not illustrative, one at a time, each in a scratch
+  run BUILD    runs every shell block and every Python block (```python, with BUILD/python on
+               PYTHONPATH and Debian's /usr/bin/python3) that is not illustrative, one at a time, each in a scratch
                directory that looks like the source tree with BUILD as ./build, HOME a fresh directory
                and RUNTIME=sandbox, inside private network, mount and pid namespaces (a block may
                listen on a fixed port, and nothing it leaves running outlives it). A block passes when
@@ -23,6 +24,11 @@ import time
 from markdown_it import MarkdownIt
 
 SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
+PYTHON_LANGUAGES = {"python"}
+RUNNABLE_LANGUAGES = SHELL_LANGUAGES | PYTHON_LANGUAGES
+# A Python block runs as a shell block that hands it to the interpreter the package is built for. Under a
+# sanitizer build the package's extension needs the sanitizer's runtime preloaded (AH_DOC_PYTHON_PRELOAD).
+PYTHON_RUNNER = 'LD_PRELOAD="${AH_DOC_PYTHON_PRELOAD:-}" PYTHONPATH="$PWD/build/python" /usr/bin/python3 -c "$AH_DOC_PYTHON"\n'
 EXPECT = re.compile(r"^\s*# → (.+?)\s*$")
 FILE_MARK = re.compile(r"^<!--\s*file:\s*(\S+)\s*-->\s*$")
 BLOCK_SECONDS = 45
@@ -82,10 +88,12 @@ def check(root):
                         problems.append(f"{b.where}: differs from {b.file_mark} (copy the file into the block)")
         if b.language == "console":
             problems.append(f"{b.where}: ```console: write ```sh with the output as `# → TEXT` lines")
+        if b.language in ("py", "python3"):
+            problems.append(f"{b.where}: ```{b.language}: write ```python (the language the runner knows)")
     for p in problems:
         print(p)
-    runnable = [b for b in all_blocks(root) if b.language in SHELL_LANGUAGES and not b.illustrative]
-    print(f"{len(all_blocks(root))} code blocks; {len(runnable)} shell blocks are run by `run`")
+    runnable = [b for b in all_blocks(root) if b.language in RUNNABLE_LANGUAGES and not b.illustrative]
+    print(f"{len(all_blocks(root))} code blocks; {len(runnable)} shell and Python blocks are run by `run`")
     return 1 if problems else 0
 
 
@@ -114,7 +122,11 @@ eval "$AH_DOC_BLOCK"
 
 def run_block(block, tree, home):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACTIONHOST_", "SANDBOX_", "SESSION_API_KEY", "XDG_"))}
-    env.update(HOME=home, RUNTIME="sandbox", AH_DOC_BLOCK=block.content, NO_COLOR="1",
+    script = block.content
+    if block.language in PYTHON_LANGUAGES:
+        env["AH_DOC_PYTHON"] = block.content
+        script = PYTHON_RUNNER
+    env.update(HOME=home, RUNTIME="sandbox", AH_DOC_BLOCK=script, NO_COLOR="1",
                PATH=os.path.join(tree, "build", "bin") + ":" + env.get("PATH", "/usr/bin:/bin"))
     ns = ["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc"]
     if os.geteuid() != 0:
@@ -142,7 +154,7 @@ def run(root, build):
     failures = 0
     total = time.monotonic()
     for block in all_blocks(root):
-        if block.language not in SHELL_LANGUAGES or block.illustrative:
+        if block.language not in RUNNABLE_LANGUAGES or block.illustrative:
             continue
         work = tempfile.mkdtemp(prefix="ah-doc-example.")
         try:
@@ -190,6 +202,15 @@ echo fine
 ```sh illustrative
 exit 3
 ```
+
+```python
+print("from python")
+# → from python
+```
+
+```python
+raise SystemExit(4)
+```
 """
 
 
@@ -207,7 +228,8 @@ def selftest():
         problems = [b for b in all_blocks(root) if not b.language or b.file_mark]
         assert check(root) == 1 and len(problems) == 3, "check must name the 2 unlabelled blocks and the differing one"
         ran = run(root, build)
-        assert ran == 2, f"run must fail `false` and the missing output, pass `fine`, skip the illustrative one ({ran})"
+        assert ran == 3, (f"run must fail `false`, the missing output and the failing Python block, pass `fine` "
+                          f"and the printing Python block, skip the illustrative one ({ran})")
         print("selftest: the checks catch every kind of mistake they are for")
         return 0
     finally:
