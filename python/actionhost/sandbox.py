@@ -15,6 +15,7 @@ import json
 import os
 import posixpath
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
@@ -138,16 +139,17 @@ class _Output:
 class CommandHandle:
     """A command started with ``background=True``: :meth:`wait` for its result, :meth:`kill` to stop it."""
 
-    def __init__(self, commands: "Commands", session: str, runner: Callable[[], CommandResult]) -> None:
+    def __init__(self, commands: "Commands", session: str, runner: Callable[[threading.Event], CommandResult]) -> None:
         self._commands = commands
         self._session = session
+        self._started = threading.Event()  # the host began the command (its action_start)
         self._done = threading.Event()
         self._result: Optional[CommandResult] = None
         self._error: Optional[BaseException] = None
 
         def body() -> None:
             try:
-                self._result = runner()
+                self._result = runner(self._started)
             except BaseException as e:  # handed to wait()
                 self._error = e
             finally:
@@ -174,6 +176,12 @@ class CommandHandle:
 
     def kill(self) -> bool:
         """Interrupts the command (Ctrl-C to its session). Returns whether it was still running."""
+        if self._done.is_set():
+            return False
+        # Ctrl-C reaches only a command the session runs: one still on its way would start after it.
+        deadline = time.monotonic() + 10
+        while not self._started.wait(0.05) and not self._done.is_set() and time.monotonic() < deadline:
+            pass
         if self._done.is_set():
             return False
         self._commands._interrupt(self._session)
@@ -215,7 +223,7 @@ class Commands:
         text = self._command_text(cmd, cwd, envs)
         if background:
             session = self._take_session()
-            return CommandHandle(self, session, lambda: self._run_in(session, text, on_stdout, on_stderr, timeout))
+            return CommandHandle(self, session, lambda started: self._run_in(session, text, on_stdout, on_stderr, timeout, started))
         with self._foreground:
             return self._run_in("", text, on_stdout, on_stderr, timeout)
 
@@ -241,18 +249,23 @@ class Commands:
         on_stdout: Optional[OutputCallback],
         on_stderr: Optional[OutputCallback],
         timeout: Optional[float],
+        started: Optional[threading.Event] = None,
     ) -> CommandResult:
         limit = float(timeout) if timeout else _UNLIMITED
         action = {
             "action": "run",
-            "args": {"command": text, "blocking": True, "is_input": False, "separate_stderr": True},
+            # No terminal (the host's "tty": false): a program sees pipes as under `docker run`, nothing
+            # prompts or pages, stdin is empty, and stdout and stderr arrive apart.
+            "args": {"command": text, "blocking": True, "is_input": False, "tty": False},
             "timeout": limit,
         }
-        out = _Output(on_stdout, from_terminal=True)
+        out = _Output(on_stdout, from_terminal=False)
         err = _Output(on_stderr, from_terminal=False)
         complete = [True]
 
         def on_event(kind: str, data: str) -> None:
+            if kind == "action_start" and started is not None:
+                started.set()
             if kind == "dropped":
                 complete[0] = False
             if kind != "output":

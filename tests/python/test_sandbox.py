@@ -38,6 +38,20 @@ def test_exit_codes_come_back_as_the_command_gave_them(sbx):
     for code in (0, 1, 2, 7, 127, 255):
         assert sbx.commands.run(f"(exit {code})").exit_code == code
     assert sbx.commands.run("no-such-command-here").exit_code == 127
+    # `exit` of the session's shell itself: the code, and nothing added to the output.
+    assert sbx.commands.run("echo bye; exit 7") == actionhost.CommandResult("bye\n", "", 7)
+    assert sbx.commands.run("echo back").stdout == "back\n"
+
+
+def test_commands_run_without_a_terminal_and_never_prompt(sbx):
+    r = sbx.commands.run("test -t 0 || echo no-tty-in; test -t 1 || echo no-tty-out; cat; echo after-cat")
+    assert r.stdout == "no-tty-in\nno-tty-out\nafter-cat\n"
+    sbx.commands.run("touch /tmp/protected && chmod 444 /tmp/protected")
+    start = time.monotonic()
+    assert sbx.commands.run("rm /tmp/protected; echo $?", timeout=10).exit_code == 0
+    assert time.monotonic() - start < 5 and not sbx.files.exists("/tmp/protected")
+    crlf = sbx.commands.run("printf 'a\\r\\nb\\rc\\n'")
+    assert crlf.stdout == "a\r\nb\rc\n", "bytes arrive as printed: no terminal rewrites them"
 
 
 def test_output_reaches_callbacks_while_the_command_still_runs(sbx):
@@ -218,7 +232,7 @@ def test_edit_creates_replaces_and_refuses_clearly(sbx):
 
 def test_browse_opens_a_page_served_in_the_sandbox(sbx):
     sbx.files.write("/tmp/site/index.html", "<html><title>T</title><body><h1>served from the sandbox</h1></body></html>")
-    server = sbx.commands.run("cd /tmp/site && exec /usr/bin/python3 -m http.server 8765 --bind 127.0.0.1", background=True, timeout=0)
+    server = sbx.commands.run("cd /tmp/site && /usr/bin/python3 -m http.server 8765 --bind 127.0.0.1", background=True, timeout=0)
     try:
         for _ in range(50):
             if sbx.commands.run("exec 3<>/dev/tcp/127.0.0.1/8765 && echo up", timeout=5).stdout == "up\n":
@@ -234,7 +248,7 @@ def test_browse_opens_a_page_served_in_the_sandbox(sbx):
 
 def test_a_published_port_is_reached_from_this_machine(sbx):
     sbx.files.write("/tmp/pub/hello.txt", "published")
-    server = sbx.commands.run("cd /tmp/pub && exec /usr/bin/python3 -m http.server 8080 --bind 127.0.0.1", background=True, timeout=0)
+    server = sbx.commands.run("cd /tmp/pub && /usr/bin/python3 -m http.server 8080 --bind 127.0.0.1", background=True, timeout=0)
     try:
         address = sbx.ports.publish(8080)
         assert address.startswith("127.0.0.1:")
