@@ -9,6 +9,10 @@
 #include <Poco/Zip/ZipArchive.h>
 #include <Poco/Zip/ZipManipulator.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <filesystem>
@@ -45,7 +49,8 @@ void merge_into(const fs::path &from, const fs::path &to) {
 
 }  // namespace
 
-common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits) {
+common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits,
+                            const std::optional<FileOwner> &owner) {
     auto opened = common::archive::ZipReader::open(zip_path, {limits.max_total_bytes, limits.max_entries});
     if (!opened) return opened.as_failure();
     common::archive::ZipReader &zip = *opened.value();
@@ -76,6 +81,12 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
                 return common::ok();
             });
             if (!unpacked) return refuse(unpacked.error().message);
+        }
+        if (owner) {
+            // Everything staged is this upload's own (made just now, links never followed).
+            for (auto it = fs::recursive_directory_iterator(stage); it != fs::recursive_directory_iterator(); ++it)
+                if (::lchown(it->path().c_str(), owner->uid, owner->gid) != 0)
+                    return refuse("cannot give " + it->path().string() + " to the sandbox's user: " + std::strerror(errno));
         }
         merge_into(stage, dest);
     } catch (const std::exception &e) {

@@ -3,7 +3,10 @@
 
 #include <actionhost/common/result.hpp>
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace actionhost::host {
@@ -13,11 +16,19 @@ struct UnzipLimits {
     uint64_t max_entries = 100000;
 };
 
+// Who what an upload writes belongs to: the user the host runs commands as, when the host is root and
+// that user is another (the agent must be able to edit what was copied in for it).
+struct FileOwner {
+    uid_t uid;
+    gid_t gid;
+};
+
 // Unpacks `zip_path` into `dest` (which exists). Every entry is checked first — absolute names, `..`
 // components (zip-slip), encryption, declared sizes — then unpacked into a staging directory inside
-// `dest` while counting real bytes, then moved into place. On failure (with why) nothing in `dest` has
-// changed.
-common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits);
+// `dest` while counting real bytes, given to `owner` (when set), then moved into place. On failure (with
+// why) nothing in `dest` has changed.
+common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits,
+                            const std::optional<FileOwner> &owner = std::nullopt);
 
 // Writes a zip of every regular file below `root` (names relative to `root`; symbolic links are not
 // followed, so nothing outside `root` is read) to `zip_path`. A file `root` gives an empty archive.

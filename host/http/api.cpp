@@ -155,7 +155,7 @@ class ApiHandler {
         const std::string recursive_text = query_param(query, "recursive", "false");
         UploadResult r = handle_upload(req, query_param(query, "destination", "/"),
                                        recursive_text == "true" || recursive_text == "1" || recursive_text == "True",
-                                       ctx_.max_upload_bytes, ctx_.max_unzip_bytes);
+                                       ctx_.max_upload_bytes, ctx_.max_unzip_bytes, upload_owner(ctx_.env.facts().username));
         send_json(resp, r.status, r.body);
     }
 

@@ -3,7 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <actionhost/common/user_entry.hpp>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include <actionhost/common/text.hpp>
@@ -64,13 +68,32 @@ nlohmann::json list_directory(const std::string &working_dir, const std::optiona
     return out;
 }
 
+std::optional<FileOwner> upload_owner(const std::string &username) {
+    if (::geteuid() != 0 || username.empty()) return std::nullopt;
+    const auto user = common::user_by_name(username);
+    if (!user || user->uid == 0) return std::nullopt;
+    return FileOwner{user->uid, user->gid};
+}
+
 UploadResult handle_upload(Request &req, const std::string &destination, bool recursive,
-                           uint64_t max_bytes, uint64_t max_unzip_bytes) {
+                           uint64_t max_bytes, uint64_t max_unzip_bytes, const std::optional<FileOwner> &owner) {
     if (destination.empty() || destination[0] != '/')
         return {500, {{"detail", "400: Destination must be an absolute path"}}};
     if (auto allowed = file_access(destination); !allowed) return {403, {{"detail", allowed.error().message}}};
     std::error_code ec;
+    // The directories this upload creates are the owner's too (the first missing one and those below it).
+    fs::path first_missing;
+    for (fs::path p = fs::path(destination).lexically_normal(); p.has_relative_path(); p = p.parent_path()) {
+        if (fs::exists(fs::symlink_status(p, ec))) break;
+        first_missing = p;
+    }
     fs::create_directories(destination, ec);
+    if (owner && !first_missing.empty() && fs::is_directory(fs::symlink_status(first_missing, ec))) {
+        for (fs::path p = fs::path(destination).lexically_normal();; p = p.parent_path()) {
+            ::lchown(p.c_str(), owner->uid, owner->gid);
+            if (p == first_missing || !p.has_relative_path()) break;
+        }
+    }
     if (!fs::is_directory(destination, ec))
         return {400, {{"detail", "Destination " + destination + " is not a directory and cannot be created"}}};
     ReceivedUpload part;
@@ -87,12 +110,14 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
     const bool is_zip = lowered.size() >= 4 && lowered.substr(lowered.size() - 4) == ".zip";
     if (recursive && !is_zip) return {500, {{"detail", "400: Recursive uploads must be zip files"}}};
     if (is_zip) {
-        auto unpacked = unzip_safely(part.temp, destination, UnzipLimits{.max_total_bytes = max_unzip_bytes});
+        auto unpacked = unzip_safely(part.temp, destination, UnzipLimits{.max_total_bytes = max_unzip_bytes}, owner);
         if (!unpacked) return {400, {{"detail", "Upload refused, nothing was unpacked: " + unpacked.error().message}}};
     } else {
         const std::string target = destination + "/" + filename;
         if (fs::is_directory(fs::symlink_status(target, ec)))
             return {400, {{"detail", "Cannot upload over the directory " + target}}};
+        if (owner && ::lchown(part.temp.c_str(), owner->uid, owner->gid) != 0)
+            return {500, {{"detail", "Cannot give the upload to the sandbox's user: " + std::string(std::strerror(errno))}}};
         if (::rename(part.temp.c_str(), target.c_str()) != 0)
             return {500, {{"detail", "Cannot place the upload at " + target}}};
         part.kept = true;

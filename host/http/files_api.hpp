@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "files/zip_files.hpp"
 #include "http/responses.hpp"
 
 namespace actionhost::host {
@@ -22,9 +23,14 @@ struct UploadResult {
     nlohmann::json body;
 };
 // Streams the multipart "file" part to disk (never into memory), then places or unpacks it.
-// An archive unpacking to more than `max_unzip_bytes` is refused.
+// An archive unpacking to more than `max_unzip_bytes` is refused. With `owner`, what the upload writes
+// (the file, the archive's entries, the directories of `destination` it creates) is given to it.
 UploadResult handle_upload(Request &req, const std::string &destination, bool recursive,
-                           uint64_t max_bytes, uint64_t max_unzip_bytes);
+                           uint64_t max_bytes, uint64_t max_unzip_bytes, const std::optional<FileOwner> &owner = std::nullopt);
+
+// Whom an upload's files belong to: the user of --username when the host runs as root and that user is
+// another one (OpenHands leaves them root's, which the agent cannot edit); nobody else's otherwise.
+std::optional<FileOwner> upload_owner(const std::string &username);
 
 // The file or directory at `path` as a zip (OpenHands' shape), named after it in an RFC 6266
 // Content-Disposition whatever characters the name holds.

@@ -14,6 +14,7 @@
 #include <actionhost/runtime_support/host_bundle.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <actionhost/runtime_support/url_encode.hpp>
+#include <actionhost/runtime_support/volumes.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -26,7 +27,6 @@
 #include "registry_auth.hpp"
 #include "seccomp_profile.hpp"
 #include "port_lock.hpp"
-#include "volumes.hpp"
 #include <actionhost/common/json_write.hpp>
 
 namespace {
@@ -320,7 +320,7 @@ class DockerRuntime : public Backend {
         if (config_bool("sandbox.docker_mount_host_usr", false)) binds.push_back("/usr:/usr:ro");
         for (const auto &d : plugin_dirs()) binds.push_back(d + ":" + d + ":ro");  // the host's --plugin-dir
         if (auto volumes = config("sandbox.volumes"); volumes && !volumes->empty()) {
-            for (const auto &b : docker::parse_volumes(*volumes)) binds.push_back(b);
+            for (const auto &v : parse_volumes(*volumes)) binds.push_back(v.host + ":" + v.container + ":" + v.mode);
         } else if (auto source = workspace_mount_source()) {
             binds.push_back(*source + ":" + target + ":rw");
         }

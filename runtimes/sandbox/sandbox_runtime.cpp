@@ -24,6 +24,7 @@
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/owned_dir.hpp>
 #include <actionhost/runtime_support/process.hpp>
+#include <actionhost/runtime_support/volumes.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -108,6 +109,33 @@ class SandboxRuntime : public Backend {
         std::string init = install + "/lib/actionhost/runtimes/sandbox/ah-sandbox-init";
         if (access(init.c_str(), X_OK) != 0) throw std::runtime_error("the sandbox helper is missing: " + init);
         network_mode_ = network_mode();
+        const std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
+        std::string workspace = config_string("core.workspace_base", "");
+        // `[sandbox] volumes`, checked before anything is made: a bad entry starts nothing.
+        std::vector<std::string> volume_args;
+        if (auto spec = config("sandbox.volumes"); spec && !spec->empty() && *spec != "null") {
+            std::vector<VolumeSpec> volumes;
+            try {
+                volumes = check_bind_volumes(parse_volumes(*spec));
+            } catch (const std::invalid_argument &e) {
+                throw std::runtime_error(e.what());
+            }
+            for (const auto &v : volumes) {
+                const std::string entry = "sandbox.volumes: '" + v.host + ":" + v.container + ":" + v.mode + "': ";
+                if (fs::path(v.container) != fs::path(target).lexically_normal()) {
+                    volume_args.insert(volume_args.end(), {"--volume", v.host + ":" + v.container + ":" + v.mode});
+                    continue;
+                }
+                // OpenHands' form of the workspace (SANDBOX_VOLUMES=/dir:/workspace:rw): the workspace mount
+                // shows it (SANDBOX_VOLUMES made it core.workspace_base already, config.cpp).
+                if (v.read_only())
+                    throw std::runtime_error(entry + "the workspace cannot be read-only in the sandbox runtime; mount the directory elsewhere, or read-write");
+                std::error_code ec;
+                if (workspace.empty()) workspace = v.host;
+                else if (!fs::equivalent(v.host, workspace, ec))
+                    throw std::runtime_error(entry + "the workspace is " + workspace + " (core.workspace_base); name one directory for it");
+            }
+        }
         const bool keep = config_bool("sandbox.keep_runtime_alive", false);
         // Owned by this process until ah-sandbox-init holds the lock too, by ah-sandbox-init alone after;
         // this process is its client (client.lock) until the sandbox is kept alive: see owned_dir.hpp.
@@ -131,7 +159,6 @@ class SandboxRuntime : public Backend {
             make_disk_image(state_dir() + "/disk-templates", disk_bytes, run_dir_ + "/disk.img");
             fs::create_directories(run_dir_ + "/disk");
         }
-        std::string workspace = config_string("core.workspace_base", "");
         if (workspace.empty() && disk_) {
             workspace_ = run_dir_ + "/disk/workspace";  // made on the disk by ah-sandbox-init
         } else {
@@ -148,7 +175,6 @@ class SandboxRuntime : public Backend {
             if (!temp_workspace_.empty()) fs::permissions(resolved.value(), fs::perms::owner_all);
             workspace_ = resolved.value();
         }
-        std::string target = config_string("core.workspace_mount_path_in_sandbox", "/workspace");
 
         // The control socket ties the sandbox to this process until it is kept (see init/supervisor.hpp).
         int control[2];
@@ -207,6 +233,7 @@ class SandboxRuntime : public Backend {
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
         if (!config_bool("sandbox.workspace_idmap", true)) argv.push_back("--workspace-chown");
         for (const auto &d : plugin_dirs()) argv.insert(argv.end(), {"--ro-bind", d});  // the host's --plugin-dir
+        argv.insert(argv.end(), volume_args.begin(), volume_args.end());
         // The sandbox's user is the client's (--username/--user-id: openhands with `sandbox.user_id`, 1000
         // by default, or root when run_as_openhands is false), with a group of the same id. Either is
         // the workspace's owner on the machine and every other id an unprivileged one (see

@@ -305,6 +305,11 @@ common::Result<Manifest> parse_manifest(std::string_view json_text, const std::s
             return common::fail("\"plugin_dirs\" must be a boolean, in a runtime manifest");
         m.plugin_dirs = j.at("plugin_dirs").get<bool>();
     }
+    if (j.contains("volumes")) {
+        if (m.kind != ModuleKind::Runtime || !j.at("volumes").is_boolean())
+            return common::fail("\"volumes\" must be a boolean, in a runtime manifest");
+        m.volumes = j.at("volumes").get<bool>();
+    }
     if (j.contains("network_keys")) {
         const nlohmann::json &keys = j.at("network_keys");
         if (m.kind != ModuleKind::Runtime || !(keys.is_boolean() || keys.is_array()))

@@ -84,6 +84,17 @@ void check_network_keys(const RuntimeModule &mod, const std::string &runtime_nam
                        ", or use the sandbox runtime (-r sandbox)");
 }
 
+// `[sandbox] volumes` on a backend whose manifest does not say "volumes": true: refused, naming the
+// backend, never silently ignored (the agent would not find the data it was promised, or would write
+// where nothing is kept). A backend that honours the key checks its entries itself (runtime_support/volumes.hpp).
+void check_volumes(const RuntimeModule &mod, const std::string &runtime_name, const Config &config) {
+    const auto volumes = config.get_text("sandbox.volumes");
+    if (mod.volumes || !volumes || volumes->empty() || *volumes == "null") return;
+    throw RuntimeError("Runtime " + runtime_name + " does not honour sandbox.volumes (it cannot show this machine's directories " +
+                       "to its sandbox). Unset it (for the workspace alone: core.workspace_base, ahctl -w DIR), or use the sandbox or docker " +
+                       "runtime (-r sandbox)");
+}
+
 // A backend that keeps secrets in its egress proxy, on the internet: the provider tokens become
 // sandbox.secrets entries (a secret of the user's own of the same name wins) instead of variables inside.
 // Returns whether they do; `skipped`: tokens that could not be kept outside (and are not given).
@@ -127,6 +138,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     const RuntimeModule &mod = registry.resolve(s.runtime_name);
     s.plugin_dirs = plugin_dirs_for(mod, s.runtime_name, s.options.plugin_dirs);
     check_network_keys(mod, s.runtime_name, s.options.config);
+    check_volumes(mod, s.runtime_name, s.options.config);
     std::vector<std::string> skipped;
     s.git_tokens_outside = keep_git_tokens_outside(mod, s.options.config, s.env, &skipped);
     for (const auto &line : skipped) s.log(common::LogLevel::Warning, line);

@@ -8,13 +8,15 @@ namespace sandbox {
 namespace {
 
 // One definition of the command line for parsing and for the usage text.
-void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, bool &host_network) {
+void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, std::vector<std::string> &volumes, bool &host_network) {
     app.add_option("--root-mount", o.root_mount, "empty directory the new root is assembled on")->required();
     app.add_option("--workspace", o.workspace, "directory mounted read-write (nosuid, nodev)");
     app.add_option("--workspace-target", o.workspace_target, "where the workspace appears inside")
         ->check([](const std::string &v) { return !v.empty() && v[0] == '/' ? "" : "must be an absolute path"; });
     app.add_option("--ro-bind", o.ro_binds, "extra path made visible read-only at the same place");
     app.add_option("--rw-bind", rw_binds, "OUTSIDE:INSIDE made visible read-write (nosuid, nodev, noexec)");
+    app.add_option("--volume", volumes, "OUTSIDE:/INSIDE:ro|rw a volume of the user's (nosuid, nodev; :ro read-only, root inside too)")
+        ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--socket", o.socket_path, "unix socket relayed to --forward-port inside");
     app.add_option("--forward-port", o.forward_port, "the host's port on the sandbox's loopback")->check(CLI::Range(1, 65535));
     app.add_option("--ports-socket", o.ports_socket, "unix socket whose connections pid 1 relays to the port each names first (\"8000\\n\")");
@@ -66,10 +68,10 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, bool 
 
 Options parse_options(int argc, char **argv) {
     Options o;
-    std::vector<std::string> rw_binds;
+    std::vector<std::string> rw_binds, volumes;
     bool host_network = false;
     CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
-    define(app, o, rw_binds, host_network);
+    define(app, o, rw_binds, volumes, host_network);
     // The command is everything after the first "--", split off here: CLI11 hands the words after "--"
     // to a repeated option that stands right before it, not to the command.
     int options_end = argc;
@@ -91,6 +93,13 @@ Options parse_options(int argc, char **argv) {
             throw std::invalid_argument("--rw-bind needs OUTSIDE:/INSIDE, got " + v);
         o.rw_binds.emplace_back(v.substr(0, colon), v.substr(colon + 1));
     }
+    for (const auto &v : volumes) {
+        const auto first = v.find(':'), last = v.rfind(':');
+        const std::string mode = last == std::string::npos ? "" : v.substr(last + 1);
+        if (first == std::string::npos || first == 0 || last == first || v[0] != '/' || v[first + 1] != '/' || (mode != "ro" && mode != "rw"))
+            throw std::invalid_argument("--volume needs /OUTSIDE:/INSIDE:ro|rw, got " + v);
+        o.volumes.push_back({v.substr(0, first), v.substr(first + 1, last - first - 1), mode == "ro"});
+    }
     if (host_network && o.network_mode != "none" && o.network_mode != "host")
         throw std::invalid_argument("--network is --network-mode host, not " + o.network_mode);
     if (host_network) o.network_mode = "host";
@@ -109,10 +118,10 @@ Options parse_options(int argc, char **argv) {
 
 std::string usage_text() {
     Options o;
-    std::vector<std::string> rw_binds;
+    std::vector<std::string> rw_binds, volumes;
     bool host_network = false;
     CLI::App app("ah-sandbox-init: runs one command in fresh namespaces", "ah-sandbox-init");
-    define(app, o, rw_binds, host_network);
+    define(app, o, rw_binds, volumes, host_network);
     return app.help();
 }
 

@@ -9,12 +9,20 @@
 
 namespace sandbox {
 
+// `[sandbox] volumes` entry (the backend checked it: runtime_support/volumes.hpp): the machine's
+// directory or file `outside` at `inside`, nosuid and nodev, read-only with `read_only`.
+struct Volume {
+    std::string outside, inside;
+    bool read_only = false;
+};
+
 struct Options {
     std::string root_mount;        // an empty outside directory the new root is assembled on
     std::string workspace;         // outside directory bind-mounted read-write (nosuid, nodev)
     std::string workspace_target = "/workspace";  // where it appears inside
     std::vector<std::string> ro_binds;  // extra outside paths made visible read-only at the same path
     std::vector<std::pair<std::string, std::string>> rw_binds;  // outside:inside, read-write (nosuid, nodev, noexec)
+    std::vector<Volume> volumes;   // the user's volumes, attached last (over the workspace if inside it)
     std::string socket_path;       // listen here (outside) and forward to the host's TCP port inside
     int forward_port = 0;          // the host's port on the sandbox's loopback
     // Published ports (port_publisher.hpp): pid 1 relays connections of ports_socket (outside) to the

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -76,6 +77,14 @@ void take_common_trees(const RootPlan &plan, MachineTrees &t) {
         t.workspace = clone_tree_of(dir.fd(), o.workspace, kNoSuid | kNoDev);
     }
     for (const auto &[outside, inside] : o.rw_binds) t.rw.emplace_back(inside, clone_tree(outside, kNoSuid | kNoDev | kNoExec));
+    for (const auto &v : o.volumes) {
+        struct stat st{};
+        if (::stat(v.outside.c_str(), &st) != 0) fail("the volume " + v.outside);
+        if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+            throw std::runtime_error("the volume " + v.outside + " is neither a directory nor a regular file");
+        t.volumes.push_back({v.inside, clone_tree(v.outside, kNoSuid | kNoDev | (v.read_only ? kReadOnly : 0u)), S_ISREG(st.st_mode)});
+    }
+    std::sort(t.volumes.begin(), t.volumes.end(), [](const TakenVolume &a, const TakenVolume &b) { return a.inside < b.inside; });
     for (const char *d : kDevices) {
         const std::string path = std::string("/dev/") + d;
         if (::access(path.c_str(), F_OK) == 0) t.devices[d] = clone_tree(path, kNoSuid | kNoExec);
@@ -204,6 +213,7 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
         for (const auto &[path, tree] : t.extra) used.push_back(path);
         for (const auto &[inside, tree] : t.rw) used.push_back(inside);
         if (t.workspace.valid()) used.push_back(o.workspace_target);
+        for (const auto &v : t.volumes) used.push_back(v.file ? fs::path(v.inside).parent_path().string() : v.inside);
         actionhost::common::io::UniqueFd here(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
         if (!here) fail("open the image's root");
         for (const auto &line : make_paths_real(here.get(), used)) std::fprintf(stderr, "ah-sandbox-init: note: %s\n", line.c_str());  // ahctl shows notes
@@ -292,6 +302,16 @@ void assemble_root(const RootPlan &plan, MachineTrees t) {
     if (t.workspace.valid()) {
         make_dir(root + o.workspace_target);
         attach(std::move(t.workspace), root + o.workspace_target);
+    }
+    // The user's volumes last: one inside the workspace (or inside another volume) goes over it.
+    for (auto &v : t.volumes) {
+        if (v.file) {
+            make_dir(root + fs::path(v.inside).parent_path().string());
+            make_file(root + v.inside);
+        } else {
+            make_dir(root + v.inside);
+        }
+        attach(std::move(v.tree), root + v.inside);
     }
     if (t.bundle.valid()) {
         make_dir(root + "/openhands/actionhost");

@@ -11,6 +11,9 @@
 //   /proc                        the sandbox's own, machine-wide parts masked (proc_view.hpp)
 //   /sys                         CPU topology and the sandbox's own cgroups only (sys_view.hpp)
 //   the install tree             read-only at its own path (the host and its modules)
+//   [sandbox] volumes            the user's directories and files, nosuid, nodev; `:ro` ones read-only
+//                                (mount_setattr, recursive; root inside cannot remount them: no
+//                                CAP_SYS_ADMIN in its bounding set and mount(2) refused by seccomp)
 // /srv /mnt /media /home's other users, /root's files, /var/lib, /boot and every other tree of the
 // machine are absent. The root itself is a read-only tmpfs of mount points.
 //
@@ -62,6 +65,13 @@ struct RootPlan {
     int workspace_mount = -1;
 };
 
+// A volume of the user's, taken: where it goes, whether it is a file (else a directory).
+struct TakenVolume {
+    std::string inside;
+    DetachedMount tree;
+    bool file = false;
+};
+
 // What was taken from the machine, to be attached by assemble_root().
 struct MachineTrees {
     std::map<std::string, DetachedMount> software;  // "/usr" → read-only clone
@@ -69,6 +79,7 @@ struct MachineTrees {
     std::vector<std::pair<std::string, DetachedMount>> extra, rw, sys;  // inside path → clone
     std::map<std::string, DetachedMount> devices;   // "null" → clone of /dev/null
     DetachedMount workspace;
+    std::vector<TakenVolume> volumes;  // sorted by inside path: a volume inside another goes after it
     // With an image: its layers (bottom first), the overlay's upper and work directories, the new root's
     // mount point (all O_PATH, opened with the creator's ids) and the host bundle.
     std::vector<actionhost::common::io::UniqueFd> layers;

@@ -72,6 +72,29 @@ TEST_P(Copy, FilesAndDirectoriesBothWays) {
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, Copy, ::testing::Values("local", "sandbox"), [](const auto &info) { return info.param; });
 
+// What is copied in belongs to the user commands run as (openhands), not to the host's root, so the agent
+// can edit it: the file, a directory's entries, and the directories of the destination the copy made —
+// in the workspace and elsewhere (/tmp).
+TEST(CopyOwnership, WhatIsCopiedInBelongsToTheSandboxUser) {
+    auto s = start("sandbox", [](RuntimeOptions &o) { o.config.set("core.run_as_openhands", true); });
+    auto &rt = *s->runtime;
+    ASSERT_EQ(content(run(rt, "id -un")), "openhands");
+    TempDir local("ahsvc-own");
+    write_file(local / "note.txt", "note\n");
+    write_file(local / "tree/sub/deep.txt", "deep\n");
+    for (const std::string &dest : {s->workspace_inside + "/made/here", std::string("/tmp/made/here")}) {
+        copy_to(rt.wire(), local / "note.txt", dest);
+        copy_to(rt.wire(), local / "tree", dest, true);
+        const std::string paths = q(dest + "/note.txt") + " " + q(dest + "/tree") + " " + q(dest + "/tree/sub") + " " +
+                                  q(dest + "/tree/sub/deep.txt") + " " + q(dest) + " " + q(fs::path(dest).parent_path().string());
+        EXPECT_EQ(content(run(rt, "stat -c %U " + paths + " | sort -u")), "openhands") << dest;
+        // The agent edits and removes them.
+        const auto edited = run(rt, "cd " + q(dest) + " && echo more >> note.txt && echo x > tree/sub/new.txt && rm tree/sub/deep.txt && cat note.txt");
+        EXPECT_EQ(exit_code(edited), 0) << edited.dump();
+        EXPECT_EQ(content(edited), "note\nmore");
+    }
+}
+
 namespace {
 
 struct Result {

@@ -19,28 +19,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The fixture backend fxr_good, copied with `network_keys` put into its manifest (unless null).
-std::string fixture_dir(const json &network_keys) {
+// The fixture backend fxr_good, copied with the fields of `patch` put into its manifest.
+std::string patched_fixture_dir(const json &patch) {
     static TempDir root("ahnetkeys");
-    const std::string dir = root / ("k" + std::to_string(std::hash<std::string>{}(network_keys.dump())));
+    const std::string dir = root / ("k" + std::to_string(std::hash<std::string>{}(patch.dump())));
     if (fs::exists(dir)) return dir;
     fs::create_directories(dir);
     fs::copy(std::string(AH_FIXTURE_RUNTIME_DIR) + "/fxr_good", dir + "/fxr_good", fs::copy_options::recursive);
     const std::string manifest = dir + "/fxr_good/manifest.json";
     std::ifstream in(manifest);
     json m = json::parse(in);
-    if (!network_keys.is_null()) m["network_keys"] = network_keys;
+    m.update(patch);
     std::ofstream(manifest) << m.dump();
     return dir;
 }
 
-// Runtime::create's refusal ("" when it created the runtime).
-std::string create_error(const json &network_keys, const std::function<void(Config &)> &set) {
+// The fixture backend with `network_keys` put into its manifest (unless null).
+std::string fixture_dir(const json &network_keys) {
+    return patched_fixture_dir(network_keys.is_null() ? json::object() : json{{"network_keys", network_keys}});
+}
+
+// Runtime::create's refusal ("" when it created the runtime), of the fixture backend in `dir`.
+std::string create_error_in(const std::string &dir, const std::function<void(Config &)> &set) {
     static TempDir empty("ahnetkeys-install");
     RuntimeOptions o;
     o.install_dir = empty.path();
     o.config.set("core.runtime", "fxr_good");
-    o.config.set("core.runtime_dirs", json::array({fixture_dir(network_keys)}));
+    o.config.set("core.runtime_dirs", json::array({dir}));
     o.config.set("core.state_dir", empty / "state");
     set(o.config);
     try {
@@ -49,6 +54,10 @@ std::string create_error(const json &network_keys, const std::function<void(Conf
         return e.what();
     }
     return "";
+}
+
+std::string create_error(const json &network_keys, const std::function<void(Config &)> &set) {
+    return create_error_in(fixture_dir(network_keys), set);
 }
 
 }  // namespace
@@ -106,4 +115,16 @@ TEST(RuntimeNetworkKeys, TheKeysAManifestNamesGoToTheBackendTheOthersAreRefused)
     EXPECT_NE(ca.find("does not honour sandbox.upstream_ca_file"), std::string::npos) << ca;
     // true: every key (the sandbox runtime's manifest).
     EXPECT_EQ(create_error(true, [](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca.pem"); }), "");
+}
+
+// `[sandbox] volumes` the same way: a backend whose manifest does not say "volumes": true refuses the key,
+// naming itself (local, cli, remote, kubernetes, modal, runloop, daytona); with it the key is the
+// backend's (sandbox, docker).
+TEST(RuntimeVolumes, ABackendWithoutVolumesInItsManifestRefusesThemByName) {
+    const auto set = [](Config &c) { c.set("sandbox.volumes", "/srv/data:/data:ro"); };
+    const std::string e = create_error_in(patched_fixture_dir(json::object()), set);
+    EXPECT_NE(e.find("Runtime fxr_good does not honour sandbox.volumes"), std::string::npos) << e;
+    EXPECT_NE(e.find("core.workspace_base"), std::string::npos) << e;  // what to use for the workspace alone
+    EXPECT_EQ(create_error_in(patched_fixture_dir(json{{"volumes", true}}), set), "");
+    EXPECT_EQ(create_error_in(patched_fixture_dir(json::object()), [](Config &c) { c.set("sandbox.volumes", ""); }), "");
 }
