@@ -305,10 +305,16 @@ common::Result<Manifest> parse_manifest(std::string_view json_text, const std::s
             return common::fail("\"plugin_dirs\" must be a boolean, in a runtime manifest");
         m.plugin_dirs = j.at("plugin_dirs").get<bool>();
     }
-    if (j.contains("volumes")) {
-        if (m.kind != ModuleKind::Runtime || !j.at("volumes").is_boolean())
-            return common::fail("\"volumes\" must be a boolean, in a runtime manifest");
-        m.volumes = j.at("volumes").get<bool>();
+    if (j.contains("sandbox_keys")) {
+        const nlohmann::json &keys = j.at("sandbox_keys");
+        if (m.kind != ModuleKind::Runtime || !keys.is_array())
+            return common::fail("\"sandbox_keys\" must be a list of [sandbox] key names, in a runtime manifest");
+        for (const auto &k : keys) {
+            const bool name = k.is_string() && !k.get<std::string>().empty() &&
+                              k.get<std::string>().find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
+            if (!name) return common::fail("\"sandbox_keys\": " + common::dump_json(k) + " is not a [sandbox] key name");
+            m.sandbox_keys.push_back(k.get<std::string>());
+        }
     }
     if (j.contains("network_keys")) {
         const nlohmann::json &keys = j.at("network_keys");

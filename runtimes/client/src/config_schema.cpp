@@ -132,6 +132,26 @@ const std::vector<Field> &sandbox_fields() {
     return fields;
 }
 
+const std::vector<std::string> &backend_sandbox_keys() {
+    static const std::vector<std::string> keys = {
+        // images (the sandbox runtime reads them through the client's image store; docker, remote and
+        // kubernetes through their providers)
+        "base_container_image", "runtime_container_image", "platform", "force_rebuild_runtime", "runtime_extra_build_args",
+        "runtime_extra_deps", "image_store", "image_max_size_mb", "registry_mirrors", "insecure_registries",
+        // the machine's files and devices
+        "volumes", "enable_gpu", "cuda_visible_devices", "workspace_idmap", "disk_limit",
+        // limits
+        "memory_limit_mb", "pids_limit", "cpu_limit", "seccomp", "socket_memory_mb", "max_file_size_mb", "address_space_mb",
+        // how the host is reached and kept
+        "vscode_port", "runtime_binding_address", "local_runtime_url", "use_host_network", "additional_networks",
+        "rm_all_containers", "pause_closed_runtimes", "warm_pool_size",
+        // a provider's own
+        "docker_socket", "docker_install_mode", "docker_mount_host_usr", "docker_runtime_kwargs", "api_key",
+        "remote_runtime_api_url", "remote_runtime_api_timeout", "remote_runtime_init_timeout", "remote_runtime_class",
+        "remote_runtime_enable_retries", "remote_runtime_resource_factor"};
+    return keys;
+}
+
 const std::vector<Field> &kubernetes_fields() {
     static const std::vector<Field> fields = {
         // OpenHands' KubernetesConfig (unset: the backend's default, docs/runtimes.md).

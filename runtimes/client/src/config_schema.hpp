@@ -24,4 +24,11 @@ const std::vector<Field> &sandbox_fields();
 const std::vector<Field> &kubernetes_fields();
 const char *type_name(FieldType t);
 
+// The [sandbox] keys only a backend can honour (names after "sandbox."): each backend's manifest names
+// those it does ("sandbox_keys"), and the client refuses the others when they are set, naming the backend
+// (runtime.cpp). The rest of [sandbox] is the client library's for every backend (keep_runtime_alive,
+// timeout, runtime_startup_env_vars, selected_repo, ...) or the network keys, which have a check of their
+// own (a manifest's "network_keys").
+const std::vector<std::string> &backend_sandbox_keys();
+
 }  // namespace actionhost::client::detail

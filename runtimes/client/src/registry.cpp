@@ -32,7 +32,7 @@ RuntimeRegistry RuntimeRegistry::scan(const std::vector<std::string> &dirs) {
         mod.runtimes = m.provides;
         mod.plugin_dirs = m.plugin_dirs;
         mod.network_keys = m.network_keys;
-        mod.volumes = m.volumes;
+        mod.sandbox_keys = m.sandbox_keys;
         const size_t index = reg.modules_.size();
         reg.modules_.push_back(std::move(mod));
         for (const auto &r : reg.modules_.back().runtimes) reg.by_runtime_.try_emplace(r, index);

@@ -13,6 +13,7 @@
 #include "actionhost/client/sandbox_env.hpp"
 #include "actionhost/client/state_store.hpp"
 #include "actionhost/client/images.hpp"
+#include "config_schema.hpp"
 #include "runtime_impl.hpp"
 #include "actionhost/common/random.hpp"
 
@@ -84,15 +85,37 @@ void check_network_keys(const RuntimeModule &mod, const std::string &runtime_nam
                        ", or use the sandbox runtime (-r sandbox)");
 }
 
-// `[sandbox] volumes` on a backend whose manifest does not say "volumes": true: refused, naming the
-// backend, never silently ignored (the agent would not find the data it was promised, or would write
-// where nothing is kept). A backend that honours the key checks its entries itself (runtime_support/volumes.hpp).
-void check_volumes(const RuntimeModule &mod, const std::string &runtime_name, const Config &config) {
-    const auto volumes = config.get_text("sandbox.volumes");
-    if (mod.volumes || !volumes || volumes->empty() || *volumes == "null") return;
-    throw RuntimeError("Runtime " + runtime_name + " does not honour sandbox.volumes (it cannot show this machine's directories " +
-                       "to its sandbox). Unset it (for the workspace alone: core.workspace_base, ahctl -w DIR), or use the sandbox or docker " +
-                       "runtime (-r sandbox)");
+// The backend-specific [sandbox] keys (config_schema's backend_sandbox_keys) set for a backend whose
+// manifest's "sandbox_keys" does not name them: refused, naming the backend and the runtimes that do
+// honour them, never silently ignored (a volume the agent would not find, a memory limit that is not
+// there, a GPU it does not get). Only keys set (config.toml, the environment, --set) count: a default
+// asks for nothing.
+void check_sandbox_keys(const RuntimeRegistry &registry, const RuntimeModule &mod, const std::string &runtime_name,
+                        const Config &config) {
+    std::vector<std::string> refused;
+    for (const auto &key : detail::backend_sandbox_keys()) {
+        if (mod.honours_sandbox_key(key) || !config.is_explicit("sandbox." + key)) continue;
+        const json v = config.get("sandbox." + key);
+        if (v.is_null() || (v.is_string() && v.get<std::string>().empty()) || (v.is_array() && v.empty()) ||
+            (v.is_object() && v.empty()))
+            continue;
+        refused.push_back(key);
+    }
+    if (refused.empty()) return;
+    std::string keys, others;
+    for (const auto &k : refused) keys += (keys.empty() ? "sandbox." : ", sandbox.") + k;
+    for (const auto &m : registry.modules()) {
+        bool all = true;
+        for (const auto &k : refused) all = all && m.honours_sandbox_key(k);
+        if (all)
+            for (const auto &r : m.runtimes) others += (others.empty() ? "" : ", ") + r;
+    }
+    std::string hint = "Unset " + std::string(refused.size() == 1 ? "it" : "them");
+    if (std::find(refused.begin(), refused.end(), "volumes") != refused.end())
+        hint += " (for the workspace alone: core.workspace_base, ahctl -w DIR)";
+    hint += others.empty() ? "" : ", or use a runtime that honours " + std::string(refused.size() == 1 ? "it" : "them") + ": " + others;
+    throw RuntimeError("Runtime " + runtime_name + " does not honour " + keys + " (its manifest's \"sandbox_keys\" does not name " +
+                       (refused.size() == 1 ? "it" : "them") + "). " + hint);
 }
 
 // A backend that keeps secrets in its egress proxy, on the internet: the provider tokens become
@@ -138,7 +161,7 @@ std::unique_ptr<Runtime> Runtime::create(RuntimeOptions options) {
     const RuntimeModule &mod = registry.resolve(s.runtime_name);
     s.plugin_dirs = plugin_dirs_for(mod, s.runtime_name, s.options.plugin_dirs);
     check_network_keys(mod, s.runtime_name, s.options.config);
-    check_volumes(mod, s.runtime_name, s.options.config);
+    check_sandbox_keys(registry, mod, s.runtime_name, s.options.config);
     std::vector<std::string> skipped;
     s.git_tokens_outside = keep_git_tokens_outside(mod, s.options.config, s.env, &skipped);
     for (const auto &line : skipped) s.log(common::LogLevel::Warning, line);

@@ -50,12 +50,24 @@ TEST(Manifest, RefusesWhatIsMalformed) {
         {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":["network","proxy"],"provides":{"runtimes":["r"]}})", "\"proxy\" is not a network key"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","network_keys":true,"provides":{"actions":["a"]}})", "in a runtime manifest"},
         {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"actions":["a"]},"never_unload":"yes"})", "boolean"},
+        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","sandbox_keys":"volumes","provides":{"runtimes":["r"]}})", "\"sandbox_keys\" must be a list"},
+        {R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","sandbox_keys":["sandbox.volumes"],"provides":{"runtimes":["r"]}})", "is not a [sandbox] key name"},
+        {R"({"name":"x","kind":"plugin","version":"1","abi_version":"1.0.0","library":"l.so","sandbox_keys":["volumes"],"provides":{"actions":["a"]}})", "in a runtime manifest"},
     };
     for (const auto &c : cases) {
         auto r = parse_manifest(c.json, "/d");
         ASSERT_FALSE(r) << c.json;
         EXPECT_NE(r.error().message.find(c.error), std::string::npos) << c.json << " → " << r.error().message;
     }
+}
+
+TEST(Manifest, ARuntimeSaysWhichSandboxKeysItHonours) {
+    auto some = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","sandbox_keys":["volumes","memory_limit_mb"],"provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(some) << some.error().message;
+    EXPECT_EQ(some.value().sandbox_keys, (std::vector<std::string>{"volumes", "memory_limit_mb"}));
+    auto without = parse_manifest(R"({"name":"x","kind":"runtime","version":"1","abi_version":"1.0.0","library":"l.so","provides":{"runtimes":["r"]}})", "/d");
+    ASSERT_TRUE(without);
+    EXPECT_TRUE(without.value().sandbox_keys.empty());
 }
 
 TEST(Manifest, ARuntimeSaysWhichNetworkKeysItTakes) {

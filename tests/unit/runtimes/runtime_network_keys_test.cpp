@@ -117,14 +117,14 @@ TEST(RuntimeNetworkKeys, TheKeysAManifestNamesGoToTheBackendTheOthersAreRefused)
     EXPECT_EQ(create_error(true, [](Config &c) { c.set("sandbox.upstream_ca_file", "/etc/ssl/certs/ca.pem"); }), "");
 }
 
-// `[sandbox] volumes` the same way: a backend whose manifest does not say "volumes": true refuses the key,
-// naming itself (local, cli, remote, kubernetes, modal, runloop, daytona); with it the key is the
-// backend's (sandbox, docker).
+// `[sandbox] volumes` as every backend-specific key (runtime_sandbox_keys_test.cpp): a backend whose
+// manifest's "sandbox_keys" does not name it refuses the key, naming itself (local, cli, remote,
+// kubernetes, modal, runloop, daytona); with it the key is the backend's (sandbox, docker).
 TEST(RuntimeVolumes, ABackendWithoutVolumesInItsManifestRefusesThemByName) {
     const auto set = [](Config &c) { c.set("sandbox.volumes", "/srv/data:/data:ro"); };
     const std::string e = create_error_in(patched_fixture_dir(json::object()), set);
     EXPECT_NE(e.find("Runtime fxr_good does not honour sandbox.volumes"), std::string::npos) << e;
     EXPECT_NE(e.find("core.workspace_base"), std::string::npos) << e;  // what to use for the workspace alone
-    EXPECT_EQ(create_error_in(patched_fixture_dir(json{{"volumes", true}}), set), "");
+    EXPECT_EQ(create_error_in(patched_fixture_dir(json{{"sandbox_keys", {"volumes"}}}), set), "");
     EXPECT_EQ(create_error_in(patched_fixture_dir(json::object()), [](Config &c) { c.set("sandbox.volumes", ""); }), "");
 }

@@ -76,9 +76,10 @@ struct Manifest {
     // itself with its platform's reason: "network_keys": true for all of kNetworkKeys, or a list of
     // some of them. The client refuses any other of them when set, rather than leave it silently ignored.
     std::vector<std::string> network_keys;
-    // Runtimes only: "volumes": true — the backend honours `[sandbox] volumes` (bind mounts of the
-    // machine's paths, runtime_support/volumes.hpp). The client refuses the key, when set, for any other.
-    bool volumes = false;
+    // Runtimes only: "sandbox_keys" — the [sandbox] keys only a backend can honour (the client's list:
+    // backend_sandbox_keys() in runtimes/client/src/config_schema.hpp) that this one does. The client
+    // refuses any other of them when set, naming the backend, rather than leave it silently ignored.
+    std::vector<std::string> sandbox_keys;
     bool autoload = false;  // "load": "always" — loaded at every host start, named or not
     std::vector<OptionSpec> options;
     // The plugin is off while every key of `disabled_when` has its value (from an option, --set or the

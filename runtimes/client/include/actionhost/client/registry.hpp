@@ -23,8 +23,14 @@ struct RuntimeModule {
     // "network_keys": the [sandbox] network keys the backend takes (maps, or refuses with its reason):
     // names after "sandbox." (modules::kNetworkKeys); the client refuses the others when set.
     std::vector<std::string> network_keys;
-    // "volumes": true — the backend honours `[sandbox] volumes`; the client refuses the key for the others.
-    bool volumes = false;
+    // "sandbox_keys": the backend-specific [sandbox] keys it honours (names after "sandbox."); the client
+    // refuses the others of config_schema's backend_sandbox_keys() when set.
+    std::vector<std::string> sandbox_keys;
+    bool honours_sandbox_key(const std::string &name) const {
+        for (const auto &k : sandbox_keys)
+            if (k == name) return true;
+        return false;
+    }
     bool takes_network_key(const std::string &name) const {
         for (const auto &k : network_keys)
             if (k == name) return true;
