@@ -128,9 +128,9 @@ TEST(SandboxWorkspace, ARootOwnedWorkspaceIsIdmappedNotChowned) {
         EXPECT_EQ(o.gid, 0u) << p;
         EXPECT_EQ(o.mode & 06000, 0u) << p << " is set-user/group-ID on the machine";
     }
-    // The host (the sandbox's root) creates files there too: an edit's new file is the sandbox user's (so
-    // the owner's on disk); an upload and its directory are the sandbox root's, stored as the range's
-    // root, an unprivileged id of the machine, never as its root.
+    // The host (the sandbox's root) creates files there too: an edit's new file and an upload with its
+    // directory are the sandbox user's (so the agent can edit what was copied in), stored through the
+    // idmapped mount as the workspace owner's, root's, as every other file there; never set-user-ID.
     r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "repo", "edit", "create",
                      "/workspace/src/by-host.py", "--file-text", "x = 1"},
                     120, {"HOME=" + dir.path()});
@@ -145,9 +145,15 @@ TEST(SandboxWorkspace, ARootOwnedWorkspaceIsIdmappedNotChowned) {
     EXPECT_EQ(owner_of(dir / "repo/src/by-host.py").uid, 0u);
     for (const char *p : {"repo/up", "repo/up/upload.txt"}) {
         const Owner o = owner_of(dir / p);
-        EXPECT_GE(o.uid, 65536u) << p << " is not an id of the sandbox range";
-        EXPECT_GE(o.gid, 65536u) << p;
+        EXPECT_EQ(o.uid, 0u) << p << " is not the workspace owner's";
+        EXPECT_EQ(o.gid, 0u) << p;
+        EXPECT_EQ(o.mode & 06000, 0u) << p;
     }
+    r = run_process({ahctl, "-r", "sandbox", "--state-dir", dir / "state", "-w", dir / "repo", "run", "--",
+                     "echo edited >> /workspace/up/upload.txt && stat -c %U /workspace/up/upload.txt"},
+                    120, {"HOME=" + dir.path()});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("openhands"), std::string::npos) << "the agent owns what was copied in: " << r.output;
 
     auto git = run_process({"git", "-C", dir / "repo", "status", "--porcelain"}, 60);
     EXPECT_EQ(git.exit_code, 0) << git.output;
