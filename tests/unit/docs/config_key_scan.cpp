@@ -241,8 +241,9 @@ Inventory scan_tree(const fs::path &root) {
         text << f.rdbuf();
         return text.str();
     };
-    static const std::set<std::string> sources = {".c", ".cc", ".cpp", ".h", ".hpp"};
-    for (const char *top : {"host", "plugins", "runtimes", "common", "sdk"}) {
+    // The Python package's modules too: the OpenHands runtime class reads an environment variable of its own.
+    static const std::set<std::string> sources = {".c", ".cc", ".cpp", ".h", ".hpp", ".py"};
+    for (const char *top : {"host", "plugins", "runtimes", "common", "sdk", "python"}) {
         if (!fs::is_directory(root / top)) continue;
         for (const auto &e : fs::recursive_directory_iterator(root / top)) {
             if (!e.is_regular_file()) continue;
