@@ -153,8 +153,9 @@ class CommandHandle:
             except BaseException as e:  # handed to wait()
                 self._error = e
             finally:
-                self._commands._release_session(session)
+                # Ended before its session is reused: a kill() still at work never reaches the next command.
                 self._done.set()
+                self._commands._release_session(session)
 
         self._thread = threading.Thread(target=body, name=f"actionhost-{session}", daemon=True)
         self._thread.start()
@@ -184,7 +185,12 @@ class CommandHandle:
             pass
         if self._done.is_set():
             return False
-        self._commands._interrupt(self._session)
+        # A Ctrl-C that lands between the host's start of the command and the shell's start of its
+        # program is lost: sent again, a few times, until the command has ended.
+        for _ in range(10):
+            self._commands._interrupt(self._session)
+            if self._done.wait(1.0):
+                break
         return True
 
 
