@@ -4,12 +4,9 @@
 
 #include <actionhost/common/archive/zip_writer.hpp>
 #include <actionhost/common/io/unique_fd.hpp>
-#include <actionhost/common/open_without_links.hpp>
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,6 +49,71 @@ common::Result<UniqueFd> enter_dirs(int root_fd, const fs::path &relative) {
 }
 
 timespec as_timespec(int64_t seconds) { return timespec{static_cast<time_t>(seconds), 0}; }
+
+// `relative` below `root_fd`, every directory on the way entered and the last name opened with O_NOFOLLOW
+// (openat2 is refused inside sandboxes, where the host runs: common/syscall_policy).
+UniqueFd open_no_links(int root_fd, const fs::path &relative, int flags) {
+    UniqueFd dir(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
+    for (const auto &part : relative.parent_path()) {
+        const std::string name = part.string();
+        if (name.empty() || name == ".") continue;
+        UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next) return next;
+        dir = std::move(next);
+    }
+    return UniqueFd(::openat(dir.get(), relative.filename().c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// Whether the link at `relative` below `root`, followed as the kernel would (through the links already
+// there, 40 of them at most, as ELOOP), stays below `root`. A missing name ends the look-up on the disk;
+// the rest is judged by its text. (openat2's RESOLVE_BENEATH is refused inside sandboxes.)
+bool resolves_inside(const fs::path &root, const std::string &relative) {
+    std::vector<std::string> todo;  // components still to walk, the next one last
+    auto push_path = [&](const std::string &path) {
+        std::vector<std::string> parts;
+        for (size_t start = 0; start <= path.size();) {
+            size_t slash = path.find('/', start);
+            if (slash == std::string::npos) slash = path.size();
+            parts.push_back(path.substr(start, slash - start));
+            start = slash + 1;
+        }
+        todo.insert(todo.end(), parts.rbegin(), parts.rend());
+    };
+    push_path(relative);
+    std::vector<std::string> at;
+    bool on_disk = true;
+    int links = 0;
+    // Bounded: every round takes one component; at most 40 links add theirs (4096 bytes each at most).
+    while (!todo.empty()) {
+        const std::string part = todo.back();
+        todo.pop_back();
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            if (at.empty()) return false;
+            at.pop_back();
+            continue;
+        }
+        at.push_back(part);
+        if (!on_disk) continue;
+        fs::path here = root;
+        for (const auto &a : at) here /= a;
+        struct stat st{};
+        if (::lstat(here.c_str(), &st) != 0) {
+            on_disk = false;
+            continue;
+        }
+        if (!S_ISLNK(st.st_mode)) continue;
+        if (++links > 40) return true;  // a loop: the kernel answers ELOOP, nothing is reached
+        std::string target(4096, '\0');
+        const ssize_t n = ::readlink(here.c_str(), target.data(), target.size());
+        if (n <= 0 || static_cast<size_t>(n) >= target.size()) return false;
+        target.resize(static_cast<size_t>(n));
+        if (target[0] == '/') return false;
+        at.pop_back();
+        push_path(target);
+    }
+    return true;
+}
 
 
 // Moves everything below `from` into `to`, merging directories and replacing files.
@@ -157,16 +219,11 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
             }
         }
         // Through links, a link's text may lead out after all (`x/l -> ..`, then `m -> x/l/..`): each is
-        // resolved beneath the staging directory now, as the kernel would; one that leaves it refuses all.
+        // followed beneath the staging directory now, as the kernel would; one that leaves it refuses all.
         for (size_t i = 0; i < zip.entries().size(); ++i) {
             const auto &entry = zip.entries()[i];
             if (entry.kind != ZipEntryKind::symlink) continue;
-            open_how how{};
-            how.flags = O_PATH | O_CLOEXEC;
-            how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-            const std::string rel = fs::path(entry.name).lexically_normal().string();
-            UniqueFd resolved(static_cast<int>(::syscall(SYS_openat2, stage_fd.get(), rel.c_str(), &how, sizeof how)));
-            if (!resolved && errno == EXDEV)
+            if (!resolves_inside(stage, fs::path(entry.name).lexically_normal().string()))
                 return refuse("entry '" + entry.name + "' is a symbolic link to '" + targets[i] +
                               "', which leads out of the destination through other links");
         }
@@ -214,9 +271,8 @@ common::Status zip_tree(const std::string &root, const std::string &zip_path) {
                 std::string target(4096, '\0');
                 // readlinkat beneath the root's descriptor, the link's directory reached without links.
                 const fs::path rel(name);
-                UniqueFd dir(rel.has_parent_path()
-                                 ? common::open_without_links(root_fd.get(), rel.parent_path().string(), O_RDONLY | O_DIRECTORY)
-                                 : ::fcntl(root_fd.get(), F_DUPFD_CLOEXEC, 0));
+                UniqueFd dir(rel.has_parent_path() ? open_no_links(root_fd.get(), rel.parent_path(), O_RDONLY | O_DIRECTORY)
+                                                   : UniqueFd(::fcntl(root_fd.get(), F_DUPFD_CLOEXEC, 0)));
                 if (!dir) continue;
                 const ssize_t n = ::readlinkat(dir.get(), rel.filename().c_str(), target.data(), target.size());
                 if (n <= 0 || static_cast<size_t>(n) >= target.size()) continue;
@@ -225,7 +281,7 @@ common::Status zip_tree(const std::string &root, const std::string &zip_path) {
                 continue;
             }
             // Never through a link swapped in since the walk; a FIFO put there is not waited on.
-            UniqueFd in(common::open_without_links(root_fd.get(), name, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+            UniqueFd in = open_no_links(root_fd.get(), fs::path(name), O_RDONLY | O_NONBLOCK | O_NOCTTY);
             struct stat opened{};
             if (!in || ::fstat(in.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) continue;  // unreadable: left out
             ::fcntl(in.get(), F_SETFL, ::fcntl(in.get(), F_GETFL) & ~O_NONBLOCK);
