@@ -2,12 +2,10 @@
 
 #include <actionhost/common/archive/zip_reader.hpp>
 
-#include <Poco/DateTime.h>
-#include <Poco/Path.h>
-#include <Poco/Timestamp.h>
-#include <Poco/Zip/Compress.h>
-#include <Poco/Zip/ZipArchive.h>
-#include <Poco/Zip/ZipManipulator.h>
+#include <actionhost/common/archive/zip_writer.hpp>
+#include <actionhost/common/io/unique_fd.hpp>
+
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +24,97 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using common::archive::ZipEntryKind;
+using common::io::UniqueFd;
+
 std::string staging_name() { return ".ahupload." + common::random_hex(8); }
+
+// The directory `relative` below `root_fd`, each component created where missing and entered without
+// following a link (O_NOFOLLOW): nothing is ever written through a link, the archive's or one swapped in.
+common::Result<UniqueFd> enter_dirs(int root_fd, const fs::path &relative) {
+    UniqueFd dir(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
+    for (const auto &part : relative) {
+        const std::string name = part.string();
+        if (name.empty() || name == ".") continue;
+        if (::mkdirat(dir.get(), name.c_str(), 0777) != 0 && errno != EEXIST)
+            return common::fail("cannot create the directory " + relative.string() + ": " + std::strerror(errno));
+        UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next)
+            return common::fail("refusing to write through " + relative.string() + ": " +
+                                (errno == ELOOP || errno == ENOTDIR ? std::string("a component is a symbolic link or not a directory")
+                                                                    : std::string(std::strerror(errno))));
+        dir = std::move(next);
+    }
+    return dir;
+}
+
+timespec as_timespec(int64_t seconds) { return timespec{static_cast<time_t>(seconds), 0}; }
+
+// `relative` below `root_fd`, every directory on the way entered and the last name opened with O_NOFOLLOW
+// (openat2 is refused inside sandboxes, where the host runs: common/syscall_policy).
+UniqueFd open_no_links(int root_fd, const fs::path &relative, int flags) {
+    UniqueFd dir(::fcntl(root_fd, F_DUPFD_CLOEXEC, 0));
+    for (const auto &part : relative.parent_path()) {
+        const std::string name = part.string();
+        if (name.empty() || name == ".") continue;
+        UniqueFd next(::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next) return next;
+        dir = std::move(next);
+    }
+    return UniqueFd(::openat(dir.get(), relative.filename().c_str(), flags | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// Whether the link at `relative` below `root`, followed as the kernel would (through the links already
+// there, 40 of them at most, as ELOOP), stays below `root`. A missing name ends the look-up on the disk;
+// the rest is judged by its text. (openat2's RESOLVE_BENEATH is refused inside sandboxes.)
+bool resolves_inside(const fs::path &root, const std::string &relative) {
+    std::vector<std::string> todo;  // components still to walk, the next one last
+    auto push_path = [&](const std::string &path) {
+        std::vector<std::string> parts;
+        for (size_t start = 0; start <= path.size();) {
+            size_t slash = path.find('/', start);
+            if (slash == std::string::npos) slash = path.size();
+            parts.push_back(path.substr(start, slash - start));
+            start = slash + 1;
+        }
+        todo.insert(todo.end(), parts.rbegin(), parts.rend());
+    };
+    push_path(relative);
+    std::vector<std::string> at;
+    bool on_disk = true;
+    int links = 0;
+    // Bounded: every round takes one component; at most 40 links add theirs (4096 bytes each at most).
+    while (!todo.empty()) {
+        const std::string part = todo.back();
+        todo.pop_back();
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            if (at.empty()) return false;
+            at.pop_back();
+            continue;
+        }
+        at.push_back(part);
+        if (!on_disk) continue;
+        fs::path here = root;
+        for (const auto &a : at) here /= a;
+        struct stat st{};
+        if (::lstat(here.c_str(), &st) != 0) {
+            on_disk = false;
+            continue;
+        }
+        if (!S_ISLNK(st.st_mode)) continue;
+        if (++links > 40) return true;  // a loop: the kernel answers ELOOP, nothing is reached
+        std::string target(4096, '\0');
+        const ssize_t n = ::readlink(here.c_str(), target.data(), target.size());
+        if (n <= 0 || static_cast<size_t>(n) >= target.size()) return false;
+        target.resize(static_cast<size_t>(n));
+        if (target[0] == '/') return false;
+        at.pop_back();
+        push_path(target);
+    }
+    return true;
+}
+
 
 // Moves everything below `from` into `to`, merging directories and replacing files.
 void merge_into(const fs::path &from, const fs::path &to) {
@@ -55,32 +143,89 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
     if (!opened) return opened.as_failure();
     common::archive::ZipReader &zip = *opened.value();
 
+    // What is never created, and links that lead out by their text: refused before anything is written.
+    std::vector<std::string> targets(zip.entries().size());
+    for (size_t i = 0; i < zip.entries().size(); ++i) {
+        const auto &entry = zip.entries()[i];
+        if (entry.kind == ZipEntryKind::other)
+            return common::fail("entry '" + entry.name + "' is a device, FIFO or socket (mode " + std::to_string(entry.raw_mode) +
+                                "), which is never created");
+        if (entry.kind != ZipEntryKind::symlink) continue;
+        auto target = zip.read_link(i);
+        if (!target) return target.as_failure();
+        if (!common::archive::link_stays_inside(entry.name, target.value()))
+            return common::fail("entry '" + entry.name + "' is a symbolic link to '" + target.value() +
+                                "', which leads out of the destination");
+        targets[i] = std::move(target).value();
+    }
+
     const fs::path stage = fs::path(dest) / staging_name();
-    std::error_code ec;
-    fs::create_directory(stage, ec);
-    if (ec) return common::fail("cannot create a staging directory in " + dest + ": " + ec.message());
+    if (::mkdir(stage.c_str(), 0700) != 0)
+        return common::fail("cannot create a staging directory in " + dest + ": " + std::strerror(errno));
     auto refuse = [&](const std::string &why) {
         std::error_code ignore;
         fs::remove_all(stage, ignore);
         return common::fail(why);
     };
+    UniqueFd stage_fd(::open(stage.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!stage_fd) return refuse("cannot open the staging directory in " + dest + ": " + std::strerror(errno));
     try {
+        // Directories and files first, links last: no entry is ever written through a link of the archive.
         for (size_t i = 0; i < zip.entries().size(); ++i) {
             const auto &entry = zip.entries()[i];
-            const fs::path target = stage / entry.name;
+            if (entry.kind == ZipEntryKind::symlink) continue;
+            const fs::path rel = fs::path(entry.name).lexically_normal();
             if (entry.directory) {
-                fs::create_directories(target);
+                auto made = enter_dirs(stage_fd.get(), rel);
+                if (!made) return refuse(made.error().message);
                 continue;
             }
-            fs::create_directories(target.parent_path());
-            std::ofstream out(target, std::ios::binary | std::ios::trunc);
-            if (!out) return refuse("cannot write " + target.string());
+            auto dir = enter_dirs(stage_fd.get(), rel.parent_path());
+            if (!dir) return refuse(dir.error().message);
+            const std::string name = rel.filename().string();
+            UniqueFd out(::openat(dir.value().get(), name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666));
+            if (!out) return refuse("cannot write " + entry.name + ": " + std::strerror(errno));
             auto unpacked = zip.read(i, [&](std::string_view piece) -> common::Status {
-                out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
-                if (!out) return common::fail("cannot write " + target.string());
+                for (size_t done = 0; done < piece.size();) {
+                    const ssize_t n = ::write(out.get(), piece.data() + done, piece.size() - done);
+                    if (n < 0 && errno == EINTR) continue;
+                    if (n <= 0) return common::fail("cannot write " + entry.name + ": " + std::strerror(errno));
+                    done += static_cast<size_t>(n);
+                }
                 return common::ok();
             });
             if (!unpacked) return refuse(unpacked.error().message);
+            // The archive's permission bits (masked to 0777 by the reader), else the umask's default.
+            if (entry.mode && ::fchmod(out.get(), *entry.mode) != 0)
+                return refuse("cannot set the mode of " + entry.name + ": " + std::strerror(errno));
+            if (entry.mtime) {
+                const timespec times[2] = {{0, UTIME_OMIT}, as_timespec(*entry.mtime)};
+                ::futimens(out.get(), times);
+            }
+        }
+        for (size_t i = 0; i < zip.entries().size(); ++i) {
+            const auto &entry = zip.entries()[i];
+            if (entry.kind != ZipEntryKind::symlink) continue;
+            const fs::path rel = fs::path(entry.name).lexically_normal();
+            auto dir = enter_dirs(stage_fd.get(), rel.parent_path());
+            if (!dir) return refuse(dir.error().message);
+            const std::string name = rel.filename().string();
+            if (::symlinkat(targets[i].c_str(), dir.value().get(), name.c_str()) != 0)
+                return refuse("cannot create the symbolic link " + entry.name + ": " +
+                              (errno == EEXIST ? std::string("the archive puts something else at that name too") : std::strerror(errno)));
+            if (entry.mtime) {
+                const timespec times[2] = {{0, UTIME_OMIT}, as_timespec(*entry.mtime)};
+                ::utimensat(dir.value().get(), name.c_str(), times, AT_SYMLINK_NOFOLLOW);
+            }
+        }
+        // Through links, a link's text may lead out after all (`x/l -> ..`, then `m -> x/l/..`): each is
+        // followed beneath the staging directory now, as the kernel would; one that leaves it refuses all.
+        for (size_t i = 0; i < zip.entries().size(); ++i) {
+            const auto &entry = zip.entries()[i];
+            if (entry.kind != ZipEntryKind::symlink) continue;
+            if (!resolves_inside(stage, fs::path(entry.name).lexically_normal().string()))
+                return refuse("entry '" + entry.name + "' is a symbolic link to '" + targets[i] +
+                              "', which leads out of the destination through other links");
         }
         if (owner) {
             // Everything staged is this upload's own (made just now, links never followed).
@@ -92,53 +237,58 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
     } catch (const std::exception &e) {
         return refuse(std::string("cannot unpack the archive: ") + e.what());
     }
+    std::error_code ec;
     fs::remove_all(stage, ec);
     return common::ok();
 }
 
 common::Status zip_tree(const std::string &root, const std::string &zip_path) {
-    try {
-        std::ofstream out(zip_path, std::ios::binary | std::ios::trunc);
-        if (!out) return common::fail("cannot create " + zip_path);
-        Poco::Zip::Compress zip(out, true);
-        std::error_code ec;
-        if (fs::is_directory(fs::symlink_status(root, ec))) {
-            std::vector<fs::path> files;
-            for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-                 it != fs::recursive_directory_iterator(); it.increment(ec)) {
-                if (ec) break;
-                if (it->is_symlink()) continue;  // never follow links out of the tree
-                if (it->is_regular_file()) files.push_back(it->path());
-            }
-            std::sort(files.begin(), files.end());
-            for (const auto &f : files) {
-                std::ifstream fin(f, std::ios::binary);
-                if (!fin) continue;  // unreadable files are left out rather than failing the download
-                struct stat st{};
-                ::stat(f.c_str(), &st);
-                const Poco::DateTime mtime(Poco::Timestamp::fromEpochTime(st.st_mtime));
-                zip.addFile(fin, mtime, Poco::Path(fs::relative(f, root).string(), Poco::Path::PATH_UNIX),
-                            Poco::Zip::ZipCommon::CM_DEFLATE, Poco::Zip::ZipCommon::CL_NORMAL);
-            }
+    auto created = common::archive::ZipWriter::create(zip_path);
+    if (!created) return created.as_failure();
+    common::archive::ZipWriter &zip = *created.value();
+    std::error_code ec;
+    struct stat root_st{};
+    if (::lstat(root.c_str(), &root_st) == 0 && S_ISDIR(root_st.st_mode)) {
+        UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!root_fd) return common::fail("cannot open " + root + ": " + std::strerror(errno));
+        std::vector<std::string> names;
+        for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+             it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            // Regular files and links (as links: a link is never followed, so nothing outside `root` is
+            // read); no directory entries, as OpenHands' archive; FIFOs, sockets and devices left out.
+            const auto status = it->symlink_status(ec);
+            if (ec) break;
+            if (fs::is_regular_file(status) || fs::is_symlink(status)) names.push_back(it->path().lexically_relative(root).generic_string());
         }
-        const Poco::Zip::ZipArchive written = zip.close();
-        out.close();
-        if (!out) return common::fail("cannot write " + zip_path);
-        // Files only, as OpenHands' zipfile archive: Poco adds an entry for every directory of a file two or
-        // more levels down ("sub/deeper/"), which its ZipManipulator then takes out again (a rewrite
-        // copying the compressed data as it is).
-        std::vector<std::string> directories;
-        for (auto it = written.headerBegin(); it != written.headerEnd(); ++it)
-            if (it->second.isDirectory()) directories.push_back(it->first);
-        if (!directories.empty()) {
-            Poco::Zip::ZipManipulator files_only(zip_path, false);
-            for (const auto &d : directories) files_only.deleteFile(d);
-            files_only.commit();
+        std::sort(names.begin(), names.end());
+        for (const auto &name : names) {
+            struct stat st{};
+            if (::fstatat(root_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+            const common::archive::ZipEntryAttributes attributes{static_cast<uint32_t>(st.st_mode & 07777),
+                                                                 static_cast<int64_t>(st.st_mtime)};
+            if (S_ISLNK(st.st_mode)) {
+                std::string target(4096, '\0');
+                // readlinkat beneath the root's descriptor, the link's directory reached without links.
+                const fs::path rel(name);
+                UniqueFd dir(rel.has_parent_path() ? open_no_links(root_fd.get(), rel.parent_path(), O_RDONLY | O_DIRECTORY)
+                                                   : UniqueFd(::fcntl(root_fd.get(), F_DUPFD_CLOEXEC, 0)));
+                if (!dir) continue;
+                const ssize_t n = ::readlinkat(dir.get(), rel.filename().c_str(), target.data(), target.size());
+                if (n <= 0 || static_cast<size_t>(n) >= target.size()) continue;
+                target.resize(static_cast<size_t>(n));
+                if (auto added = zip.add_symlink(name, target, attributes); !added) return added;
+                continue;
+            }
+            // Never through a link swapped in since the walk; a FIFO put there is not waited on.
+            UniqueFd in = open_no_links(root_fd.get(), fs::path(name), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+            struct stat opened{};
+            if (!in || ::fstat(in.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) continue;  // unreadable: left out
+            ::fcntl(in.get(), F_SETFL, ::fcntl(in.get(), F_GETFL) & ~O_NONBLOCK);
+            if (auto added = zip.add_file(name, in.get(), attributes); !added) return added;
         }
-    } catch (const std::exception &e) {
-        return common::fail(std::string("cannot create the archive: ") + e.what());
     }
-    return common::ok();
+    return zip.close();
 }
 
 }  // namespace actionhost::host

@@ -24,15 +24,20 @@ struct FileOwner {
 };
 
 // Unpacks `zip_path` into `dest` (which exists). Every entry is checked first — absolute names, `..`
-// components (zip-slip), encryption, declared sizes — then unpacked into a staging directory inside
-// `dest` while counting real bytes, given to `owner` (when set), then moved into place. On failure (with
-// why) nothing in `dest` has changed.
+// components (zip-slip), encryption, declared sizes, devices/FIFOs/sockets (refused: never created),
+// symbolic links whose text leads out of `dest` (refused) — then unpacked into a staging directory inside
+// `dest` while counting real bytes: directories and files first (each directory entered with O_NOFOLLOW,
+// files created with O_NOFOLLOW), with the archive's Unix permission bits (& 0777; none: the umask's
+// default) and modification time; links last, each then resolved beneath the staging directory (one that
+// leads out through other links refuses the upload); all given to `owner` (when set), then moved into
+// place. On failure (with why) nothing in `dest` has changed.
 common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits,
                             const std::optional<FileOwner> &owner = std::nullopt);
 
-// Writes a zip of every regular file below `root` (names relative to `root`; symbolic links are not
-// followed, so nothing outside `root` is read) to `zip_path`. A file `root` gives an empty archive.
-// Fails with why.
+// Writes a zip of every regular file and symbolic link below `root` (names relative to `root`, no
+// directory entries, as OpenHands) to `zip_path`, with their Unix modes and modification times; a link
+// is packed as a link (its target's text) and never followed, so nothing outside `root` is read.
+// FIFOs, sockets and devices are left out. A file `root` gives an empty archive. Fails with why.
 common::Status zip_tree(const std::string &root, const std::string &zip_path);
 
 }  // namespace actionhost::host

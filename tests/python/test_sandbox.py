@@ -212,6 +212,24 @@ def test_directories_are_uploaded_and_downloaded(sbx, tmp_path):
     assert sbx.files.read("/tmp/up/single.txt") == "alone"
 
 
+
+def test_uploads_and_downloads_keep_modes_links_and_times(sbx, tmp_path):
+    import os
+    src = tmp_path / "kept"
+    src.mkdir()
+    (src / "run.sh").write_text("#!/bin/sh\necho ran\n")
+    os.chmod(src / "run.sh", 0o755)
+    os.utime(src / "run.sh", (1500000000, 1500000000))
+    os.symlink("run.sh", src / "alias")
+    sbx.files.upload(src, "/tmp/kept-up")
+    r = sbx.commands.run("cd /tmp/kept-up/kept && ./run.sh && readlink alias && stat -c %Y run.sh")
+    assert r.stdout == "ran\nrun.sh\n1500000000\n"
+    out = tmp_path / "back"
+    sbx.files.download("/tmp/kept-up/kept", out)
+    assert os.stat(out / "kept" / "run.sh").st_mode & 0o777 == 0o755
+    assert int(os.stat(out / "kept" / "run.sh").st_mtime) == 1500000000
+    assert os.readlink(out / "kept" / "alias") == "run.sh"
+
 # --- the other actions ------------------------------------------------------------------------------
 def test_run_code_keeps_state_in_the_kernel(sbx):
     assert sbx.run_code("x = 21").text == ""

@@ -1,6 +1,7 @@
 #include "actionhost/client/file_copy.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +22,7 @@
 namespace actionhost::client {
 
 namespace fs = std::filesystem;
+using common::archive::ZipEntryKind;
 using common::archive::ZipReader;
 
 namespace {
@@ -46,10 +48,10 @@ bool fetch_zip(WireClient &wire, const std::string &sandbox_path, const detail::
     const uint64_t archive_limit = options.max_bytes + kArchiveOverhead;
     wire.download_to(sandbox_path, into.fd(), archive_limit);
     if (holds_files(*open_zip(into.path(), options.max_bytes, "the archive of " + sandbox_path))) return false;
-    // An empty zip: an empty directory, or a file (which /download_files never packs). Copy a file into
-    // a private directory, download that, remove it.
+    // An empty zip: an empty directory, or a file or link (which /download_files never packs). Copy it
+    // into a private directory (its mode and time kept, a link as a link), download that, remove it.
     ShellResult r = run_hidden(wire, "f=" + bash_quote(sandbox_path) +
-                                         "; if [ -f \"$f\" ]; then d=$(mktemp -d) && cp -p -- \"$f\" \"$d/\" && printf '%s' \"$d\"; fi");
+                                         "; if [ -f \"$f\" ] || [ -L \"$f\" ]; then d=$(mktemp -d) && cp -pP -- \"$f\" \"$d/\" && printf '%s' \"$d\"; fi");
     std::string dir = r.output;
     while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r')) dir.pop_back();
     if (r.exit_code != 0) throw WireError("Cannot read " + sandbox_path + " in the sandbox: " + r.output);
@@ -99,7 +101,7 @@ std::vector<ZipEntry> read_zip(const std::string &zip_bytes, uint64_t max_bytes)
     ZipReader &zip = *opened.value();
     std::vector<ZipEntry> out;
     for (size_t i = 0; i < zip.entries().size(); ++i) {
-        if (zip.entries()[i].directory) continue;
+        if (zip.entries()[i].kind != ZipEntryKind::file) continue;
         ZipEntry entry{zip.entries()[i].name, {}};
         auto read = zip.read(i, [&](std::string_view piece) {
             entry.content.append(piece);
@@ -138,6 +140,9 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
     }
     std::vector<std::string> written;   // shown to the caller
     std::vector<size_t> written_index;  // which entries those were, to remove them again on a failure
+    auto note = [&](const std::string &why) {
+        if (options.skipped) options.skipped->push_back(why);
+    };
     for (size_t i = 0; i < zip->entries().size(); ++i) {
         const auto &entry = zip->entries()[i];
         const std::string shown = (root / relative[i]).string();
@@ -145,11 +150,16 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
             detail::make_local_dir(root.string(), relative[i]);
             continue;
         }
+        if (entry.kind == ZipEntryKind::other) {
+            note(shown + ": a device, FIFO or socket in the archive, not created");
+            continue;
+        }
+        if (entry.kind == ZipEntryKind::symlink) continue;  // after every file: none is written through one
         // Never through a link: the local tree is often the workspace, where the agent may plant one.
         std::string skipped;
         common::io::UniqueFd out = detail::open_local_file_for_writing(root.string(), relative[i], skipped);
         if (!out) {
-            if (options.skipped) options.skipped->push_back(skipped);
+            note(skipped);
             continue;
         }
         uint64_t size = 0;
@@ -167,8 +177,37 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
                             "; what this copy had written was removed");
         }
         detail::finish_file(out.get(), size, shown);
+        // The sandbox's permission bits (masked to 0777 by the reader) and modification time.
+        if (entry.mode && ::fchmod(out.get(), *entry.mode) != 0)
+            throw WireError("Cannot set the mode of " + shown + ": " + std::strerror(errno));
+        if (entry.mtime) {
+            const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(*entry.mtime), 0}};
+            ::futimens(out.get(), times);
+        }
         written.push_back(shown);
         written_index.push_back(i);
+    }
+    // Links last, each only when it stays inside the destination (by its text, then as resolved there);
+    // one that leads out — the agent's link to /etc/shadow — is skipped with a note, never followed.
+    for (size_t i = 0; i < zip->entries().size(); ++i) {
+        const auto &entry = zip->entries()[i];
+        if (entry.kind != ZipEntryKind::symlink) continue;
+        const std::string shown = (root / relative[i]).string();
+        auto target = zip->read_link(i);
+        if (!target) {
+            note(shown + ": " + target.error().message + ", not created");
+            continue;
+        }
+        if (!common::archive::link_stays_inside(relative[i], target.value())) {
+            note(shown + ": a symbolic link to '" + target.value() + "', which leads out of " + root.string() + ", not created");
+            continue;
+        }
+        std::string skipped;
+        if (!detail::make_local_link(root.string(), relative[i], target.value(), entry.mtime, skipped)) {
+            note(skipped);
+            continue;
+        }
+        written.push_back(shown);
     }
     if (!is_file) detail::make_local_dir(root.string(), base.lexically_relative(root).string());
     return written;

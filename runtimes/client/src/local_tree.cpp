@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <actionhost/common/archive/zip_reader.hpp>
 #include <actionhost/common/open_without_links.hpp>
 #include <actionhost/common/trusted_path.hpp>
 
@@ -138,29 +139,45 @@ LocalTree scan_local_tree(const std::string &dir) {
     tree.path = dir;
     tree.root = open_named_dir(dir, false);
     std::error_code ec;
-    // The iterator never descends through a directory link; such a link is looked at (below) like a file
-    // link, and refused if it leads out.
+    // The iterator never descends through a directory link; links are copied as links (below).
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const std::string rel = it->path().lexically_relative(dir).generic_string();
         const auto status = it->symlink_status(ec);
         if (ec) break;
+        struct stat own{};
+        if (::fstatat(tree.root.get(), rel.c_str(), &own, AT_SYMLINK_NOFOLLOW) != 0)
+            refuse("Cannot read " + it->path().string() + ": " + std::strerror(errno));
         if (fs::is_directory(status)) {
-            tree.entries.push_back({rel, true});
+            tree.entries.push_back({rel, true, false, {}, static_cast<uint32_t>(own.st_mode & 07777), own.st_mtime});
             continue;
         }
-        if (fs::is_symlink(status) || fs::is_regular_file(status)) {
-            const struct stat st = status_beneath(tree.root.get(), rel, it->path().string());
-            if (S_ISDIR(st.st_mode)) continue;  // a link to a directory of the tree: its content is seen there
-            if (S_ISREG(st.st_mode)) {
-                tree.entries.push_back({rel, false});
+        if (fs::is_symlink(status)) {
+            std::string target(4096, '\0');
+            const ssize_t n = ::readlinkat(tree.root.get(), rel.c_str(), target.data(), target.size());
+            if (n <= 0 || static_cast<size_t>(n) >= target.size()) {
+                tree.skipped.push_back(it->path().string() + ": a symbolic link that cannot be read, not copied");
                 continue;
             }
-            tree.skipped.push_back(it->path().string() + ": " + kind_of(st.st_mode) + " (behind a link), not copied");
+            target.resize(static_cast<size_t>(n));
+            // By its text, then as the kernel resolves it beneath the tree (through the tree's other links).
+            bool inside = common::archive::link_stays_inside(rel, target);
+            if (inside) {
+                UniqueFd resolved = open_beneath(tree.root.get(), rel, O_PATH);
+                inside = resolved || errno != EXDEV;
+            }
+            if (!inside) {
+                tree.skipped.push_back(it->path().string() + ": a symbolic link to '" + target +
+                                       "', which leads out of the copied directory, not copied");
+                continue;
+            }
+            tree.entries.push_back({rel, false, true, target, static_cast<uint32_t>(own.st_mode & 07777), own.st_mtime});
             continue;
         }
-        struct stat st{};
-        ::lstat(it->path().c_str(), &st);
-        tree.skipped.push_back(it->path().string() + ": " + kind_of(st.st_mode) + ", not copied");
+        if (fs::is_regular_file(status)) {
+            tree.entries.push_back({rel, false, false, {}, static_cast<uint32_t>(own.st_mode & 07777), own.st_mtime});
+            continue;
+        }
+        tree.skipped.push_back(it->path().string() + ": " + kind_of(own.st_mode) + ", not copied");
     }
     if (ec) refuse("Cannot read the directory " + dir + ": " + ec.message());
     return tree;
@@ -256,6 +273,38 @@ void remove_local_file(const std::string &root, const std::string &relative) noe
 void make_local_dir(const std::string &root, const std::string &relative) {
     UniqueFd root_fd = open_root(root);
     enter_dirs(root_fd.get(), fs::path(relative), root);
+}
+
+bool make_local_link(const std::string &root, const std::string &relative, const std::string &target,
+                     const std::optional<int64_t> &mtime, std::string &skipped) {
+    const fs::path rel(relative);
+    UniqueFd root_fd = open_root(root);
+    UniqueFd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
+    const std::string name = rel.filename().string();
+    const std::string shown = (fs::path(root) / rel).string();
+    if (name.empty() || name == "." || name == "..") refuse("Refusing the entry " + relative);
+    struct stat st{};
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            skipped = shown + ": " + kind_of(st.st_mode) + " is there, not replaced by a symbolic link";
+            return false;
+        }
+        if (::unlinkat(dir.get(), name.c_str(), 0) != 0 && errno != ENOENT)
+            refuse("Cannot replace " + shown + ": " + std::strerror(errno));
+    }
+    if (::symlinkat(target.c_str(), dir.get(), name.c_str()) != 0)
+        refuse("Cannot create the symbolic link " + shown + ": " + std::strerror(errno));
+    UniqueFd resolved = open_beneath(root_fd.get(), relative, O_PATH);
+    if (!resolved && errno == EXDEV) {
+        ::unlinkat(dir.get(), name.c_str(), 0);
+        skipped = shown + ": a symbolic link to '" + target + "', which leads out of " + root + " through other links, not created";
+        return false;
+    }
+    if (mtime) {
+        const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(*mtime), 0}};
+        ::utimensat(dir.get(), name.c_str(), times, AT_SYMLINK_NOFOLLOW);
+    }
+    return true;
 }
 
 }  // namespace actionhost::client::detail

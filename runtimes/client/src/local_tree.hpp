@@ -7,19 +7,23 @@
 // caller's (common/trusted_path.hpp) and a named directory is never itself a link (refused: in a
 // workspace the agent may have planted it).
 //
-// Reading: a file or a directory's tree is read through its descriptor with openat2(RESOLVE_BENEATH): a
-// link that stays inside the tree is followed (its target's content is sent under the link's name), a
-// link that leads out of it refuses the whole copy (nothing is sent). FIFOs, sockets and devices — also
-// behind a link — are never opened for reading: they are skipped, with a note. Writing: every directory
+// Reading: a file or a directory's tree is read through its descriptor with openat2(RESOLVE_BENEATH). A
+// symbolic link in a tree is copied as a link (its target text, never followed) when it stays inside the
+// tree — by its text (common/archive link_stays_inside) and resolved beneath the tree's root — and is
+// skipped with a note when it leads out (absolute targets included). FIFOs, sockets and devices are never
+// opened for reading: they are skipped, with a note. A file named alone may be a link staying within its
+// directory: its content is copied. Writing: every directory
 // of a path is entered with O_NOFOLLOW and files are created or truncated with O_NOFOLLOW, so an existing
 // link anywhere on the way refuses the copy, as does a file with other hard links; a FIFO, socket or
-// device at the name is skipped with a note, never opened. Runs of zeros are written as holes, so a
+// device at the name is skipped with a note, never opened. Links are created last (make_local_link), so
+// no file of a copy is written through one of the copy's own links. Runs of zeros are written as holes, so a
 // sparse file costs its real size on disk, not its logical one.
 //
 // Threads: any; nothing is shared.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,12 +35,16 @@ namespace actionhost::client::detail {
 struct LocalEntry {
     std::string name;  // relative to the scanned directory, '/'-separated
     bool directory = false;
+    bool link = false;     // a symbolic link staying inside the tree; `target` is its text
+    std::string target;
+    uint32_t mode = 0;     // permission bits (st_mode & 07777), directories and links
+    int64_t mtime = 0;     // seconds since the epoch, directories and links
 };
 
 struct LocalTree {
     common::io::UniqueFd root;          // the scanned directory
     std::string path;                   // its name, for messages
-    std::vector<LocalEntry> entries;    // directories and regular files (links inside the tree resolved)
+    std::vector<LocalEntry> entries;    // directories, regular files and links that stay inside the tree
     std::vector<std::string> skipped;   // "PATH: why" for what is not copied
 };
 
@@ -66,5 +74,12 @@ void finish_file(int fd, uint64_t size, const std::string &shown);
 void remove_local_file(const std::string &root, const std::string &relative) noexcept;
 // Creates the directory `relative` below `root` the same way.
 void make_local_dir(const std::string &root, const std::string &relative);
+// Creates the symbolic link `relative` -> `target` below `root` (its directories reached the same way),
+// replacing a file or link at that name, with `mtime` when set. Returns false with `skipped` set when a
+// directory or special file is at the name, or when the link, resolved beneath `root` through the links
+// already there, would lead out of it (it is removed again). The caller checks the text first
+// (link_stays_inside). Throws WireError.
+bool make_local_link(const std::string &root, const std::string &relative, const std::string &target,
+                     const std::optional<int64_t> &mtime, std::string &skipped);
 
 }  // namespace actionhost::client::detail

@@ -2,9 +2,8 @@
 
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/URI.h>
-#include <Poco/Zip/Compress.h>
-#include <ext/stdio_filebuf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +20,7 @@
 #include "actionhost/client/errors.hpp"
 #include "local_tree.hpp"
 #include "temp_file.hpp"
+#include <actionhost/common/archive/zip_writer.hpp>
 #include <actionhost/common/io/unique_fd.hpp>
 #include <actionhost/common/random.hpp>
 #include <actionhost/common/json_write.hpp>
@@ -184,20 +184,6 @@ json WireClient::upload_bytes(const std::string &filename, const std::string &co
     return json::parse(request(std::move(req)).body);
 }
 
-namespace {
-
-
-// An input stream over a descriptor we own (the stream closes it).
-class FdInputStream : public std::istream {
-  public:
-    explicit FdInputStream(common::io::UniqueFd fd) : std::istream(nullptr), buf_(fd.release(), std::ios::in, 1 << 16) { rdbuf(&buf_); }
-
-  private:
-    __gnu_cxx::stdio_filebuf<char> buf_;
-};
-
-}  // namespace
-
 json WireClient::upload_file(const std::string &path, const std::string &filename, const std::string &dest, bool recursive) {
     const MultipartFile body("file", filename, path);
     std::string query;
@@ -212,9 +198,24 @@ json WireClient::upload_file(const std::string &path, const std::string &filenam
 }
 
 json WireClient::upload(const std::string &local_path, const std::string &dest, bool recursive, std::vector<std::string> *skipped) {
+    using common::archive::ZipEntryAttributes;
     fs::path src(local_path);
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(src, ec))) throw WireError("No such file or directory: " + local_path);
+    detail::TempFile zip_file("upload");
+    auto created = common::archive::ZipWriter::create(zip_file.path());
+    if (!created) throw WireError("Cannot write the archive of " + local_path + ": " + created.error().message);
+    common::archive::ZipWriter &zip = *created.value();
+    auto check = [&](const common::Status &added) {
+        if (!added) throw WireError("Cannot write the archive of " + local_path + ": " + added.error().message);
+    };
+    // Each file with its permission bits and modification time, links as links (zip_writer.hpp): the
+    // host (ours) honours them; OpenHands' unpacks the files as before.
+    auto add_file = [&](const std::string &name, int fd) {
+        struct stat st{};
+        if (::fstat(fd, &st) != 0) throw WireError("Cannot read " + local_path + ": " + std::strerror(errno));
+        check(zip.add_file(name, fd, ZipEntryAttributes{static_cast<uint32_t>(st.st_mode & 07777), st.st_mtime}));
+    };
     if (recursive || fs::is_directory(src, ec)) {
         // OpenHands zips the directory with names relative to its parent (the directory name is kept).
         // The tree is looked at without following links out of it (local_tree.hpp) before anything is
@@ -223,24 +224,16 @@ json WireClient::upload(const std::string &local_path, const std::string &dest, 
         if (base.filename().empty()) base = base.parent_path();
         const std::string top = base.filename().string() + "/";
         const detail::LocalTree tree = detail::scan_local_tree(base.string());
-        detail::TempFile zip_file("upload");
-        {
-            std::ofstream zip(zip_file.path(), std::ios::binary | std::ios::trunc);
-            Poco::Zip::Compress compress(zip, true);
-            const Poco::DateTime now;
-            compress.addDirectory(Poco::Path(top), now);
-            for (const auto &entry : tree.entries) {
-                if (entry.directory) {
-                    compress.addDirectory(Poco::Path(top + entry.name + "/"), now);
-                    continue;
-                }
-                FdInputStream content(detail::open_local_entry(tree, entry.name));
-                compress.addFile(content, now, Poco::Path(top + entry.name), Poco::Zip::ZipCommon::CM_DEFLATE,
-                                 Poco::Zip::ZipCommon::CL_NORMAL);
-            }
-            compress.close();
-            if (!zip.flush()) throw WireError("Cannot write the archive of " + local_path + " to " + zip_file.path());
+        struct stat top_st{};
+        ::fstat(tree.root.get(), &top_st);
+        check(zip.add_directory(top, ZipEntryAttributes{static_cast<uint32_t>(top_st.st_mode & 07777), top_st.st_mtime}));
+        for (const auto &entry : tree.entries) {
+            const ZipEntryAttributes attributes{entry.mode, entry.mtime};
+            if (entry.directory) check(zip.add_directory(top + entry.name + "/", attributes));
+            else if (entry.link) check(zip.add_symlink(top + entry.name, entry.target, attributes));
+            else add_file(top + entry.name, detail::open_local_entry(tree, entry.name).get());
         }
+        check(zip.close());
         if (skipped) skipped->insert(skipped->end(), tree.skipped.begin(), tree.skipped.end());
         return upload_file(zip_file.path(), base.filename().string() + ".zip", dest, true);
     }
@@ -250,8 +243,12 @@ json WireClient::upload(const std::string &local_path, const std::string &dest, 
         if (skipped) skipped->push_back(why);
         throw WireError("Cannot copy " + why);
     }
-    // The file as it was opened (never by its name again: a link swapped in meanwhile changes nothing).
-    return upload_file("/proc/self/fd/" + std::to_string(file.get()), src.filename().string(), dest, false);
+    // The file as it was opened (never by its name again: a link swapped in meanwhile changes nothing),
+    // zipped alone so that its mode and time go with it: unpacked into `dest`, it lands where a plain
+    // upload would (dest/NAME), and a file whose own name ends in .zip is no longer unpacked there.
+    add_file(src.filename().string(), file.get());
+    check(zip.close());
+    return upload_file(zip_file.path(), src.filename().string() + ".zip", dest, true);
 }
 
 std::string WireClient::download(const std::string &sandbox_path, uint64_t max_bytes) {

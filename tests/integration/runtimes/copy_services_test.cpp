@@ -5,7 +5,11 @@
 #include <actionhost/client/errors.hpp>
 #include <actionhost/client/file_copy.hpp>
 #include <actionhost/client/shell_quote.hpp>
+#include <actionhost/common/json_write.hpp>
 #include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "services_harness.hpp"
 #include "support/host_process.hpp"
@@ -93,6 +97,67 @@ TEST(CopyOwnership, WhatIsCopiedInBelongsToTheSandboxUser) {
         EXPECT_EQ(exit_code(edited), 0) << edited.dump();
         EXPECT_EQ(content(edited), "note\nmore");
     }
+}
+
+// ahctl cp / copy_to / copy_from_into keep modes, symbolic links (as links, never followed) and
+// modification times both ways, in a real sandbox; links that lead out are skipped with a note, and a
+// link to /etc/shadow in the sandbox arrives as its target's text, never the file.
+TEST(CopyAttributes, ModesLinksAndTimesBothWays) {
+    auto s = start("sandbox", [](RuntimeOptions &o) { o.config.set("core.run_as_openhands", true); });
+    auto &rt = *s->runtime;
+    TempDir local("ahsvc-attr");
+    write_file(local / "tree/x.sh", "#!/bin/sh\necho ran\n");
+    ::chmod((local / "tree/x.sh").c_str(), 0755);
+    write_file(local / "tree/sub/data.txt", "data\n");
+    fs::create_symlink("../x.sh", local / "tree/sub/alias");
+    fs::create_symlink("/etc/passwd", local / "tree/absolute");
+    fs::create_symlink("../../elsewhere", local / "tree/climbing");
+    const timespec old_time[2] = {{0, UTIME_OMIT}, {1500000000, 0}};
+    ::utimensat(AT_FDCWD, (local / "tree/sub/data.txt").c_str(), old_time, 0);
+    ::utimensat(AT_FDCWD, (local / "tree/x.sh").c_str(), old_time, 0);
+    std::vector<std::string> skipped;
+    CopyOptions options;
+    options.skipped = &skipped;
+    const std::string dest = s->workspace_inside + "/attr";
+    copy_to(rt.wire(), local / "tree", dest, true, options);
+    copy_to(rt.wire(), local / "tree/x.sh", dest + "/single");
+    EXPECT_EQ(skipped.size(), 2u) << ::testing::PrintToString(skipped);
+    const auto in = run(rt, "cd " + q(dest) + " && ./tree/x.sh && ./single/x.sh && readlink tree/sub/alias && tree/sub/alias && "
+                            "stat -c '%Y %a' tree/sub/data.txt tree/x.sh single/x.sh && stat -c %U tree/sub/alias && "
+                            "{ test -e tree/absolute || test -L tree/absolute || test -L tree/climbing || echo no-out-links; }");
+    EXPECT_EQ(content(in), "ran\nran\n../x.sh\nran\n1500000000 644\n1500000000 755\n1500000000 755\nopenhands\nno-out-links") << actionhost::common::dump_json(in);
+
+    // Out of the sandbox: modes, times, an inside link as a link; /etc/shadow's link as text only.
+    const auto made = run(rt, "mkdir -p /tmp/out && cd /tmp/out && printf 'echo back\\n' > run.sh && chmod 750 run.sh && "
+                              "ln -sf run.sh alias && ln -sf /etc/shadow shadow && touch -d @1400000000 run.sh && "
+                              "touch -h -d @1400000000 alias");
+    ASSERT_EQ(exit_code(made), 0) << actionhost::common::dump_json(made);
+    TempDir back("ahsvc-attr-back");
+    const std::string raw = copy_from(rt.wire(), "/tmp/out");
+    write_file(back / "raw.zip", raw);
+    auto py = actionhost::testing::run_process(
+        {"/usr/bin/python3", "-c",
+         "import zipfile,sys,stat\nz=zipfile.ZipFile(sys.argv[1])\nfor i in sorted(z.infolist(),key=lambda i:i.filename): "
+         "print(i.filename, stat.S_ISLNK(i.external_attr>>16), z.read(i).decode().strip())",
+         back / "raw.zip"}, 30);
+    EXPECT_EQ(py.output, "alias True run.sh\nrun.sh False echo back\nshadow True /etc/shadow\n");
+    skipped.clear();
+    copy_from_into(rt.wire(), "/tmp/out", back.path(), options);
+    struct stat st{};
+    ASSERT_EQ(::stat((back / "out/run.sh").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0750u);
+    EXPECT_EQ(st.st_mtime, 1400000000);
+    EXPECT_EQ(fs::read_symlink(back / "out/alias").string(), "run.sh");
+    ASSERT_EQ(::lstat((back / "out/alias").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mtime, 1400000000);
+    EXPECT_FALSE(fs::exists(fs::symlink_status(back / "out/shadow")));
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_NE(skipped[0].find("/etc/shadow"), std::string::npos) << skipped[0];
+    // A single file out keeps its mode and time too.
+    copy_from_into(rt.wire(), dest + "/tree/x.sh", back / "one");
+    ASSERT_EQ(::stat((back / "one/x.sh").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0755u);
+    EXPECT_EQ(st.st_mtime, 1500000000);
 }
 
 namespace {

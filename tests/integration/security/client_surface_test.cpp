@@ -136,16 +136,20 @@ TEST(ClientSurface, CopiesNeverFollowLinksPlantedInTheWorkspace) {
     r = ahctl(home, workspace.path(), "-s " + sb.id + " cp sandbox:/tmp/out .");
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_FALSE(fs::exists(victims / "target.txt")) << "the copy created a file through the agent's link";
-    // Machine → sandbox: ./docs/notes.txt is a link to a machine secret; copying ./docs sends nothing.
+    // Machine → sandbox: ./docs/notes.txt is a link to a machine secret; copying ./docs copies links as
+    // links, and one leading out is skipped with a note: neither the secret nor the link arrives.
     ASSERT_EQ(sb.run("mkdir -p /workspace/docs && echo ok > /workspace/docs/readme && ln -s " + quote(victims / "secret") +
                      " /workspace/docs/notes.txt")
                   .exit_code,
               0);
     r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./docs sandbox:/tmp/docs-copy");
-    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("skipped"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("leads out of the copied directory"), std::string::npos) << r.output;
-    ProcessResult inside = sb.run("cat /tmp/docs-copy/docs/notes.txt 2>/dev/null; ls /tmp/docs-copy 2>/dev/null | wc -l");
+    ProcessResult inside = sb.run("cat /tmp/docs-copy/docs/notes.txt 2>/dev/null; cat /tmp/docs-copy/docs/readme; "
+                                  "test -L /tmp/docs-copy/docs/notes.txt && echo link-arrived");
     EXPECT_EQ(inside.output.find("machine secret"), std::string::npos) << inside.output;
+    EXPECT_EQ(inside.output, "ok\n") << inside.output;
     // And one file named on the command line, a link out of its directory.
     r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./docs/notes.txt sandbox:/tmp/");
     EXPECT_NE(r.exit_code, 0) << r.output;
@@ -290,7 +294,7 @@ TEST(ClientSurface, ACopyOutOfASandboxStreamsASparseFileWithBoundedMemory) {
 }
 
 // 5. Copies never wait on a FIFO (or open a socket or a device), on either side: a FIFO and a link to it
-// in a tree sent into the sandbox, a FIFO named on the command line, a FIFO at a name a copy out of the
+// in a tree sent into the sandbox (the link goes as a link, never opened), a FIFO named on the command line, a FIFO at a name a copy out of the
 // sandbox would write. Before, each of these blocked `ahctl cp` forever. Each is skipped and named.
 TEST(ClientSurface, CopiesNeverWaitOnAFifo) {
     TempDir home("ahsec-home"), workspace("ahsec-ws");
@@ -306,7 +310,10 @@ TEST(ClientSurface, CopiesNeverWaitOnAFifo) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("skipped"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("a FIFO"), std::string::npos) << r.output;
-    EXPECT_EQ(sb.run("cat /tmp/in/tree/real.txt; ls /tmp/in/tree | wc -l").output, "real\n1\n");
+    // The link to the FIFO is a link (copied as one, never opened); the FIFO itself is not there.
+    EXPECT_EQ(sb.run("cat /tmp/in/tree/real.txt; ls /tmp/in/tree | wc -l; readlink /tmp/in/tree/to-pipe; "
+                     "test -e /tmp/in/tree/pipe || echo no-fifo").output,
+              "real\n2\npipe\nno-fifo\n");
     r = ahctl(home, workspace.path(), "-s " + sb.id + " cp ./tree/pipe sandbox:/tmp/", 60);
     EXPECT_FALSE(r.timed_out);
     EXPECT_NE(r.exit_code, 0) << r.output;

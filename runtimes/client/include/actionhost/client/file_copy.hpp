@@ -11,6 +11,12 @@
 // logical sizes: a sparse file counts whole, and arrives sparse), and every entry is checked before
 // anything is written. FIFOs, sockets and devices are never opened, on either side: they are skipped and
 // reported. Nothing is ever written through, or read through, a link that leads out of the tree copied.
+//
+// Both ways keep Unix permission bits (masked to 0777 on arrival: no setuid, setgid or sticky bit),
+// modification times, and symbolic links as links (never followed): a link is copied when it stays inside
+// the tree copied (by its text and resolved there); one that leads out (an absolute target, `..` above
+// the tree, or through other links) is skipped and reported — the agent's link to /etc/shadow arrives as
+// nothing, never as the file. Directories' own modes and times are not kept.
 #pragma once
 
 #include <cstdint>
