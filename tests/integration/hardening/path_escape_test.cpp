@@ -123,11 +123,23 @@ TEST(HardeningPaths, UnconfinedUploadsAndDownloadsStayInTheirTree) {
     // A plain upload named like a path lands in the destination under its base name.
     EXPECT_EQ(host.upload("/upload_file?destination=" + dest, "../../../" + f.outside / "secret.txt", "pwned").status, 200);
     EXPECT_EQ(read_file(dest + "/secret.txt"), "pwned");
-    // Downloads never follow links out of the tree.
+    // Downloads never follow links out of the tree: a link is packed as a link, its text only (the
+    // path it names), never the content it leads to.
     const auto down = host.get("/download_files?path=" + f.work.path());
     ASSERT_EQ(down.status, 200);
     EXPECT_EQ(down.body.find("secret\n"), std::string::npos);
-    EXPECT_EQ(down.body.find("link_file"), std::string::npos);
+    {
+        TempDir d;
+        write_file(d / "down.zip", down.body);
+        const auto r = run_process({"/usr/bin/python3", "-c",
+                                    "import stat, sys, zipfile\n"
+                                    "z = zipfile.ZipFile(sys.argv[1])\n"
+                                    "i = z.getinfo('link_file')\n"
+                                    "print(stat.S_ISLNK(i.external_attr >> 16), z.read(i).decode())\n",
+                                    d / "down.zip"},
+                                   30);
+        EXPECT_EQ(r.output, "True " + (f.outside / "secret.txt") + "\n") << "the link as a link, its text only";
+    }
     EXPECT_EQ(snapshot_tree(f.outside.path()), outside_before);
 }
 
