@@ -10,50 +10,19 @@
 #include <fstream>
 #include <functional>
 
-#include "support/temp_dir.hpp"
+#include "patched_fixture_runtime.hpp"
 
 using namespace actionhost::client;
-using actionhost::testing::TempDir;
+using actionhost::testing::create_error_in;
+using actionhost::testing::patched_fixture_dir;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
 
-// The fixture backend fxr_good, copied with the fields of `patch` put into its manifest.
-std::string patched_fixture_dir(const json &patch) {
-    static TempDir root("ahnetkeys");
-    const std::string dir = root / ("k" + std::to_string(std::hash<std::string>{}(patch.dump())));
-    if (fs::exists(dir)) return dir;
-    fs::create_directories(dir);
-    fs::copy(std::string(AH_FIXTURE_RUNTIME_DIR) + "/fxr_good", dir + "/fxr_good", fs::copy_options::recursive);
-    const std::string manifest = dir + "/fxr_good/manifest.json";
-    std::ifstream in(manifest);
-    json m = json::parse(in);
-    m.update(patch);
-    std::ofstream(manifest) << m.dump();
-    return dir;
-}
-
 // The fixture backend with `network_keys` put into its manifest (unless null).
 std::string fixture_dir(const json &network_keys) {
     return patched_fixture_dir(network_keys.is_null() ? json::object() : json{{"network_keys", network_keys}});
-}
-
-// Runtime::create's refusal ("" when it created the runtime), of the fixture backend in `dir`.
-std::string create_error_in(const std::string &dir, const std::function<void(Config &)> &set) {
-    static TempDir empty("ahnetkeys-install");
-    RuntimeOptions o;
-    o.install_dir = empty.path();
-    o.config.set("core.runtime", "fxr_good");
-    o.config.set("core.runtime_dirs", json::array({dir}));
-    o.config.set("core.state_dir", empty / "state");
-    set(o.config);
-    try {
-        auto rt = Runtime::create(std::move(o));
-    } catch (const RuntimeError &e) {
-        return e.what();
-    }
-    return "";
 }
 
 std::string create_error(const json &network_keys, const std::function<void(Config &)> &set) {

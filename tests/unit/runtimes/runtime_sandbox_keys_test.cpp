@@ -14,45 +14,26 @@
 #include <sstream>
 
 #include "config_schema.hpp"
+#include "patched_fixture_runtime.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace actionhost::client;
+using actionhost::testing::create_error_in;
+using actionhost::testing::patched_fixture_dir;
 using actionhost::testing::TempDir;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
 
-// The fixture backend fxr_good with "sandbox_keys" put into its manifest (left out when null).
+// The fixture backend with "sandbox_keys" put into its manifest (left out when null).
 std::string fixture_with(const json &sandbox_keys) {
-    static TempDir root("ahsandboxkeys");
-    const std::string dir = root / ("k" + std::to_string(std::hash<std::string>{}(sandbox_keys.dump())));
-    if (fs::exists(dir)) return dir;
-    fs::create_directories(dir);
-    fs::copy(std::string(AH_FIXTURE_RUNTIME_DIR) + "/fxr_good", dir + "/fxr_good", fs::copy_options::recursive);
-    const std::string manifest = dir + "/fxr_good/manifest.json";
-    std::ifstream in(manifest);
-    json m = json::parse(in);
-    if (!sandbox_keys.is_null()) m["sandbox_keys"] = sandbox_keys;
-    std::ofstream(manifest) << m.dump();
-    return dir;
+    return patched_fixture_dir(sandbox_keys.is_null() ? json::object() : json{{"sandbox_keys", sandbox_keys}});
 }
 
 // Runtime::create's refusal ("" when it created the runtime).
 std::string create_error(const json &sandbox_keys, const std::function<void(Config &)> &set) {
-    static TempDir empty("ahsandboxkeys-install");
-    RuntimeOptions o;
-    o.install_dir = empty.path();
-    o.config.set("core.runtime", "fxr_good");
-    o.config.set("core.runtime_dirs", json::array({fixture_with(sandbox_keys)}));
-    o.config.set("core.state_dir", empty / "state");
-    set(o.config);
-    try {
-        auto rt = Runtime::create(std::move(o));
-    } catch (const RuntimeError &e) {
-        return e.what();
-    }
-    return "";
+    return create_error_in(fixture_with(sandbox_keys), set);
 }
 
 std::string read_text(const fs::path &p) {
