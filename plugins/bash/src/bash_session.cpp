@@ -125,27 +125,70 @@ common::Status BashSession::ensure_private_dir() {
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/actionhost-bash-XXXXXX";
     if (mkdtemp(templ.data()) == nullptr)
         return common::fail(std::string("cannot create a private directory: ") + std::strerror(errno), errno);
+    // Held before the shell's user may touch it: a rename or a link swapped in later never redirects us.
+    common::io::UniqueFd dir(::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir) {
+        const int err = errno;
+        ::rmdir(templ.c_str());
+        return common::fail("cannot open the private directory " + templ + ": " + std::strerror(err), err);
+    }
     private_dir_ = templ;
-    if (config_.identity->switch_user && chown(private_dir_.c_str(), config_.identity->uid, config_.identity->gid) != 0)
+    private_dir_fd_ = std::move(dir);
+    if (config_.identity->switch_user && fchown(private_dir_fd_.get(), config_.identity->uid, config_.identity->gid) != 0)
         log(kLogWarning, "cannot hand " + private_dir_ + " to the shell's user: " + std::strerror(errno));
     return common::ok();
 }
 
-common::Status BashSession::make_fifo(const std::string &path) {
-    if (mkfifo(path.c_str(), 0600) != 0 && errno != EEXIST)
-        return common::fail("cannot create the FIFO " + path + ": " + std::strerror(errno), errno);
-    if (config_.identity->switch_user && chown(path.c_str(), config_.identity->uid, config_.identity->gid) != 0)
-        log(kLogWarning, "cannot hand " + path + " to the shell's user: " + std::strerror(errno));
+common::Status BashSession::make_fifo(const std::string &name) {
+    const int dir = private_dir_fd_.get();
+    if (unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT)
+        return common::fail("cannot replace " + private_dir_ + "/" + name + ": " + std::strerror(errno), errno);
+    if (mkfifoat(dir, name.c_str(), 0600) != 0)
+        return common::fail("cannot create the FIFO " + private_dir_ + "/" + name + ": " + std::strerror(errno), errno);
+    // Not following a link: one swapped in since is changed itself, never what it names.
+    if (config_.identity->switch_user &&
+        fchownat(dir, name.c_str(), config_.identity->uid, config_.identity->gid, AT_SYMLINK_NOFOLLOW) != 0)
+        log(kLogWarning, "cannot hand " + private_dir_ + "/" + name + " to the shell's user: " + std::strerror(errno));
     return common::ok();
+}
+
+int BashSession::open_private_fifo(const std::string &name, int flags) {
+    const int fd = openat(private_dir_fd_.get(), name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+common::Result<std::string> BashSession::write_private_file(const std::string &name, const std::string &content) {
+    const int dir = private_dir_fd_.get();
+    const std::string path = private_dir_ + "/" + name;
+    if (unlinkat(dir, name.c_str(), 0) != 0 && errno != ENOENT)
+        return common::fail("cannot replace " + path + ": " + std::strerror(errno), errno);
+    // O_EXCL: a name planted again since the unlink (a link, a FIFO) fails the write, never redirects it.
+    common::io::UniqueFd out(openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (!out) return common::fail("cannot write " + path + ": " + std::strerror(errno), errno);
+    for (size_t done = 0; done < content.size();) {
+        const ssize_t n = ::write(out.get(), content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return common::fail("cannot write " + path + ": " + std::strerror(errno), errno);
+        done += static_cast<size_t>(n);
+    }
+    fchmod(out.get(), 0644);  // the shell's user reads it whatever the umask
+    return path;
 }
 
 common::Status BashSession::open_output_fifo(const std::string &name, std::string &path, int &read_fd, int &hold_fd) {
     if (read_fd >= 0) return common::ok();
     const std::string at = private_dir_ + "/" + name;
-    if (auto made = make_fifo(at); !made) return made;
+    if (auto made = make_fifo(name); !made) return made;
     // The read end first (a non-blocking open of a FIFO's write end fails without a reader).
-    const int rd = open(at.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    const int hold = rd >= 0 ? open(at.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    const int rd = open_private_fifo(name, O_RDONLY | O_NONBLOCK);
+    const int hold = rd >= 0 ? open_private_fifo(name, O_WRONLY | O_NONBLOCK) : -1;
     if (hold < 0) {
         const int err = errno;
         if (rd >= 0) close(rd);
@@ -172,13 +215,7 @@ common::Result<std::string> BashSession::write_rcfile(const std::string &start_d
     // OpenHands' init command: no pager may wait for a key that never comes.
     rc += "alias git=\"git --no-pager\"\n";
     rc += "cd -- " + shell_quote(start_dir) + " 2>/dev/null\n";
-    const std::string path = private_dir_ + "/bashrc";
-    std::ofstream out(path, std::ios::trunc);
-    out << rc;
-    out.close();
-    if (!out) return common::fail("cannot write " + path);
-    chmod(path.c_str(), 0644);
-    return path;
+    return write_private_file("bashrc", rc);
 }
 
 common::Status BashSession::start() {
@@ -536,12 +573,12 @@ std::string BashSession::typed_command(const std::string &command) {
         line_start = eol + 1;
     }
     if (!too_long) return command + "\n";
-    const std::string path = private_dir_ + "/command-" + std::to_string(++long_command_seq_) + ".sh";
-    std::ofstream out(path, std::ios::trunc);
-    out << command << "\n";
-    out.close();
-    chmod(path.c_str(), 0644);
-    return ". " + shell_quote(path) + "\n";
+    auto path = write_private_file("command-" + std::to_string(++long_command_seq_) + ".sh", command + "\n");
+    if (!path) {
+        log(kLogWarning, path.error().message + "; typing the command as it is");
+        return command + "\n";
+    }
+    return ". " + shell_quote(path.value()) + "\n";
 }
 
 void BashSession::sync_with_shell(std::unique_lock<std::mutex> &lk) {
@@ -793,20 +830,17 @@ common::Result<std::string> BashSession::tty_less_command(const std::string &com
     // `exit` in the command ends the shell without writing "exit" into the command's stderr. Its state
     // (cd, variables, functions) is the shell's as for any command. Typed only after the previous command
     // ended, so one file serves every command.
-    const std::string path = private_dir_ + "/tty-less-command.sh";
-    {
-        std::ofstream out(path, std::ios::trunc);
-        out << command << "\n";
-        out.close();
-        if (!out) return common::fail("cannot write " + path);
-    }
-    chmod(path.c_str(), 0644);
+    auto written = write_private_file("tty-less-command.sh", command + "\n");
+    if (!written) return written.as_failure();
+    const std::string path = written.value();
     std::string in = "/dev/null";
     if (open_stdin) {
-        const std::string fifo = private_dir_ + "/stdin-" + std::to_string(++stdin_seq_);
-        if (auto made = make_fifo(fifo); !made) return made.as_failure();
+        const std::string name = "stdin-" + std::to_string(++stdin_seq_);
+        const std::string fifo = private_dir_ + "/" + name;
+        if (auto made = make_fifo(name); !made) return made.as_failure();
         std::lock_guard<std::mutex> lk(stdin_mu_);
         stdin_fifo_ = fifo;
+        stdin_fifo_name_ = name;
         stdin_fd_ = -1;
         stdin_ended_ = false;
         ++stdin_generation_;
@@ -826,7 +860,7 @@ bool BashSession::open_stdin_locked() {
     if (stdin_fifo_.empty() || stdin_fd_ >= 0 || stdin_ended_) return false;
     // We never hold its read end, so this succeeds only once the command opened it: bash's open of the
     // read end waits for a writer, and this one is it.
-    const int fd = open(stdin_fifo_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    const int fd = open_private_fifo(stdin_fifo_name_, O_WRONLY | O_NONBLOCK);
     if (fd >= 0) {
         stdin_fd_ = fd;
         stdin_cv_.notify_all();
@@ -841,8 +875,9 @@ void BashSession::close_stdin() {
     std::lock_guard<std::mutex> lk(stdin_mu_);
     if (stdin_fd_ >= 0) close(stdin_fd_);
     stdin_fd_ = -1;
-    if (!stdin_fifo_.empty()) unlink(stdin_fifo_.c_str());
+    if (!stdin_fifo_name_.empty() && private_dir_fd_) unlinkat(private_dir_fd_.get(), stdin_fifo_name_.c_str(), 0);
     stdin_fifo_.clear();
+    stdin_fifo_name_.clear();
     stdin_ended_ = false;
     ++stdin_generation_;
     stdin_cv_.notify_all();

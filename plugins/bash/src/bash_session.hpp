@@ -20,6 +20,8 @@
 // stderr one is.
 #pragma once
 
+#include <actionhost/common/io/unique_fd.hpp>
+
 #include <actionhost/common/oom.hpp>
 
 #include <chrono>
@@ -113,7 +115,16 @@ class BashSession {
     void on_stderr_bytes(std::string_view raw);
     // Reads what the stderr FIFO holds now (a finished command's last writes); mu_ not held.
     void drain_stderr();
-    common::Status make_fifo(const std::string &path);
+    // The private directory belongs to the shell's user (the agent), who may plant links or rename
+    // entries in it: the host only ever reaches its entries through private_dir_fd_ (opened before the
+    // directory was handed over), never follows a link there and never reuses an entry it did not make.
+    // A FIFO `name` made afresh (whatever was at that name is removed first) and handed to the shell's user.
+    common::Status make_fifo(const std::string &name);
+    // `name` (a file of the host's: rcfile, a command) written afresh with `content`, mode 0644; its path.
+    common::Result<std::string> write_private_file(const std::string &name, const std::string &content);
+    // Opens the FIFO `name` with `flags` (O_NOFOLLOW added); -1 with errno, ELOOP/EINVAL for anything
+    // that is not a FIFO there.
+    int open_private_fifo(const std::string &name, int flags);
     // A FIFO the session keeps for its life, both ends held (stdout, stderr of the commands).
     common::Status open_output_fifo(const std::string &name, std::string &path, int &read_fd, int &hold_fd);
     void drain_stdout();  // as drain_stderr
@@ -158,6 +169,7 @@ class BashSession {
     std::optional<uint64_t> oom_kills_at_start_;
     const PromptMarker marker_;
     std::string private_dir_;  // holds the rcfile and over-long commands; removed with the session
+    common::io::UniqueFd private_dir_fd_;  // the directory itself, opened before it was handed over
     int long_command_seq_ = 0;
 
     std::mutex exec_mu_;  // one execute at a time
@@ -228,6 +240,7 @@ class BashSession {
     std::mutex stdin_mu_;       // guards the stdin state below; taken after mu_ when both are
     std::condition_variable stdin_cv_;
     std::string stdin_fifo_;         // the running open_stdin command's, "" when none
+    std::string stdin_fifo_name_;    // its name in private_dir_
     int stdin_fd_ = -1;              // our write end, once the command opened its read end
     bool stdin_ended_ = false;       // the client ended the input
     uint64_t stdin_generation_ = 0;  // changes with each command's stdin

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -209,4 +210,43 @@ TEST(BashSessionTtyLess, OpenStdinNeedsTtyFalseAndInputForATtyLessCommandIsRefus
     json refused = json::parse(s.get().execute(input.value(), {}, {}));
     EXPECT_EQ(refused.value("observation", ""), "error") << refused.dump();
     EXPECT_NE(refused.value("content", "").find("no terminal"), std::string::npos) << refused.dump();
+}
+
+// The private directory is the shell's user's (the agent's): a command may plant links there, at the names
+// the host writes next (the command file, a stdin FIFO, the rcfile, an over-long command). The host never
+// follows one: what the links name stays as it was, and the session goes on working.
+TEST(BashSessionTtyLess, LinksPlantedInThePrivateDirectoryAreNeverFollowed) {
+    Session s;
+    ASSERT_TRUE(s.started());
+    const std::string victim = s.dir() + "/victim";
+    {
+        FILE *f = std::fopen(victim.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("untouched\n", f);
+        std::fclose(f);
+    }
+    ASSERT_EQ(chmod(victim.c_str(), 0600), 0);
+    const std::string plant = "D=$(dirname \"$BASH_SOURCE\"); V=" + victim +
+                              "; for n in tty-less-command.sh bashrc command-1.sh command-2.sh; do rm -f \"$D/$n\"; ln -s \"$V\" \"$D/$n\"; done; "
+                              "for i in 1 2 3 4 5 6 7 8; do rm -f \"$D/stdin-$i\"; ln -s \"$V\" \"$D/stdin-$i\"; done; echo planted";
+    json planted = s.run(plant, no_tty());
+    ASSERT_EQ(planted.value("content", ""), "planted") << planted.dump();
+    // The next command file replaces the link; a stdin FIFO too; an over-long command goes to a file.
+    EXPECT_EQ(s.run("echo next", no_tty()).value("content", ""), "next");
+    json args = no_tty();
+    args["open_stdin"] = true;
+    auto running = std::async(std::launch::async, [&] { return s.run("cat", args); });
+    StdinFeed fed = s.get().feed_stdin("fed\n", true, std::chrono::seconds(10));
+    EXPECT_TRUE(fed.closed);
+    ASSERT_EQ(running.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+    EXPECT_EQ(running.get().value("content", ""), "fed");
+    const std::string long_line = "echo " + std::string(9000, 'x') + " | wc -c";
+    EXPECT_EQ(s.run(long_line).value("content", ""), "9001");
+    std::ifstream in(victim);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(content, "untouched\n") << "the host wrote through a planted link";
+    struct stat st {};
+    ASSERT_EQ(stat(victim.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600u) << "the host changed a planted link's target";
+    EXPECT_FALSE(S_ISFIFO(st.st_mode));
 }
