@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -187,6 +188,7 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
         written.push_back(shown);
         written_index.push_back(i);
     }
+    std::vector<size_t> links;  // the links made, checked again once all are there
     // Links last, each only when it stays inside the destination (by its text, then as resolved there);
     // one that leads out — the agent's link to /etc/shadow — is skipped with a note, never followed.
     for (size_t i = 0; i < zip->entries().size(); ++i) {
@@ -208,6 +210,15 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
             continue;
         }
         written.push_back(shown);
+        links.push_back(i);
+    }
+    // Each link again, now that all are there: one made earlier may lead out through one made after it.
+    for (size_t i : links) {
+        std::string skipped;
+        if (detail::keep_local_link_if_inside(root.string(), relative[i], skipped)) continue;
+        note(skipped);
+        const std::string shown = (root / relative[i]).string();
+        written.erase(std::remove(written.begin(), written.end(), shown), written.end());
     }
     if (!is_file) detail::make_local_dir(root.string(), base.lexically_relative(root).string());
     return written;

@@ -307,4 +307,19 @@ bool make_local_link(const std::string &root, const std::string &relative, const
     return true;
 }
 
+bool keep_local_link_if_inside(const std::string &root, const std::string &relative, std::string &skipped) {
+    const fs::path rel(relative);
+    UniqueFd root_fd = open_root(root);
+    UniqueFd resolved = open_beneath(root_fd.get(), relative, O_PATH);
+    if (resolved || errno != EXDEV) return true;  // inside, or leading nowhere (dangling)
+    UniqueFd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
+    const std::string name = rel.filename().string();
+    struct stat st{};
+    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        ::unlinkat(dir.get(), name.c_str(), 0);
+    skipped = (fs::path(root) / rel).string() + ": a symbolic link leading out of " + root +
+              " through a link made after it, removed";
+    return false;
+}
+
 }  // namespace actionhost::client::detail

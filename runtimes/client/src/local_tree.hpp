@@ -82,4 +82,9 @@ void make_local_dir(const std::string &root, const std::string &relative);
 bool make_local_link(const std::string &root, const std::string &relative, const std::string &target,
                      const std::optional<int64_t> &mtime, std::string &skipped);
 
+// Once every link of a copy is made: the link at `relative` resolved beneath `root` again — a link made
+// earlier may lead out through one made after it (`a -> d/b/..`, then `d/b -> ../..`). One that leads out
+// now is removed; returns false with `skipped` set then. Throws WireError.
+bool keep_local_link_if_inside(const std::string &root, const std::string &relative, std::string &skipped);
+
 }  // namespace actionhost::client::detail

@@ -6,6 +6,7 @@
 #include <actionhost/client/file_copy.hpp>
 #include <actionhost/client/shell_quote.hpp>
 #include <actionhost/common/json_write.hpp>
+#include <algorithm>
 #include <filesystem>
 
 #include <fcntl.h>
@@ -153,6 +154,22 @@ TEST(CopyAttributes, ModesLinksAndTimesBothWays) {
     EXPECT_FALSE(fs::exists(fs::symlink_status(back / "out/shadow")));
     ASSERT_EQ(skipped.size(), 1u);
     EXPECT_NE(skipped[0].find("/etc/shadow"), std::string::npos) << skipped[0];
+    // A link made first that leads out only through a link made after it (names sort `a` before
+    // `d1/d2/b`): each is inside by its text and when it is made; all are checked again at the end.
+    write_file(back / "chain-secret", "machine secret\n");
+    const auto chain = run(rt, "mkdir -p /tmp/chain/d1/d2 && cd /tmp/chain && ln -s ../.. d1/d2/b && "
+                               "ln -s d1/d2/b/../../chain-secret a && ln -s d1/d2/b/../.. a2 && ln -s d1 inside");
+    ASSERT_EQ(exit_code(chain), 0) << actionhost::common::dump_json(chain);
+    skipped.clear();
+    TempDir chain_back("ahsvc-attr-chain");
+    write_file(chain_back / "chain-secret", "machine secret\n");
+    const auto written = copy_from_into(rt.wire(), "/tmp/chain", chain_back.path(), options);
+    for (const char *name : {"chain/a", "chain/a2"}) {
+        EXPECT_FALSE(fs::exists(fs::symlink_status(chain_back / name))) << name << " leads out of the copy and was kept";
+        EXPECT_EQ(std::count(written.begin(), written.end(), chain_back / name), 0) << name;
+    }
+    EXPECT_EQ(fs::read_symlink(chain_back / "chain/inside").string(), "d1");
+    EXPECT_EQ(skipped.size(), 2u);
     // A single file out keeps its mode and time too.
     copy_from_into(rt.wire(), dest + "/tree/x.sh", back / "one");
     ASSERT_EQ(::stat((back / "one/x.sh").c_str(), &st), 0);
