@@ -100,6 +100,46 @@ TEST(CopyOwnership, WhatIsCopiedInBelongsToTheSandboxUser) {
     }
 }
 
+// A destination the agent made a link (`/workspace/out -> /root`): the host (root inside) never follows
+// the agent's link, so the user's upload never lands, owned by the agent, in a directory the agent picked.
+// Links of the host's own user (an image's /var/run -> /run) are followed.
+TEST(CopyOwnership, AnUploadNeverFollowsALinkTheAgentPlanted) {
+    auto s = start("sandbox", [](RuntimeOptions &o) { o.config.set("core.run_as_openhands", true); });
+    auto &rt = *s->runtime;
+    ASSERT_EQ(content(run(rt, "id -un")), "openhands");
+    TempDir local("ahsvc-own-link");
+    write_file(local / "up.txt", "up\n");
+    write_file(local / "tree/inner.txt", "inner\n");
+    const std::string ws = s->workspace_inside;
+    ASSERT_EQ(exit_code(run(rt, "ln -sfn /root " + q(ws + "/out") + " && mkdir -p " + q(ws + "/d") + " && ln -sfn /etc " +
+                                    q(ws + "/d/deeper"))),
+              0);
+    for (const std::string &dest : {ws + "/out", ws + "/out/newdir", ws + "/d/deeper/x"}) {
+        try {
+            copy_to(rt.wire(), local / "up.txt", dest);
+            ADD_FAILURE() << "an upload went through the agent's link at " << dest;
+        } catch (const WireError &e) {
+            EXPECT_NE(std::string(e.what()).find("symbolic link of another user"), std::string::npos) << e.what();
+        }
+        try {
+            copy_to(rt.wire(), local / "tree", dest, true);
+            ADD_FAILURE() << "a tree went through the agent's link at " << dest;
+        } catch (const WireError &e) {
+            EXPECT_NE(std::string(e.what()).find("symbolic link of another user"), std::string::npos) << e.what();
+        }
+    }
+    // The host's own view: nothing arrived in /root or /etc (read through the host, which is root inside).
+    for (const char *p : {"/root/up.txt", "/root/newdir", "/root/tree", "/etc/x"}) {
+        const auto listed = rt.wire().list_files(std::string(p).substr(0, std::string(p).rfind('/')));
+        const std::string name = std::string(p).substr(std::string(p).rfind('/') + 1);
+        for (const auto &n : listed) EXPECT_NE(n.get<std::string>().substr(0, name.size() + 1), name + "/") << p;
+        for (const auto &n : listed) EXPECT_NE(n.get<std::string>(), name) << p;
+    }
+    // A path with no link of the agent's still works, and a missing tail is made.
+    copy_to(rt.wire(), local / "up.txt", ws + "/d/fresh/dir");
+    EXPECT_EQ(content(run(rt, "cat " + q(ws + "/d/fresh/dir/up.txt"))), "up");
+}
+
 // ahctl cp / copy_to / copy_from_into keep modes, symbolic links (as links, never followed) and
 // modification times both ways, in a real sandbox; links that lead out are skipped with a note, and a
 // link to /etc/shadow in the sandbox arrives as its target's text, never the file.
