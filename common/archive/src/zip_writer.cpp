@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace actionhost::common::archive {
@@ -15,10 +17,13 @@ namespace {
 
 constexpr uLong kMadeByUnix = (3u << 8) | 20;  // Unix, spec 2.0 (Info-ZIP's version_made_by)
 
-// The 0x5455 extended timestamp (flags: modification time only), the same locally and centrally.
+// The 0x5455 extended timestamp (flags: modification time only), the same locally and centrally. Its
+// field is a signed 32-bit time: a time outside 1901-12-13 .. 2038-01-19 is clamped to the nearer end,
+// never wrapped to another century.
 std::string extended_timestamp(int64_t mtime) {
     std::string field = {'\x55', '\x54', '\x05', '\x00', '\x01'};
-    const auto t = static_cast<uint32_t>(static_cast<int32_t>(mtime));
+    const int64_t clamped = std::clamp<int64_t>(mtime, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+    const auto t = static_cast<uint32_t>(static_cast<int32_t>(clamped));
     for (int b = 0; b < 4; ++b) field += static_cast<char>((t >> (8 * b)) & 0xff);
     return field;
 }

@@ -4,6 +4,8 @@
 #include <actionhost/common/archive/zip_writer.hpp>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,6 +194,23 @@ TEST(ZipArchive, RoundTripKeepsModesLinksAndTimes) {
                            d / "rt.zip"}, 30);
     EXPECT_EQ(py.output, "top/ 3 0o40750 \ntop/x.sh 3 0o104755 #!/bin/sh\necho ran\ntop/alias 3 0o120777 x.sh\n"
                          "top/plain.txt 3 0o100600 plain\n") << py.output;
+}
+
+// Times the 32-bit timestamp field cannot hold are clamped to its ends, never wrapped to another century
+// (2200 would read back as 1927, 1900 as 2036).
+TEST(ZipArchive, TimesOutOfTheFieldsRangeAreClampedNotWrapped) {
+    TempDir d;
+    {
+        auto w = ZipWriter::create(d / "t.zip");
+        ASSERT_TRUE(w);
+        EXPECT_TRUE(w.value()->add_bytes("future", "f", {0644, 7258118400}));  // 2200-01-01
+        EXPECT_TRUE(w.value()->add_bytes("past", "p", {0644, -2208988800}));    // 1900-01-01
+        EXPECT_TRUE(w.value()->close());
+    }
+    auto r = ZipReader::open(d / "t.zip", {});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value()->entries()[0].mtime, std::numeric_limits<int32_t>::max());
+    EXPECT_EQ(r.value()->entries()[1].mtime, std::numeric_limits<int32_t>::min());
 }
 
 TEST(Unzip, KeepsModesLinksAndTimesOfATreeZippedByZipTree) {
