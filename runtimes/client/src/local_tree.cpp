@@ -128,6 +128,23 @@ UniqueFd open_named_dir(const std::string &path, bool create) {
 
 UniqueFd open_root(const std::string &root) { return open_named_dir(root, true); }
 
+// Where an entry of a copy goes: the root and the entry's directory held open (each entered without
+// following a link), its own name (checked), and its path as messages show it.
+struct EntryPlace {
+    UniqueFd root_fd, dir;
+    std::string name, shown;
+};
+EntryPlace place_of(const std::string &root, const std::string &relative) {
+    const fs::path rel(relative);
+    EntryPlace at;
+    at.root_fd = open_root(root);
+    at.dir = enter_dirs(at.root_fd.get(), rel.parent_path(), root);
+    at.name = rel.filename().string();
+    at.shown = (fs::path(root) / rel).string();
+    if (at.name.empty() || at.name == "." || at.name == "..") refuse("Refusing the entry " + relative);
+    return at;
+}
+
 bool all_zero(std::string_view piece) {
     return std::all_of(piece.begin(), piece.end(), [](char c) { return c == '\0'; });
 }
@@ -202,12 +219,9 @@ UniqueFd open_local_file(const std::string &file, std::string &skipped) {
 }
 
 UniqueFd open_local_file_for_writing(const std::string &root, const std::string &relative, std::string &skipped) {
-    const fs::path rel(relative);
-    UniqueFd root_fd = open_root(root);
-    UniqueFd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
-    const std::string name = rel.filename().string();
-    const std::string shown = (fs::path(root) / rel).string();
-    if (name.empty() || name == "." || name == "..") refuse("Refusing the entry " + relative);
+    EntryPlace at = place_of(root, relative);
+    const UniqueFd &dir = at.dir;
+    const std::string &name = at.name, &shown = at.shown;
     struct stat st{};
     if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
         skipped = shown + ": " + kind_of(st.st_mode) + " is there, not overwritten";
@@ -277,12 +291,9 @@ void make_local_dir(const std::string &root, const std::string &relative) {
 
 bool make_local_link(const std::string &root, const std::string &relative, const std::string &target,
                      const std::optional<int64_t> &mtime, std::string &skipped) {
-    const fs::path rel(relative);
-    UniqueFd root_fd = open_root(root);
-    UniqueFd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
-    const std::string name = rel.filename().string();
-    const std::string shown = (fs::path(root) / rel).string();
-    if (name.empty() || name == "." || name == "..") refuse("Refusing the entry " + relative);
+    EntryPlace at = place_of(root, relative);
+    const UniqueFd &root_fd = at.root_fd, &dir = at.dir;
+    const std::string &name = at.name, &shown = at.shown;
     struct stat st{};
     if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
@@ -308,17 +319,13 @@ bool make_local_link(const std::string &root, const std::string &relative, const
 }
 
 bool keep_local_link_if_inside(const std::string &root, const std::string &relative, std::string &skipped) {
-    const fs::path rel(relative);
-    UniqueFd root_fd = open_root(root);
-    UniqueFd resolved = open_beneath(root_fd.get(), relative, O_PATH);
+    EntryPlace at = place_of(root, relative);
+    UniqueFd resolved = open_beneath(at.root_fd.get(), relative, O_PATH);
     if (resolved || errno != EXDEV) return true;  // inside, or leading nowhere (dangling)
-    UniqueFd dir = enter_dirs(root_fd.get(), rel.parent_path(), root);
-    const std::string name = rel.filename().string();
     struct stat st{};
-    if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-        ::unlinkat(dir.get(), name.c_str(), 0);
-    skipped = (fs::path(root) / rel).string() + ": a symbolic link leading out of " + root +
-              " through a link made after it, removed";
+    if (::fstatat(at.dir.get(), at.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        ::unlinkat(at.dir.get(), at.name.c_str(), 0);
+    skipped = at.shown + ": a symbolic link leading out of " + root + " through a link made after it, removed";
     return false;
 }
 
