@@ -356,7 +356,7 @@ class Files:
         if full == "/":
             return True
         directory, name = posixpath.split(full)
-        return any(e["name"] == name for e in json.loads(self._sandbox._native.list_files(directory or "/", True)))
+        return self._find(directory or "/", name) is not None
 
     def remove(self, path: str) -> None:
         """Removes the file, link or directory tree at ``path`` (nothing to remove is no error)."""
@@ -378,11 +378,18 @@ class Files:
         (created) as ``ahctl cp`` does; returns the local paths written."""
         return list(self._sandbox._native.copy_from_into(self._absolute(path), os.fspath(local_dir)))
 
-    def _entry(self, directory: str, name: str) -> EntryInfo:
+    def _find(self, directory: str, name: str) -> Optional[EntryInfo]:
+        """The entry `name` of `directory` (one detailed listing), None when there is none."""
         for e in json.loads(self._sandbox._native.list_files(directory, True)):
             if e["name"] == name:
                 return self._info(directory, e)
-        raise AgentRuntimeError(f"{posixpath.join(directory, name)} was written but is not there")
+        return None
+
+    def _entry(self, directory: str, name: str) -> EntryInfo:
+        info = self._find(directory, name)
+        if info is None:
+            raise AgentRuntimeError(f"{posixpath.join(directory, name)} was written but is not there")
+        return info
 
     @staticmethod
     def _info(directory: str, e: Mapping[str, Any]) -> EntryInfo:

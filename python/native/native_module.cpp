@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace py = pybind11;
@@ -123,13 +124,7 @@ class NativeRuntime {
         rt_ = client::Runtime::create(std::move(ro));
     }
 
-    void connect() {
-        {
-            py::gil_scoped_release nogil;
-            rt_->connect();
-        }
-        status_->raise_if_failed();
-    }
+    void connect() { without_gil([&] { rt_->connect(); }); }
 
     // One action; `on_event(type, data_json)` follows its live output when given. Returns the
     // observation as JSON text.
@@ -143,10 +138,7 @@ class NativeRuntime {
         std::string out;
         {
             py::gil_scoped_release nogil;
-            auto wire = take_wire();
-            json obs = rt_->execute(*wire, action, session, follow);
-            give_back(std::move(wire));
-            out = actionhost::common::dump_json(obs);
+            out = actionhost::common::dump_json(on_a_wire([&](client::WireClient &w) { return rt_->execute(w, action, session, follow); }));
         }
         events->raise_if_failed();
         return out;
@@ -154,25 +146,18 @@ class NativeRuntime {
 
     std::string list_files(const std::string &path, bool detail) {
         py::gil_scoped_release nogil;
-        auto wire = take_wire();
-        json names = wire->list_files(path, detail);
-        give_back(std::move(wire));
-        return actionhost::common::dump_json(names);
+        return actionhost::common::dump_json(on_a_wire([&](client::WireClient &w) { return w.list_files(path, detail); }));
     }
 
     void upload_bytes(const std::string &filename, const py::bytes &content, const std::string &dest) {
         std::string data = content;
         py::gil_scoped_release nogil;
-        auto wire = take_wire();
-        wire->upload_bytes(filename, data, dest);
-        give_back(std::move(wire));
+        on_a_wire([&](client::WireClient &w) { return w.upload_bytes(filename, data, dest); });
     }
 
     void copy_to(const std::string &local, const std::string &dest, bool recursive) {
         py::gil_scoped_release nogil;
-        auto wire = take_wire();
-        client::copy_to(*wire, local, dest, recursive);
-        give_back(std::move(wire));
+        on_a_wire([&](client::WireClient &w) { client::copy_to(w, local, dest, recursive); });
     }
 
     // The file at `path`, byte for byte (through the zip /download_files makes).
@@ -180,11 +165,9 @@ class NativeRuntime {
         std::string content;
         {
             py::gil_scoped_release nogil;
-            auto wire = take_wire();
             client::CopyOptions options;
             options.max_bytes = max_bytes;
-            std::string zip = client::copy_from(*wire, path, options);
-            give_back(std::move(wire));
+            const std::string zip = on_a_wire([&](client::WireClient &w) { return client::copy_from(w, path, options); });
             auto entries = client::read_zip(zip, max_bytes);
             // A file arrives as one entry of its own name; a directory as its entries (or none).
             std::string name = path;
@@ -199,10 +182,7 @@ class NativeRuntime {
 
     std::vector<std::string> copy_from_into(const std::string &path, const std::string &local_dir) {
         py::gil_scoped_release nogil;
-        auto wire = take_wire();
-        auto written = client::copy_from_into(*wire, path, local_dir);
-        give_back(std::move(wire));
-        return written;
+        return on_a_wire([&](client::WireClient &w) { return client::copy_from_into(w, path, local_dir); });
     }
 
     void pause() { without_gil([&] { rt_->pause(); }); }
@@ -276,6 +256,20 @@ class NativeRuntime {
     void give_back(std::unique_ptr<client::WireClient> wire) {
         std::lock_guard lock(pool_mu_);
         if (pool_.size() < 16) pool_.push_back(std::move(wire));
+    }
+    // Runs `f(wire)` on a wire of the pool (the caller released the GIL) and returns what it returns; the
+    // wire goes back only when `f` returned.
+    template <typename F>
+    auto on_a_wire(F &&f) -> std::invoke_result_t<F &, client::WireClient &> {
+        auto wire = take_wire();
+        if constexpr (std::is_void_v<std::invoke_result_t<F &, client::WireClient &>>) {
+            f(*wire);
+            give_back(std::move(wire));
+        } else {
+            auto result = f(*wire);
+            give_back(std::move(wire));
+            return result;
+        }
     }
     void drop_wires() {
         std::lock_guard lock(pool_mu_);
