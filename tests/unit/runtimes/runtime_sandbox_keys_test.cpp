@@ -7,11 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "config_schema.hpp"
 #include "patched_fixture_runtime.hpp"
@@ -34,13 +32,6 @@ std::string fixture_with(const json &sandbox_keys) {
 // Runtime::create's refusal ("" when it created the runtime).
 std::string create_error(const json &sandbox_keys, const std::function<void(Config &)> &set) {
     return create_error_in(fixture_with(sandbox_keys), set);
-}
-
-std::string read_text(const fs::path &p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 }  // namespace
@@ -106,13 +97,13 @@ TEST(RuntimeSandboxKeys, EachInTreeManifestNamesEveryBackendKeyItsSourcesRead) {
     int checked = 0;
     for (const auto &dir : fs::directory_iterator(runtimes)) {
         if (!fs::exists(dir.path() / "manifest.json") || dir.path().filename() == "client") continue;
-        const json manifest = json::parse(read_text(dir.path() / "manifest.json"));
+        const json manifest = json::parse(actionhost::testing::read_file(dir.path() / "manifest.json"));
         std::set<std::string> named;
         for (const auto &k : manifest.value("sandbox_keys", json::array())) named.insert(k.get<std::string>());
         for (const auto &k : named) EXPECT_TRUE(backend.count(k)) << dir.path() << " names " << k << ", not a backend-specific key";
         for (const auto &f : fs::recursive_directory_iterator(dir.path())) {
             if (!f.is_regular_file() || (f.path().extension() != ".cpp" && f.path().extension() != ".hpp")) continue;
-            const std::string text = read_text(f.path());
+            const std::string text = actionhost::testing::read_file(f.path());
             for (auto it = std::sregex_iterator(text.begin(), text.end(), literal); it != std::sregex_iterator(); ++it) {
                 const std::string key = (*it)[1];
                 if (!backend.count(key)) continue;
