@@ -135,6 +135,33 @@ void merge_into(const fs::path &from, const fs::path &to) {
     }
 }
 
+// A directory entry's permission bits and time, applied once everything is in place (a file created in a
+// directory afterwards would change its time; a directory without write permission could not be filled).
+struct DirectoryAttributes {
+    fs::path relative;
+    std::optional<uint32_t> mode;
+    std::optional<int64_t> mtime;
+};
+
+// Each directory reached below `dest` without following a link (one swapped in since is not changed),
+// deepest first. Best effort: the contents are in place already, and a directory gone meanwhile is the
+// agent's doing.
+void apply_directory_attributes(const std::string &dest, std::vector<DirectoryAttributes> dirs) {
+    UniqueFd dest_fd(::open(dest.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dest_fd) return;
+    auto depth = [](const fs::path &p) { return std::distance(p.begin(), p.end()); };
+    std::stable_sort(dirs.begin(), dirs.end(), [&](const auto &a, const auto &b) { return depth(a.relative) > depth(b.relative); });
+    for (const auto &dir : dirs) {
+        UniqueFd fd = open_no_links(dest_fd.get(), dir.relative, O_RDONLY | O_DIRECTORY);
+        if (!fd) continue;
+        if (dir.mode) ::fchmod(fd.get(), *dir.mode);
+        if (dir.mtime) {
+            const timespec times[2] = {{0, UTIME_OMIT}, as_timespec(*dir.mtime)};
+            ::futimens(fd.get(), times);
+        }
+    }
+}
+
 }  // namespace
 
 common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits,
@@ -169,6 +196,7 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
     };
     UniqueFd stage_fd(::open(stage.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!stage_fd) return refuse("cannot open the staging directory in " + dest + ": " + std::strerror(errno));
+    std::vector<DirectoryAttributes> directories;  // applied after the merge (the destination itself never)
     try {
         // Directories and files first, links last: no entry is ever written through a link of the archive.
         for (size_t i = 0; i < zip.entries().size(); ++i) {
@@ -178,6 +206,8 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
             if (entry.directory) {
                 auto made = enter_dirs(stage_fd.get(), rel);
                 if (!made) return refuse(made.error().message);
+                const fs::path dir = rel.has_filename() ? rel : rel.parent_path();  // "a/b/" → "a/b"
+                if (!dir.empty() && dir != "." && (entry.mode || entry.mtime)) directories.push_back({dir, entry.mode, entry.mtime});
                 continue;
             }
             auto dir = enter_dirs(stage_fd.get(), rel.parent_path());
@@ -234,6 +264,7 @@ common::Status unzip_safely(const std::string &zip_path, const std::string &dest
                     return refuse("cannot give " + it->path().string() + " to the sandbox's user: " + std::strerror(errno));
         }
         merge_into(stage, dest);
+        apply_directory_attributes(dest, std::move(directories));
     } catch (const std::exception &e) {
         return refuse(std::string("cannot unpack the archive: ") + e.what());
     }
@@ -256,10 +287,13 @@ common::Status zip_tree(const std::string &root, const std::string &zip_path) {
              it != fs::recursive_directory_iterator(); it.increment(ec)) {
             if (ec) break;
             // Regular files and links (as links: a link is never followed, so nothing outside `root` is
-            // read); no directory entries, as OpenHands' archive; FIFOs, sockets and devices left out.
+            // read); directories as entries of their own, so that their modes, times and emptiness travel
+            // (OpenHands' archive has files only; zip readers, Python's zipfile too, take both); FIFOs,
+            // sockets and devices left out.
             const auto status = it->symlink_status(ec);
             if (ec) break;
-            if (fs::is_regular_file(status) || fs::is_symlink(status)) names.push_back(it->path().lexically_relative(root).generic_string());
+            if (fs::is_regular_file(status) || fs::is_symlink(status) || fs::is_directory(status))
+                names.push_back(it->path().lexically_relative(root).generic_string());
         }
         std::sort(names.begin(), names.end());
         for (const auto &name : names) {
@@ -267,6 +301,10 @@ common::Status zip_tree(const std::string &root, const std::string &zip_path) {
             if (::fstatat(root_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
             const common::archive::ZipEntryAttributes attributes{static_cast<uint32_t>(st.st_mode & 07777),
                                                                  static_cast<int64_t>(st.st_mtime)};
+            if (S_ISDIR(st.st_mode)) {
+                if (auto added = zip.add_directory(name + "/", attributes); !added) return added;
+                continue;
+            }
             if (S_ISLNK(st.st_mode)) {
                 std::string target(4096, '\0');
                 // readlinkat beneath the root's descriptor, the link's directory reached without links.

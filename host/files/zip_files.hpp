@@ -30,12 +30,15 @@ struct FileOwner {
 // files created with O_NOFOLLOW), with the archive's Unix permission bits (& 0777; none: the umask's
 // default) and modification time; links last, each then resolved beneath the staging directory (one that
 // leads out through other links refuses the upload); all given to `owner` (when set), then moved into
-// place. On failure (with why) nothing in `dest` has changed.
+// place; last, each directory entry's mode and time are set on the directory in place (deepest first,
+// reached without links; an entry naming `dest` itself changes nothing). On failure (with why) nothing in
+// `dest` has changed.
 common::Status unzip_safely(const std::string &zip_path, const std::string &dest, const UnzipLimits &limits,
                             const std::optional<FileOwner> &owner = std::nullopt);
 
-// Writes a zip of every regular file and symbolic link below `root` (names relative to `root`, no
-// directory entries, as OpenHands) to `zip_path`, with their Unix modes and modification times; a link
+// Writes a zip of every regular file, directory and symbolic link below `root` (names relative to
+// `root`; `root` itself has no entry; directory entries, which OpenHands' archive lacks, carry a
+// directory's mode and time and keep empty ones) to `zip_path`, with their Unix modes and modification times; a link
 // is packed as a link (its target's text) and never followed, so nothing outside `root` is read.
 // FIFOs, sockets and devices are left out. A file `root` gives an empty archive. Fails with why.
 common::Status zip_tree(const std::string &root, const std::string &zip_path);

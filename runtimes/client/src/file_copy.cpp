@@ -68,6 +68,26 @@ bool fetch_zip(WireClient &wire, const std::string &sandbox_path, const detail::
     return true;
 }
 
+// The mode and time of the sandbox's directory `dir`, from a detailed listing of its parent
+// (/list_files's "detail", actionhost's additive key); nothing from a host that lists names only.
+std::optional<std::pair<uint32_t, int64_t>> directory_attributes(WireClient &wire, const fs::path &dir) {
+    nlohmann::json listing;
+    try {
+        listing = wire.list_files(dir.parent_path().string(), true);
+    } catch (const WireError &) {
+        return std::nullopt;  // the copy itself is done; its top directory keeps the mode it was made with
+    }
+    if (!listing.is_array()) return std::nullopt;
+    const std::string name = dir.filename().string();
+    for (const auto &entry : listing) {
+        if (!entry.is_object() || entry.value("name", "") != name || entry.value("type", "") != "dir") continue;
+        const auto mode = entry.find("mode"), mtime = entry.find("mtime");
+        if (mode == entry.end() || mtime == entry.end() || !mode->is_number_unsigned() || !mtime->is_number_integer()) return std::nullopt;
+        return std::make_pair(mode->get<uint32_t>() & 0777u, mtime->get<int64_t>());
+    }
+    return std::nullopt;
+}
+
 std::string read_whole(int fd) {
     std::string out;
     if (::lseek(fd, 0, SEEK_SET) != 0) throw WireError(std::string("Cannot read the download: ") + std::strerror(errno));
@@ -221,6 +241,19 @@ std::vector<std::string> copy_from_into(WireClient &wire, const std::string &san
         written.erase(std::remove(written.begin(), written.end(), shown), written.end());
     }
     if (!is_file) detail::make_local_dir(root.string(), base.lexically_relative(root).string());
+    // Last, each directory's mode and time (nothing is created in it any more), deepest first; the
+    // copied directory's own from a detailed listing of its parent (a host without one: left as made).
+    std::vector<size_t> directories;
+    for (size_t i = 0; i < zip->entries().size(); ++i)
+        if (zip->entries()[i].directory && (zip->entries()[i].mode || zip->entries()[i].mtime)) directories.push_back(i);
+    auto depth = [&](size_t i) { const fs::path p(relative[i]); return std::distance(p.begin(), p.end()); };
+    std::stable_sort(directories.begin(), directories.end(), [&](size_t a, size_t b) { return depth(a) > depth(b); });
+    for (size_t i : directories)
+        detail::set_local_dir_attributes(root.string(), relative[i], zip->entries()[i].mode, zip->entries()[i].mtime);
+    if (!is_file && !top.empty()) {
+        if (const auto own = directory_attributes(wire, src))
+            detail::set_local_dir_attributes(root.string(), base.lexically_relative(root).string(), own->first, own->second);
+    }
     return written;
 }
 

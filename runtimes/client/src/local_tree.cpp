@@ -289,6 +289,18 @@ void make_local_dir(const std::string &root, const std::string &relative) {
     enter_dirs(root_fd.get(), fs::path(relative), root);
 }
 
+void set_local_dir_attributes(const std::string &root, const std::string &relative, const std::optional<uint32_t> &mode,
+                              const std::optional<int64_t> &mtime) {
+    UniqueFd root_fd = open_root(root);
+    UniqueFd dir = enter_dirs(root_fd.get(), fs::path(relative), root);
+    const std::string shown = (fs::path(root) / relative).string();
+    if (mode && ::fchmod(dir.get(), *mode & 0777) != 0) refuse("Cannot set the mode of " + shown + ": " + std::strerror(errno));
+    if (mtime) {
+        const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(*mtime), 0}};
+        if (::futimens(dir.get(), times) != 0) refuse("Cannot set the time of " + shown + ": " + std::strerror(errno));
+    }
+}
+
 bool make_local_link(const std::string &root, const std::string &relative, const std::string &target,
                      const std::optional<int64_t> &mtime, std::string &skipped) {
     EntryPlace at = place_of(root, relative);

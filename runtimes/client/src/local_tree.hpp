@@ -74,6 +74,12 @@ void finish_file(int fd, uint64_t size, const std::string &shown);
 void remove_local_file(const std::string &root, const std::string &relative) noexcept;
 // Creates the directory `relative` below `root` the same way.
 void make_local_dir(const std::string &root, const std::string &relative);
+// Sets the permission bits and/or the modification time of the directory `relative` below `root` (""
+// is `root`), reached the same way (created when missing). Once a copy's contents are in place: a
+// file created later would change the time, and a directory without write permission could not be
+// filled. Throws WireError.
+void set_local_dir_attributes(const std::string &root, const std::string &relative, const std::optional<uint32_t> &mode,
+                              const std::optional<int64_t> &mtime);
 // Creates the symbolic link `relative` -> `target` below `root` (its directories reached the same way),
 // replacing a file or link at that name, with `mtime` when set. Returns false with `skipped` set when a
 // directory or special file is at the name, or when the link, resolved beneath `root` through the links

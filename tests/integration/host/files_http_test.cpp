@@ -119,9 +119,9 @@ TEST(HostFiles, DownloadZipsATreeAndRefusesBadPaths) {
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.headers["content-type"], "application/zip");
     EXPECT_EQ(r.headers["content-disposition"], "attachment; filename=\"pkg.zip\"");
-    // Files only, as OpenHands (os.walk + zipfile.write per file): no directory entries, so an empty
-    // directory is not in the archive either.
-    EXPECT_EQ(names_in_zip(r.body), "['a.txt', 'sub/b.txt', 'sub/deeper/c.txt']\n");
+    // OpenHands' archive has files only (os.walk + zipfile.write per file); ours adds an entry for each
+    // directory below the root, so that modes, times and empty directories travel. zipfile reads both.
+    EXPECT_EQ(names_in_zip(r.body), "['a.txt', 'empty/', 'empty/dir/', 'sub/', 'sub/b.txt', 'sub/deeper/', 'sub/deeper/c.txt']\n");
     auto file = host.get("/download_files?path=" + wd + "/pkg/a.txt");
     EXPECT_EQ(names_in_zip(file.body), "[]\n");
     auto rel = host.get("/download_files?path=pkg");

@@ -8,6 +8,7 @@
 #include <actionhost/common/json_write.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -153,9 +154,15 @@ TEST(CopyAttributes, ModesLinksAndTimesBothWays) {
     fs::create_symlink("../x.sh", local / "tree/sub/alias");
     fs::create_symlink("/etc/passwd", local / "tree/absolute");
     fs::create_symlink("../../elsewhere", local / "tree/climbing");
+    fs::create_directories(local / "tree/private/empty");
+    ::chmod((local / "tree/private").c_str(), 0700);
+    ::chmod((local / "tree").c_str(), 0750);
     const timespec old_time[2] = {{0, UTIME_OMIT}, {1500000000, 0}};
+    const timespec dir_time[2] = {{0, UTIME_OMIT}, {1300000000, 0}};
     ::utimensat(AT_FDCWD, (local / "tree/sub/data.txt").c_str(), old_time, 0);
     ::utimensat(AT_FDCWD, (local / "tree/x.sh").c_str(), old_time, 0);
+    for (const char *dir : {"tree/private/empty", "tree/private", "tree/sub", "tree"})
+        ::utimensat(AT_FDCWD, (local / dir).c_str(), dir_time, 0);
     std::vector<std::string> skipped;
     CopyOptions options;
     options.skipped = &skipped;
@@ -167,11 +174,16 @@ TEST(CopyAttributes, ModesLinksAndTimesBothWays) {
                             "stat -c '%Y %a' tree/sub/data.txt tree/x.sh single/x.sh && stat -c %U tree/sub/alias && "
                             "{ test -e tree/absolute || test -L tree/absolute || test -L tree/climbing || echo no-out-links; }");
     EXPECT_EQ(content(in), "ran\nran\n../x.sh\nran\n1500000000 644\n1500000000 755\n1500000000 755\nopenhands\nno-out-links") << actionhost::common::dump_json(in);
+    // Directories too: their own modes and times, the copied one's included, and an empty one kept.
+    const auto dirs = run(rt, "cd " + q(dest) + " && stat -c '%n %a %Y' tree tree/private tree/private/empty tree/sub");
+    EXPECT_EQ(content(dirs), "tree 750 1300000000\ntree/private 700 1300000000\ntree/private/empty 755 1300000000\n"
+                             "tree/sub 755 1300000000") << actionhost::common::dump_json(dirs);
 
     // Out of the sandbox: modes, times, an inside link as a link; /etc/shadow's link as text only.
     const auto made = run(rt, "mkdir -p /tmp/out && cd /tmp/out && printf 'echo back\\n' > run.sh && chmod 750 run.sh && "
                               "ln -sf run.sh alias && ln -sf /etc/shadow shadow && touch -d @1400000000 run.sh && "
-                              "touch -h -d @1400000000 alias");
+                              "touch -h -d @1400000000 alias && mkdir -p secret/none && chmod 700 secret && "
+                              "touch -d @1200000000 secret/none secret && chmod 710 /tmp/out && touch -d @1100000000 /tmp/out");
     ASSERT_EQ(exit_code(made), 0) << actionhost::common::dump_json(made);
     TempDir back("ahsvc-attr-back");
     const std::string raw = copy_from(rt.wire(), "/tmp/out");
@@ -181,7 +193,7 @@ TEST(CopyAttributes, ModesLinksAndTimesBothWays) {
          "import zipfile,sys,stat\nz=zipfile.ZipFile(sys.argv[1])\nfor i in sorted(z.infolist(),key=lambda i:i.filename): "
          "print(i.filename, stat.S_ISLNK(i.external_attr>>16), z.read(i).decode().strip())",
          back / "raw.zip"}, 30);
-    EXPECT_EQ(py.output, "alias True run.sh\nrun.sh False echo back\nshadow True /etc/shadow\n");
+    EXPECT_EQ(py.output, "alias True run.sh\nrun.sh False echo back\nsecret/ False \nsecret/none/ False \nshadow True /etc/shadow\n");
     skipped.clear();
     copy_from_into(rt.wire(), "/tmp/out", back.path(), options);
     struct stat st{};
@@ -192,6 +204,11 @@ TEST(CopyAttributes, ModesLinksAndTimesBothWays) {
     ASSERT_EQ(::lstat((back / "out/alias").c_str(), &st), 0);
     EXPECT_EQ(st.st_mtime, 1400000000);
     EXPECT_FALSE(fs::exists(fs::symlink_status(back / "out/shadow")));
+    for (const auto &[dir, mode, time] : {std::tuple{"out", 0710u, 1100000000}, {"out/secret", 0700u, 1200000000}, {"out/secret/none", 0755u, 1200000000}}) {
+        ASSERT_EQ(::stat((back / dir).c_str(), &st), 0) << dir;
+        EXPECT_EQ(st.st_mode & 07777, mode) << dir;
+        EXPECT_EQ(st.st_mtime, time) << dir;
+    }
     ASSERT_EQ(skipped.size(), 1u);
     EXPECT_NE(skipped[0].find("/etc/shadow"), std::string::npos) << skipped[0];
     // A link made first that leads out only through a link made after it (names sort `a` before

@@ -83,7 +83,8 @@ TEST(ZipTree, ZipsFilesRelativeToTheRootWithoutFollowingLinks) {
     ASSERT_TRUE(zip_tree(d / "root", d / "out.zip"));
     auto r = run_process({"/usr/bin/python3", "-c", "import zipfile,sys;print(sorted(zipfile.ZipFile(sys.argv[1]).namelist()))",
                           d / "out.zip"}, 30);
-    EXPECT_EQ(r.output, "['a.txt', 'dir/b.txt', 'dir/deeper/c.txt', 'link']\n");  // no directory entries, as OpenHands
+    // Directories have entries of their own (their modes and times; an empty one kept), the root none.
+    EXPECT_EQ(r.output, "['a.txt', 'dir/', 'dir/b.txt', 'dir/deeper/', 'dir/deeper/c.txt', 'empty/', 'link']\n");
     auto link = run_process({"/usr/bin/python3", "-c", "import zipfile,sys,stat;z=zipfile.ZipFile(sys.argv[1]);i=z.getinfo('link');"
                              "print(stat.S_ISLNK(i.external_attr>>16), z.read(i).decode())", d / "out.zip"}, 30);
     EXPECT_EQ(link.output, "True " + (d / "outside") + "\n");
@@ -305,4 +306,36 @@ TEST(ZipArchive, LinkStaysInsideJudgesTheText) {
     EXPECT_FALSE(link_stays_inside("b", "x/../../y"));
     EXPECT_TRUE(link_stays_inside("b", "x/./../y"));
     EXPECT_FALSE(link_stays_inside("b", ""));
+}
+
+// A directory entry's mode (masked: no setgid or sticky bit) and time land on the directory once its
+// contents are in, on one already there as well; an entry naming the destination itself changes
+// nothing, and a link where the directory goes is replaced, never followed to chmod what it points at.
+TEST(Unzip, DirectoryEntriesSetModesAndTimesLastWithoutFollowingLinks) {
+    TempDir d;
+    fs::create_directories(d / "outside");
+    ::chmod((d / "outside").c_str(), 0700);
+    make_crafted_zip(d / "dirs.zip", {{"./", "", attr(S_IFDIR | 0777), 3},
+                                      {"shared/", "", attr(S_IFDIR | 02777), 3},
+                                      {"shared/inner/", "", attr(S_IFDIR | 01500), 3},
+                                      {"shared/inner/f", "x", attr(S_IFREG | 0644), 3},
+                                      {"linked/", "", attr(S_IFDIR | 0777), 3},
+                                      {"linked/f", "y", attr(S_IFREG | 0644), 3}});
+    fs::create_directories(d / "dest/shared");
+    ::chmod((d / "dest").c_str(), 0755);
+    ::chmod((d / "dest/shared").c_str(), 0700);
+    fs::create_directory_symlink(d / "outside", d / "dest/linked");
+    ASSERT_TRUE(unzip_safely(d / "dirs.zip", d / "dest", {}));
+    EXPECT_EQ(lstat_of(d / "dest").st_mode & 07777, 0755u) << "the destination itself is not the archive's";
+    EXPECT_EQ(lstat_of(d / "dest/shared").st_mode & 07777, 0777u);
+    EXPECT_EQ(lstat_of(d / "dest/shared/inner").st_mode & 07777, 0500u);
+    EXPECT_EQ(read_file(d / "dest/shared/inner/f"), "x") << "filled before it lost its write permission";
+    std::tm tm{.tm_sec = 8, .tm_min = 6, .tm_hour = 5, .tm_mday = 4, .tm_mon = 2, .tm_year = 121, .tm_wday = 0, .tm_yday = 0,
+               .tm_isdst = -1, .tm_gmtoff = 0, .tm_zone = nullptr};
+    EXPECT_EQ(lstat_of(d / "dest/shared/inner").st_mtime, std::mktime(&tm));
+    EXPECT_EQ(lstat_of(d / "dest/shared").st_mtime, std::mktime(&tm));
+    EXPECT_TRUE(S_ISDIR(lstat_of(d / "dest/linked").st_mode)) << "the link was replaced by the archive's directory";
+    EXPECT_EQ(lstat_of(d / "outside").st_mode & 07777, 0700u) << "what the link pointed at was not changed";
+    EXPECT_TRUE(fs::is_empty(d / "outside"));
+    ::chmod((d / "dest/shared/inner").c_str(), 0700);  // so that the TempDir can go
 }
