@@ -24,6 +24,7 @@ class ObservationScan {
     bool binary(json::binary_t &) { return value(Kind::Other); }
     bool string(json::string_t &s) {
         if (at({"extras", "metadata", "working_dir"})) facts.working_dir = s;
+        if (frames_.size() == 1 && !frames_[0].array && frames_[0].key == "observation") facts.is_error = s == "error";
         return value(Kind::String);
     }
     bool start_object(std::size_t) { return open(false); }
@@ -65,7 +66,10 @@ class ObservationScan {
     }
     bool value(Kind kind) {
         if (frames_.size() == 1 && !frames_[0].array) {
-            if (frames_[0].key == "observation") observation_is_string = kind == Kind::String;
+            if (frames_[0].key == "observation") {
+                observation_is_string = kind == Kind::String;
+                if (kind != Kind::String) facts.is_error = false;  // a later duplicate wins
+            }
             if (frames_[0].key == "content") content_is_string = kind == Kind::String;
         }
         return true;
@@ -102,7 +106,10 @@ std::optional<Result<ObservationFacts>> inspect_with_simdjson(std::string_view t
         bool observation_is_string = false, content_is_string = false;
         ObservationFacts facts;
         for (simdjson::dom::key_value_pair field : top) {
-            if (field.key == "observation") observation_is_string = field.value.is_string();
+            if (field.key == "observation") {
+                observation_is_string = field.value.is_string();
+                facts.is_error = observation_is_string && field.value.get_string().value_unsafe() == "error";
+            }
             else if (field.key == "content") content_is_string = field.value.is_string();
             else if (field.key == "extras" && field.value.is_object()) {
                 for (simdjson::dom::key_value_pair extra : simdjson::dom::object(field.value)) {

@@ -39,6 +39,12 @@ bool valid_session_name(const std::string &name) {
 
 std::string RouteResult::serialised() const { return text.empty() ? common::dump_json(body) : text; }
 
+bool RouteResult::is_error_observation() const {
+    if (!text.empty()) return text_is_error;
+    const auto it = body.is_object() ? body.find("observation") : body.end();
+    return it != body.end() && it->is_string() && it->get_ref<const std::string &>() == "error";
+}
+
 Router::Router(HostEnvironment &env, modules::ModuleRegistry &registry, StreamHub &streams)
     : env_(env), registry_(registry), streams_(streams),
       needs_(env.facts().install_dir, [&env](const std::string &key) { return env.config_get(key); }) {}
@@ -288,6 +294,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
     nlohmann::json obs;    // the answer when the host makes it (an error), or for followers
     std::string verbatim;  // the plugin's text, when it is the answer unchanged
     std::string working_dir;
+    bool verbatim_is_error = false;
     if (st != AH_OK) {
         const std::string err = call.error.empty() ? "status " + std::to_string(st) : call.error;
         obs = common::error_observation("The " + name + " plugin failed to execute the action: " + err);
@@ -301,6 +308,7 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
         obs = common::error_observation("The " + name + " plugin returned an invalid observation");
     } else {
         // Checked in one pass without building the document: the text goes out as it came.
+        verbatim_is_error = facts.value().is_error;
         working_dir = std::move(facts).value().working_dir;
         verbatim = std::move(*call.observation);
     }
@@ -314,7 +322,19 @@ RouteResult Router::run_plugin(PluginModule &module, const std::string &action, 
         const std::string observation = verbatim.empty() ? common::dump_json(obs) : verbatim;
         streams_.publish(session_name, "action_end", "{\"observation\":" + observation + "}");
     }
-    return {200, std::move(obs), std::move(verbatim)};
+    return {200, std::move(obs), std::move(verbatim), verbatim_is_error};
+}
+
+std::vector<std::string> Router::refused_names() const {
+    std::lock_guard lock(modules_mu_);
+    std::vector<std::string> out;
+    for (const auto &[n, _] : refused_) out.push_back(n);
+    return out;
+}
+
+size_t Router::session_count() {
+    std::lock_guard lock(sessions_mu_);
+    return sessions_.size();
 }
 
 size_t Router::shutdown(std::chrono::milliseconds grace) {

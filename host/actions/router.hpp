@@ -29,7 +29,10 @@ struct RouteResult {
     // The plugin's observation text when it is the answer unchanged: sent as it came instead of being
     // serialised again (an observation can be megabytes of command output).
     std::string text;
+    bool text_is_error = false;  // `text` is an error observation (inspected on its way through)
     std::string serialised() const;
+    // Whether the answer is an error observation (the metrics' "error" outcome; see HostMetrics).
+    bool is_error_observation() const;
 };
 
 class Router;
@@ -90,6 +93,11 @@ class Router {
 
     // The time the last action started (for /server_info idle_time), seconds since the epoch.
     double last_action_start() const { return last_action_start_.load(); }
+
+    // For GET /metrics: the plugins loaded and those refused (each is tried once: a refusal is kept), and
+    // the sessions that have run an action.
+    std::vector<std::string> refused_names() const;
+    size_t session_count();
 
   private:
     friend class RouteLease;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "actions/file_actions.hpp"
 #include "files/file_roots.hpp"
 #include "http/body.hpp"
 #include "http/web_view.hpp"
@@ -66,6 +67,7 @@ HostCore::HostCore(HostCoreSettings s) {
     env_ = std::make_unique<HostEnvironment>(HostEnvironment::Facts{o.working_dir, o.username, s.install_dir, ACTIONHOST_VERSION, s.user_id},
                                              settings);
     env_->log_sink = s.log_sink;
+    env_->log_ring = &log_ring_;
     env_->streams = &streams_;
     for (const auto &i : registry_.invalid()) env_->log(AH_LOG_WARNING, "host", "ignoring " + i.path + ": " + i.error);
     for (const auto &flag : ignored)
@@ -79,6 +81,16 @@ HostCore::HostCore(HostCoreSettings s) {
                               size_setting(*env_, "ACTIONHOST_MAX_BODY_BYTES", kDefaultMaxBodyBytes),
                               size_setting(*env_, "ACTIONHOST_MAX_UPLOAD_BYTES", size_t{8} << 30)});
     api_->max_unzip_bytes = size_setting(*env_, "ACTIONHOST_MAX_UNZIP_BYTES", api_->max_unzip_bytes);
+    // Every action a client can name is counted under its own name: the host's and the installed plugins'.
+    std::vector<std::string> actions;
+    for (const auto &spec : host_action_specs()) actions.push_back(spec.name);
+    for (const auto &m : registry_.modules())
+        if (m.kind == modules::ModuleKind::Plugin)
+            actions.insert(actions.end(), m.provides.begin(), m.provides.end());
+    action_metrics_ = std::make_unique<ActionMetrics>(actions);
+    api_->action_metrics = action_metrics_.get();
+    api_->cgroups = &cgroups_;
+    api_->log_ring = &log_ring_;
 }
 
 HostCore::~HostCore() { shutdown(); }
@@ -105,6 +117,7 @@ size_t HostCore::shutdown() {
     shut_down_ = true;
     if (terminals_) terminals_->close_all();
     streams_.close_all();
+    log_ring_.close();
     const size_t grace_s = size_setting(*env_, "ACTIONHOST_SHUTDOWN_GRACE_SECONDS", 30);
     return router_->shutdown(std::chrono::seconds(grace_s));
 }

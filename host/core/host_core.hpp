@@ -15,6 +15,9 @@
 #include "http/api.hpp"
 #include "http/stream_hub.hpp"
 #include "modules/host_environment.hpp"
+#include "ops/action_metrics.hpp"
+#include "ops/log_ring.hpp"
+#include "sys/cgroup_stats.hpp"
 #include <actionhost/modules/registry.hpp>
 #include "terminal/terminal_registry.hpp"
 
@@ -64,6 +67,9 @@ class HostCore {
     std::string session_key_;
     modules::ModuleRegistry registry_;
     StreamHub streams_;
+    LogRing log_ring_;  // before env_: it logs into it
+    std::unique_ptr<ActionMetrics> action_metrics_;
+    OwnCgroups cgroups_;
     std::unique_ptr<HostEnvironment> env_;
     std::unique_ptr<Router> router_;
     std::unique_ptr<ApiContext> api_;

@@ -13,6 +13,9 @@
 #include "http/responses.hpp"
 #include "http/terminal_api.hpp"
 #include "http/web_view.hpp"
+#include "ops/action_metrics.hpp"
+#include "ops/log_ring.hpp"
+#include "ops/metrics_exposition.hpp"
 
 namespace actionhost::host {
 namespace {
@@ -53,7 +56,8 @@ class ApiHandler {
         const std::string &method = req.method();
         // The web view authenticates by key or by its own cookie (web_view.hpp).
         if (ctx_.web_view && is_web_view_path(path)) return serve_web_view(ctx_, *ctx_.web_view, req, resp, path, query);
-        if (ctx_.auth.enabled() && !ApiKeyCheck::is_public_path(path) && !ctx_.auth.accepts(req.header("X-Session-API-Key"))) {
+        if (ctx_.auth.enabled() && !ApiKeyCheck::is_public_path(path) &&
+            !ctx_.auth.accepts(ApiKeyCheck::presented_key(req.header("X-Session-API-Key"), req.header("Authorization")))) {
             send_detail(resp, 403, "Invalid API Key");
             return;
         }
@@ -68,6 +72,8 @@ class ApiHandler {
                 return resp.send(alive.status, alive.content_type, alive.body);
             }
             if (route("/server_info", "GET")) return server_info(resp);
+            if (ctx_.action_metrics && route("/metrics", "GET")) return metrics(resp);
+            if (ctx_.log_ring && route("/logs", "GET")) return logs(resp, query);
             if (route("/execute_action", "POST")) return execute_action(req, resp);
             if (route("/list_files", "POST")) return list_files(req, resp);
             if (route("/upload_file", "POST")) return upload_file(req, resp, query);
@@ -101,6 +107,28 @@ class ApiHandler {
                               {"missing_needs", ctx_.router.unmet_needs()}});
     }
 
+    void metrics(Response &resp) {
+        const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx_.started).count();
+        resp.send(200, kMetricsContentType,
+                  metrics_text({*ctx_.action_metrics, ctx_.router, *ctx_.cgroups, ctx_.env.facts().working_dir, ctx_.terminals, uptime}));
+    }
+
+    // ?since=N (the "next" of the previous answer; 0: the oldest kept) &wait=S (0-30 s: a long poll for
+    // the next line when there is none yet). {"lines": [...], "next": N, "dropped": K}.
+    void logs(Response &resp, const std::string &query) {
+        auto whole = [](const std::string &text, uint64_t max) -> std::optional<uint64_t> {
+            if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+            const uint64_t v = std::stoull(text);
+            return v <= max ? std::optional<uint64_t>(v) : std::nullopt;
+        };
+        const auto since = whole(query_param(query, "since", "0"), UINT64_MAX / 2);
+        if (!since) return invalid_request(resp, "\"since\" must be a whole number (the \"next\" of an earlier answer)");
+        const auto wait = whole(query_param(query, "wait", "0"), 30);
+        if (!wait) return invalid_request(resp, "\"wait\" must be a whole number of seconds from 0 to 30");
+        LogRing::Page page = ctx_.log_ring->since(*since, std::chrono::seconds(*wait));
+        send_json(resp, 200, {{"lines", std::move(page.lines)}, {"next", page.next}, {"dropped", page.dropped}});
+    }
+
     void execute_action(Request &req, Response &resp) {
         const BodyText read = read_body(req, ctx_.max_body_bytes);
         if (!read.text) return send_detail(resp, read.status, read.detail);
@@ -120,7 +148,22 @@ class ApiHandler {
         if (request_id.size() > IdempotencyCache::kMaxIdLength)
             return invalid_request(resp, "X-Request-ID is longer than 256 characters");
         auto run = ctx_.idempotency.run(request_id, std::hash<std::string>{}(*body), [&] {
+            const auto started = std::chrono::steady_clock::now();
+            const ActionMetrics::Slot *counted = nullptr;
+            if (ctx_.action_metrics) {  // found before the router takes the document apart
+                const nlohmann::json &action = j["action"];
+                const auto type = action.find("action");
+                counted = ctx_.action_metrics->slot(type != action.end() && type->is_string()
+                                                        ? std::string_view(type->get_ref<const std::string &>())
+                                                        : std::string_view());
+            }
             RouteResult r = ctx_.router.execute(j["action"], session, request_id);  // j outlives the answer
+            if (counted)
+                ctx_.action_metrics->record(counted,
+                                            r.http_status != 200         ? ActionOutcome::Refused
+                                            : r.is_error_observation() ? ActionOutcome::Error
+                                                                       : ActionOutcome::Ok,
+                                            std::chrono::steady_clock::now() - started);
             return StoredReply{r.http_status, r.serialised()};
         });
         if (run.outcome == IdempotencyCache::Outcome::Conflict)

@@ -19,6 +19,9 @@
 namespace actionhost::host {
 
 class WebViewAccess;  // web_view.hpp
+class ActionMetrics;  // ops/action_metrics.hpp
+class OwnCgroups;     // sys/cgroup_stats.hpp
+class LogRing;        // ops/log_ring.hpp
 
 struct ApiContext {
     Router &router;
@@ -33,7 +36,11 @@ struct ApiContext {
     IdempotencyCache idempotency{};  // X-Request-ID → the reply of the first run
     uint64_t max_unzip_bytes = UnzipLimits{}.max_total_bytes;  // ACTIONHOST_MAX_UNZIP_BYTES (zip-bomb guard)
     TerminalRegistry *terminals = nullptr;
-    std::shared_ptr<const WebViewAccess> web_view;  // /ui; nullptr where there is none (the cli runtime)  // GET /terminal; nullptr where there is none (the cli runtime)
+    std::shared_ptr<const WebViewAccess> web_view;  // /ui; nullptr where there is none (the cli runtime)
+    // GET /metrics and GET /logs (owned by the host core; null: the endpoint answers 404).
+    ActionMetrics *action_metrics = nullptr;
+    const OwnCgroups *cgroups = nullptr;
+    LogRing *log_ring = nullptr;
 };
 
 // Answers one request of the API: routing, the key check, every endpoint. Thread: any; one call per

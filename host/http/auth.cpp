@@ -4,6 +4,9 @@
 #include <Poco/SHA1Engine.h>
 #include <actionhost/common/random.hpp>
 
+#include <cctype>
+#include <string_view>
+
 namespace actionhost::host {
 
 // Double-HMAC comparison: both the presented key and the session key go through an HMAC under a random
@@ -27,6 +30,16 @@ std::vector<unsigned char> ApiKeyCheck::mac(const std::string &text) const {
 
 bool ApiKeyCheck::accepts(const std::string &presented) const {
     return !enabled_ || mac(presented) == expected_mac_;
+}
+
+std::string ApiKeyCheck::presented_key(const std::string &session_api_key_header, const std::string &authorization_header) {
+    if (!session_api_key_header.empty()) return session_api_key_header;
+    static constexpr std::string_view kScheme = "bearer ";
+    if (authorization_header.size() <= kScheme.size()) return "";
+    for (size_t i = 0; i < kScheme.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(authorization_header[i])) != kScheme[i]) return "";
+    const size_t start = authorization_header.find_first_not_of(' ', kScheme.size());
+    return start == std::string::npos ? "" : authorization_header.substr(start);
 }
 
 }  // namespace actionhost::host

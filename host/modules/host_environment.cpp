@@ -1,5 +1,7 @@
 #include "modules/host_environment.hpp"
 
+#include "ops/log_ring.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -40,6 +42,7 @@ void HostEnvironment::set(const std::string &key, const std::string &value) {
 void HostEnvironment::log(ah_log_level_t level, const std::string &who, const std::string &msg) const {
     const common::LogLevel l = common::from_abi(level);
     if (l == common::LogLevel::Debug && !common::debug_logging_enabled()) return;
+    if (log_ring) log_ring->append(common::format_log_line(l, who, msg, log_format_));
     if (log_sink) return log_sink(l, "[" + who + "] " + msg);
     common::log_to_stderr(l, who, msg, log_format_);
 }

@@ -13,6 +13,7 @@
 namespace actionhost::host {
 
 class StreamHub;
+class LogRing;
 
 class HostEnvironment {
   public:
@@ -35,6 +36,8 @@ class HostEnvironment {
     StreamHub *streams = nullptr;  // live output followers (set by the server)
     // Where log lines ("[who] message") go instead of stderr (the host core inside a client process).
     common::LogSink log_sink;
+    // Also keeps every line for GET /logs (set by the host core; null: nowhere else).
+    LogRing *log_ring = nullptr;
 
   private:
     Facts facts_;

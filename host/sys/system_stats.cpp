@@ -41,47 +41,56 @@ unsigned long long meminfo_total_bytes() {
 
 }  // namespace
 
-nlohmann::json SystemStats::resources() {
-    double cpu_percent = 0;
-    {
-        std::lock_guard lock(mu_);
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-        const double cpu = process_cpu_seconds();
-        if (last_wall_ > 0 && wall > last_wall_) cpu_percent = 100.0 * (cpu - last_cpu_) / (wall - last_wall_);
-        last_wall_ = wall;
-        last_cpu_ = cpu;
-    }
+ProcessFigures own_process_figures() {
+    ProcessFigures f;
+    f.cpu_seconds = process_cpu_seconds();
     unsigned long long vms_pages = 0, rss_pages = 0;
     {
         std::ifstream in("/proc/self/statm");
         in >> vms_pages >> rss_pages;
     }
     const unsigned long long page = static_cast<unsigned long long>(sysconf(_SC_PAGESIZE));
-    const unsigned long long rss = rss_pages * page, vms = vms_pages * page;
-    const unsigned long long total = meminfo_total_bytes();
+    f.rss_bytes = rss_pages * page;
+    f.virtual_bytes = vms_pages * page;
+    std::ifstream in("/proc/self/io");
+    std::string key;
+    unsigned long long v = 0;
+    while (in >> key >> v) {
+        if (key == "read_bytes:") f.read_bytes = v;
+        if (key == "write_bytes:") f.write_bytes = v;
+    }
+    return f;
+}
 
+std::optional<FilesystemFigures> filesystem_figures(const std::string &path) {
     struct statvfs vfs{};
-    unsigned long long dtotal = 0, dfree = 0, dused = 0;
-    if (statvfs("/", &vfs) == 0) {
-        dtotal = static_cast<unsigned long long>(vfs.f_blocks) * vfs.f_frsize;
-        dfree = static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize;
-        dused = (static_cast<unsigned long long>(vfs.f_blocks) - vfs.f_bfree) * vfs.f_frsize;
-    }
-    unsigned long long read_bytes = 0, write_bytes = 0;
+    if (statvfs(path.c_str(), &vfs) != 0) return std::nullopt;
+    FilesystemFigures f;
+    f.total_bytes = static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize;
+    f.free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    f.used_bytes = (static_cast<uint64_t>(vfs.f_blocks) - vfs.f_bfree) * vfs.f_frsize;
+    return f;
+}
+
+nlohmann::json SystemStats::resources() {
+    const ProcessFigures p = own_process_figures();
+    double cpu_percent = 0;
     {
-        std::ifstream in("/proc/self/io");
-        std::string key;
-        unsigned long long v = 0;
-        while (in >> key >> v) {
-            if (key == "read_bytes:") read_bytes = v;
-            if (key == "write_bytes:") write_bytes = v;
-        }
+        std::lock_guard lock(mu_);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        if (last_wall_ > 0 && wall > last_wall_) cpu_percent = 100.0 * (p.cpu_seconds - last_cpu_) / (wall - last_wall_);
+        last_wall_ = wall;
+        last_cpu_ = p.cpu_seconds;
     }
-    const double disk_percent = (dused + dfree) ? 100.0 * static_cast<double>(dused) / static_cast<double>(dused + dfree) : 0;
+    const unsigned long long total = meminfo_total_bytes();
+    const FilesystemFigures d = filesystem_figures("/").value_or(FilesystemFigures{});
+    const double disk_percent = (d.used_bytes + d.free_bytes)
+                                    ? 100.0 * static_cast<double>(d.used_bytes) / static_cast<double>(d.used_bytes + d.free_bytes)
+                                    : 0;
     return {{"cpu_percent", cpu_percent},
-            {"memory", {{"rss", rss}, {"vms", vms}, {"percent", total ? 100.0 * static_cast<double>(rss) / static_cast<double>(total) : 0.0}}},
-            {"disk", {{"total", dtotal}, {"used", dused}, {"free", dfree}, {"percent", disk_percent}}},
-            {"io", {{"read_bytes", read_bytes}, {"write_bytes", write_bytes}}}};
+            {"memory", {{"rss", p.rss_bytes}, {"vms", p.virtual_bytes}, {"percent", total ? 100.0 * static_cast<double>(p.rss_bytes) / static_cast<double>(total) : 0.0}}},
+            {"disk", {{"total", d.total_bytes}, {"used", d.used_bytes}, {"free", d.free_bytes}, {"percent", disk_percent}}},
+            {"io", {{"read_bytes", p.read_bytes}, {"write_bytes", p.write_bytes}}}};
 }
 
 }  // namespace actionhost::host

@@ -36,6 +36,8 @@ const std::vector<Command> &command_table() {
         {"download", {}},
         {"start", {}},
         {"ps", {}},
+        {"top", {{"--interval", 1}, {"--once", 0}}},
+        {"logs", {{"-f,--follow", 0}}},
         {"stop", {}},
         {"runtimes", {}},
         {"snapshot", {}},

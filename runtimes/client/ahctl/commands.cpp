@@ -26,6 +26,7 @@
 
 #include "image_commands.hpp"
 #include "network_commands.hpp"
+#include "ops_commands.hpp"
 #include "live_run.hpp"
 #include "progress.hpp"
 #include "style.hpp"
@@ -681,6 +682,8 @@ int run_command(const Options &o) {
         {"attach", [](const Options &o) { return cmd_terminal(o, &open_runtime, true); }}, {"upload", cmd_upload},
         {"download", cmd_download}, {"start", cmd_start}, {"ps", cmd_ps},       {"stop", cmd_stop},
         {"runtimes", cmd_runtimes},
+        {"top", cmd_top},
+        {"logs", cmd_logs},
         {"snapshot", [](const Options &o) { return cmd_snapshot(o, &open_runtime); }},
         {"port", [](const Options &o) { return cmd_port(o, &open_runtime); }},
         {"ui", [](const Options &o) { return cmd_ui(o, &open_runtime); }},

@@ -55,6 +55,8 @@ const char *const kOverview =
     "  download PATH OUT    save a zip of PATH from the runtime\n"
     "  start [--count N]    start runtimes and keep them alive (prints their session ids)\n"
     "  ps                   list kept-alive runtimes\n"
+    "  top [--once]         every kept-alive runtime's CPU, memory, disk and actions, refreshed\n"
+    "  logs [-f] SID        a kept-alive runtime's host log (-f: follow it)\n"
     "  stop SID...|--all    stop kept-alive runtimes (at once, without asking them)\n"
     "  runtimes             list the runtime backends found\n"
     "  env set K=V...       set variables in the running sandbox (bash, ~/.bashrc, kernel)\n"
@@ -173,6 +175,17 @@ const std::map<std::string, std::string> &pages() {
          "unresponsive: it runs but does not answer), age since it first started, url. Records of runtimes\n"
          "that ended are removed first, with what those left on the machine.\n\n"
          "Example:\n  ahctl ps\n"},
+        {"top",
+         "Usage: ahctl [options] top [--interval S] [--once] [--json]\n\nShows every kept-alive runtime's figures from its\n"
+         "host's GET /metrics: the sandbox's CPU use, memory and its limit, tasks, disk used, and the actions\n"
+         "answered (FAILED: error observations and refused requests). Refreshed every S seconds (default 2)\n"
+         "until interrupted; --once prints one table (CPU measured over half a second) and exits. A runtime\n"
+         "that does not answer within 2 s is shown as unreachable.\n\n"
+         "Examples:\n  ahctl top\n  ahctl top --once --json\n"},
+        {"logs",
+         "Usage: ahctl [options] logs [-f] SID\n\nPrints the recent log lines of a kept-alive runtime's host (the\n"
+         "last 2000 lines or 1 MiB it keeps in memory); -f then follows new lines until interrupted.\n\n"
+         "Examples:\n  ahctl logs $SID\n  ahctl logs -f $SID\n"},
         {"stop",
          "Usage: ahctl [options] stop SID...|--all [--jobs N]\n\nStops kept-alive runtimes, N at once. A sandbox\n"
          "runtime is ended without asking it (one that hangs or was stopped ends as fast).\n\n"

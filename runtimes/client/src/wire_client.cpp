@@ -340,4 +340,18 @@ json WireClient::server_info() {
     return json::parse(request(std::move(req)).body);
 }
 
+std::string WireClient::metrics() {
+    HttpRequest req;
+    req.path = "/metrics";
+    req.timeout_s = policy_.default_timeout_s;
+    return request(std::move(req)).body;
+}
+
+json WireClient::logs(uint64_t since, int wait_s) {
+    HttpRequest req;
+    req.path = "/logs?since=" + std::to_string(since) + "&wait=" + std::to_string(wait_s);
+    req.timeout_s = policy_.default_timeout_s + wait_s;  // the host holds a long poll up to wait_s
+    return json::parse(request(std::move(req)).body);
+}
+
 }  // namespace actionhost::client

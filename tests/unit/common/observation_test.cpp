@@ -32,6 +32,22 @@ TEST(InspectObservation, AnObservationWithItsWorkingDirectoryIsValid) {
     EXPECT_EQ(dir_of(R"({"content":"","observation":"read","extras":{}})"), "");
 }
 
+// The host's metrics count an error observation as the outcome "error"; only the top-level type says so.
+TEST(InspectObservation, TellsAnErrorObservation) {
+    auto is_error = [](std::string_view text) {
+        auto fast = inspect_observation(text);
+        auto exact = actionhost::common::detail::inspect_observation_with_nlohmann_only(text);
+        EXPECT_TRUE(fast && exact) << text;
+        EXPECT_EQ(fast.value().is_error, exact.value().is_error) << text;
+        return fast.value().is_error;
+    };
+    EXPECT_TRUE(is_error(R"({"observation":"error","content":"no such file"})"));
+    EXPECT_FALSE(is_error(R"({"observation":"run","content":"error"})"));
+    EXPECT_FALSE(is_error(R"({"observation":"run","content":"x","extras":{"observation":"error"}})"));
+    EXPECT_FALSE(is_error(R"({"observation":"error","content":"x","observation":"run"})"));  // a later duplicate wins
+    EXPECT_TRUE(is_error(R"({"observation":"run","content":"x","observation":"error"})"));
+}
+
 TEST(InspectObservation, TheShapeIsRequired) {
     EXPECT_EQ(error_of(R"({"content":"x"})"), "no string \"observation\"");
     EXPECT_EQ(error_of(R"({"observation":"run"})"), "no string \"content\"");
@@ -87,6 +103,7 @@ std::string disagreement(const std::string &text) {
         return std::string("accepted by ") + (fast ? "inspect_observation only" : "the scan only") +
                (exact ? "" : ": " + exact.error().message);
     if (!fast) return fast.error().message == exact.error().message ? "" : fast.error().message + " vs " + exact.error().message;
+    if (fast.value().is_error != exact.value().is_error) return "is_error differs";
     return fast.value().working_dir == exact.value().working_dir ? "" : fast.value().working_dir + " vs " + exact.value().working_dir;
 }
 }  // namespace

@@ -77,6 +77,11 @@ class WireClient {
     void download_to(const std::string &sandbox_path, int out_fd, uint64_t max_bytes);
     // GET /server_info.
     nlohmann::json server_info();
+    // GET /metrics: the host's figures in the Prometheus text format (docs/operations.md), as sent.
+    std::string metrics();
+    // GET /logs?since=&wait=: the host's log lines numbered `since` and after, waiting up to `wait_s`
+    // (0-30) for one when there is none yet. {"lines": [...], "next": N, "dropped": K}.
+    nlohmann::json logs(uint64_t since, int wait_s = 0);
 
     // One request with the key header and the retry policy applied; throws WireError for non-2xx.
     HttpResponse request(HttpRequest request);
