@@ -195,6 +195,21 @@ json openapi_document(const modules::ModuleRegistry &registry, const std::string
         o["responses"]["200"]["x-event-data"] = {{"output", schema_ref("StreamOutput")}};
     }
     {
+        json &o = op("/metrics", "get", "Counters and figures in the Prometheus text format (additive; docs/operations.md)");
+        o["responses"]["200"] = response("The exposition (version 0.0.4)", {{"type", "string"}}, "text/plain");
+    }
+    {
+        json &o = op("/logs", "get", "The host's recent log lines, numbered; a long poll with wait (additive)");
+        o["parameters"] = json::array({query("since", {{"type", "integer"}, {"minimum", 0}}, false, "first line wanted (an earlier answer's next)"),
+                                       query("wait", {{"type", "integer"}, {"minimum", 0}, {"maximum", 30}}, false, "seconds to wait for a line")});
+        json page = object_with({"lines", "next", "dropped"});
+        page["properties"]["lines"] = {{"type", "array"}, {"items", {{"type", "string"}}}};
+        page["properties"]["next"] = {{"type", "integer"}};
+        page["properties"]["dropped"] = {{"type", "integer"}};
+        o["responses"]["200"] = response("Lines from since", page);
+        o["responses"]["422"] = response("since or wait is not a number in range", schema_ref("InvalidRequest"));
+    }
+    {
         // A WebSocket: OpenAPI describes the upgrade request and its refusals; the frames are in docs/api.md.
         json &o = op("/terminal", "get", "An interactive terminal (WebSocket upgrade; frames: docs/api.md, Terminals)");
         o["parameters"] = json::array({query("name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9._-]{1,64}$"}}, false, "terminal name"),

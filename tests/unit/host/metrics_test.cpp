@@ -139,6 +139,17 @@ TEST(HostLogs, GetLogsServesTheHostsLinesAndRefusesBadNumbers) {
     EXPECT_TRUE(found) << r.body;
     const uint64_t next = page["next"];
     EXPECT_EQ(json::parse(h.request("GET", "/logs?since=" + std::to_string(next)).body)["lines"], json::array());
+    // A follower's long poll answers as soon as a line is logged (fx_call_error loaded on first use).
+    std::thread later([&] {
+        std::this_thread::sleep_for(100ms);
+        h.act({{"action", "fixture_call_error"}, {"args", json::object()}});
+    });
+    const auto started = std::chrono::steady_clock::now();
+    const json waited = json::parse(h.request("GET", "/logs?wait=20&since=" + std::to_string(next)).body);
+    later.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+    ASSERT_FALSE(waited["lines"].empty());
+    EXPECT_NE(waited["lines"][0].get<std::string>().find("fx_call_error"), std::string::npos) << waited;
     EXPECT_EQ(h.request("GET", "/logs?since=-1").status, 422);
     EXPECT_EQ(h.request("GET", "/logs?wait=31").status, 422);
     EXPECT_EQ(h.request("GET", "/logs?wait=soon").status, 422);
