@@ -7,6 +7,7 @@
 #include <actionhost/client/fleet.hpp>
 #include <actionhost/client/state_store.hpp>
 #include <actionhost/client/wire_client.hpp>
+#include <actionhost/common/json_write.hpp>
 #include <actionhost/common/text.hpp>
 #include <chrono>
 #include <cstdio>
@@ -95,6 +96,8 @@ Scrape scrape(const json &record) {
         client.policy().closed_attempts = 1;  // no retries with back-off: the next refresh is the retry
         client.policy().too_many_attempts = 1;
         s.figures = top_figures(client.metrics());
+    } catch (const WireTimeout &) {
+        s.error = "no answer within " + std::to_string(static_cast<int>(kScrapeTimeoutS)) + " s (stopped, paused or hung)";
     } catch (const std::exception &e) {
         s.error = e.what();
     }
