@@ -19,6 +19,7 @@
 namespace actionhost::host {
 
 class WebViewAccess;  // web_view.hpp
+class PolicyStage;    // actions/policy_stage.hpp
 
 struct ApiContext {
     Router &router;
@@ -33,6 +34,7 @@ struct ApiContext {
     IdempotencyCache idempotency{};  // X-Request-ID → the reply of the first run
     uint64_t max_unzip_bytes = UnzipLimits{}.max_total_bytes;  // ACTIONHOST_MAX_UNZIP_BYTES (zip-bomb guard)
     TerminalRegistry *terminals = nullptr;
+    PolicyStage *policy = nullptr;  // GET /actions/pending, POST /actions/{id}/confirm; nullptr: no policy
     std::shared_ptr<const WebViewAccess> web_view;  // /ui; nullptr where there is none (the cli runtime)  // GET /terminal; nullptr where there is none (the cli runtime)
 };
 
