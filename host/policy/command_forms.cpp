@@ -66,9 +66,15 @@ std::string unwrapped(std::string s) {
         if (wrappers.count(w) || assignment(w)) {
             // Their own options (sudo -u root, timeout 5, nice -n 5) go too: options start with '-',
             // a number is timeout's duration.
+            // The options that take the next word (sudo -u USER, nice -n 5, timeout -s KILL) take it too.
+            static const std::set<std::string> with_value = {"-u", "-g", "-C", "-p", "-r", "-t", "-U", "-n", "-s", "-k", "-o"};
             while (!rest.empty() && (rest[0] == '-' || std::isdigit(static_cast<unsigned char>(rest[0])))) {
-                first_word(rest, end);
+                const std::string opt = first_word(rest, end);
                 rest = end < rest.size() ? rest.substr(end + 1) : std::string();
+                if (with_value.count(opt) && !rest.empty()) {
+                    first_word(rest, end);
+                    rest = end < rest.size() ? rest.substr(end + 1) : std::string();
+                }
             }
             s = rest;
             continue;

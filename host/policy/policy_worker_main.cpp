@@ -1,8 +1,5 @@
 // The policy worker process: loads the policy modules the host names and answers its questions, one at a
-// time, until the host closes the socket (or dies: PR_SET_PDEATHSIG).
-#include <sys/prctl.h>
-#include <signal.h>
-#include <unistd.h>
+// time, until the host closes the socket (or dies, which closes it).
 
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/modules/manifest.hpp>
@@ -69,8 +66,9 @@ nlohmann::json judge(PluginModule &m, HostEnvironment &env, const nlohmann::json
 }  // namespace
 
 int run_policy_worker(int fd) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) return 1;  // the host is already gone
+    // No PR_SET_PDEATHSIG: it fires when the *thread* that spawned the worker ends (the host's plugin
+    // loader thread), not the host. A host that dies closes its end of the socket: read_frame fails, the
+    // worker ends.
     auto init_text = read_frame(fd, std::nullopt);
     if (!init_text) return 1;
     const auto init = nlohmann::json::parse(init_text.value(), nullptr, false);

@@ -37,8 +37,9 @@ run() { # COMMAND -> the answer
   /usr/bin/python3 -c 'import json,sys; print(json.dumps({"action":{"action":"run","args":{"command":sys.argv[1]}}}))' "$1" \
     | curl -s -X POST "$url/execute_action" --data-binary @-
 }
-file() { # ACTION PATH [CONTENT]
-  curl -s -X POST "$url/execute_action" -d "{\"action\":{\"action\":\"$1\",\"args\":{\"path\":\"$2\",\"content\":\"${3:-}\"}}}"
+file() { # read PATH | write PATH CONTENT
+  local extra=""; [ "$1" = write ] && extra=",\"content\":\"$3\""
+  curl -s -X POST "$url/execute_action" -d "{\"action\":{\"action\":\"$1\",\"args\":{\"path\":\"$2\"$extra}}}"
 }
 expect() { echo "$2" | grep -q -- "$1" || { echo "expected $1 in: $2"; cat "$work/host.log"; exit 1; }; }
 absent() { [ ! -e "$ws/$1" ] || { echo "$1 ran: the policy let it through"; exit 1; }; }

@@ -95,12 +95,12 @@ TEST(PolicyRules, DeniedPathsAreResolvedBeforeTheyAreMatched) {
     const RulesPolicy p = rules("[]", "[\"" + (root / "secret").string() + "\", \"/etc/*.conf\"]");
     const std::string ws = (root / "ws").string();
     auto on = [&](const std::string &path) { return p.check("write", {{"path", path}}, ws).verdict; };
-    for (const std::string path : {(root / "secret").string(), (root / "secret" / "key").string(),
+    for (const std::string &path : std::vector<std::string>{(root / "secret").string(), (root / "secret" / "key").string(),
                                    (root / "secret" / "new").string(), "../secret/key", "sub/../../secret/inner/x",
                                    "alias/key", "alias/new-file", "keylink", (root / "secret/").string(),
                                    (root / "ws" / ".." / "secret" / "key").string(), "/etc/ld.so.conf", "/etc/x.conf/y"})
         EXPECT_EQ(on(path), PolicyVerdict::Deny) << path;
-    for (const std::string path : {(root / "secretive").string(), "sub/file", (root / "ws").string(), "/etc/passwd"})
+    for (const std::string &path : std::vector<std::string>{(root / "secretive").string(), "sub/file", (root / "ws").string(), "/etc/passwd"})
         EXPECT_EQ(on(path), PolicyVerdict::Allow) << path;
     EXPECT_EQ(p.check("edit", {{"path", "alias/key"}}, ws).rule, "deny_paths[0] (`" + (root / "secret").string() + "`)");
 }
