@@ -199,7 +199,6 @@ json openapi_document(const modules::ModuleRegistry &registry, const std::string
         json item = object_with({"id", "session", "action", "risk", "reason"});
         o["responses"]["200"] = response("The waiting actions, oldest first",
                                          {{"type", "object"}, {"properties", {{"pending", {{"type", "array"}, {"items", item}}}}}});
-        o["responses"]["404"] = response("No policy is configured", {{"type", "object"}});
     }
     {
         json &o = op("/actions/{id}/confirm", "post", "Confirms or rejects a waiting action (policy stage; additive)");
