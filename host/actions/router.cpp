@@ -8,6 +8,7 @@
 
 #include "actions/envelope.hpp"
 #include "actions/file_actions.hpp"
+#include "actions/policy_stage.hpp"
 #include "http/stream_hub.hpp"
 #include "modules/call_state.hpp"
 
@@ -245,6 +246,8 @@ RouteResult Router::execute(nlohmann::json &action, const std::string &session_n
         std::lock_guard lock(s->cwd_mu);
         cwd = s->cwd;
     }
+    if (policy_ != nullptr)
+        if (auto refused = policy_->check({e.action, e.args, session_name, cwd, request_id, beside})) return std::move(*refused);
     if (!to_plugin) {
         const FileActionContext ctx{cwd, env_.facts().user_id};
         return {200, e.action == "write" ? write_action(e.args, ctx) : read_action(e.args, ctx)};

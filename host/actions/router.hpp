@@ -22,6 +22,7 @@
 namespace actionhost::host {
 
 class StreamHub;
+class PolicyStage;
 
 struct RouteResult {
     int http_status = 200;
@@ -82,6 +83,10 @@ class Router {
 
     const modules::ModuleRegistry &registry() const { return registry_; }
 
+    // The policy stage every action passes before it runs (nullptr: none configured). Set before serving;
+    // owned by the caller, outliving the router's use.
+    void set_policy(PolicyStage *policy) { policy_ = policy; }
+
     // What the host answers on `path` while the plugin declaring it is not loaded, or nullptr.
     const nlohmann::json *route_fallback(const std::string &path) const { return registry_.route_fallback(path); }
 
@@ -133,6 +138,7 @@ class Router {
     int inflight_ = 0;
     bool stopping_ = false;
     std::atomic<double> last_action_start_{0};
+    PolicyStage *policy_ = nullptr;
 };
 
 }  // namespace actionhost::host

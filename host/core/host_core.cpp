@@ -96,6 +96,13 @@ HostCore::HostCore(HostCoreSettings s) {
 HostCore::~HostCore() { shutdown(); }
 
 common::Status HostCore::load_start_plugins() {
+    // The policy stage first: a bad [security] setting or a broken policy module stops the host before any
+    // action could pass unjudged.
+    auto policy = PolicyStage::create(*env_, registry_, streams_);
+    if (!policy) return policy.as_failure();
+    policy_ = std::move(policy).value();
+    router_->set_policy(policy_.get());
+    api_->policy = policy_.get();
     // A plugin whose image needs are missing does not stop the host: its actions say what to install.
     for (const auto &name : start_plugins_)
         if (auto loaded = router_->load(name); !loaded && !router_->lacks_needs(name)) return loaded;
@@ -116,6 +123,7 @@ size_t HostCore::shutdown() {
     if (shut_down_) return 0;
     shut_down_ = true;
     if (terminals_) terminals_->close_all();
+    if (policy_) policy_->stop();  // confirmation waits end now, not after their timeout
     streams_.close_all();
     log_ring_.close();
     const size_t grace_s = size_setting(*env_, "ACTIONHOST_SHUTDOWN_GRACE_SECONDS", 30);

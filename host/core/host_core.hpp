@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "actions/policy_stage.hpp"
 #include "actions/router.hpp"
 #include "cli/options.hpp"
 #include "http/api.hpp"
@@ -71,6 +72,7 @@ class HostCore {
     std::unique_ptr<ActionMetrics> action_metrics_;
     OwnCgroups cgroups_;
     std::unique_ptr<HostEnvironment> env_;
+    std::unique_ptr<PolicyStage> policy_;  // before router_: destroyed after it
     std::unique_ptr<Router> router_;
     std::unique_ptr<ApiContext> api_;
     std::unique_ptr<TerminalRegistry> terminals_;

@@ -10,6 +10,7 @@
 #include "http/idempotency.hpp"
 #include "http/openapi.hpp"
 #include "http/plugin_routes.hpp"
+#include "http/policy_api.hpp"
 #include "http/responses.hpp"
 #include "http/terminal_api.hpp"
 #include "http/web_view.hpp"
@@ -83,6 +84,7 @@ class ApiHandler {
             if (route("/openapi.json", "GET")) return send_json(resp, 200, openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION));
             if (route("/docs", "GET"))
                 return resp.send(200, "text/html; charset=utf-8", openapi_html(openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION)));
+            if (serve_policy_api(ctx_, req, resp, path)) return;
             if (RouteLease owner = ctx_.router.route_owner(path)) return serve_plugin_route(ctx_, *owner, req, resp, path, query);
             // A route of a plugin that is not loaded: what its manifest says the host answers meanwhile
             // (OpenHands answers some of its plugins' routes even without them).

@@ -22,6 +22,7 @@ class WebViewAccess;  // web_view.hpp
 class ActionMetrics;  // ops/action_metrics.hpp
 class OwnCgroups;     // sys/cgroup_stats.hpp
 class LogRing;        // ops/log_ring.hpp
+class PolicyStage;    // actions/policy_stage.hpp
 
 struct ApiContext {
     Router &router;
@@ -41,6 +42,7 @@ struct ApiContext {
     ActionMetrics *action_metrics = nullptr;
     const OwnCgroups *cgroups = nullptr;
     LogRing *log_ring = nullptr;
+    PolicyStage *policy = nullptr;  // GET /actions/pending, POST /actions/{id}/confirm; nullptr: no policy
 };
 
 // Answers one request of the API: routing, the key check, every endpoint. Thread: any; one call per

@@ -210,6 +210,22 @@ json openapi_document(const modules::ModuleRegistry &registry, const std::string
         o["responses"]["422"] = response("since or wait is not a number in range", schema_ref("InvalidRequest"));
     }
     {
+        json &o = op("/actions/pending", "get", "Actions waiting for the client's confirmation (policy stage; additive)");
+        json item = object_with({"id", "session", "action", "risk", "reason"});
+        o["responses"]["200"] = response("The waiting actions, oldest first",
+                                         {{"type", "object"}, {"properties", {{"pending", {{"type", "array"}, {"items", item}}}}}});
+    }
+    {
+        json &o = op("/actions/{id}/confirm", "post", "Confirms or rejects a waiting action (policy stage; additive)");
+        o["parameters"] = json::array({{{"name", "id"}, {"in", "path"}, {"required", true}, {"schema", {{"type", "string"}}}}});
+        json body = object_with({"confirm"});
+        body["properties"]["confirm"] = {{"type", "boolean"}};
+        o["requestBody"] = json_body(body);
+        o["responses"]["200"] = response("Answered: the action runs, or answers user_rejected",
+                                         object_with({"id", "confirmation_state"}));
+        o["responses"]["404"] = response("No such action waits", {{"type", "object"}});
+    }
+    {
         // A WebSocket: OpenAPI describes the upgrade request and its refusals; the frames are in docs/api.md.
         json &o = op("/terminal", "get", "An interactive terminal (WebSocket upgrade; frames: docs/api.md, Terminals)");
         o["parameters"] = json::array({query("name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9._-]{1,64}$"}}, false, "terminal name"),

@@ -47,4 +47,12 @@ void HostEnvironment::log(ah_log_level_t level, const std::string &who, const st
     common::log_to_stderr(l, who, msg, log_format_);
 }
 
+nlohmann::json HostEnvironment::settings_for_policy_worker() {
+    std::lock_guard lock(mu_);
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto &[k, v] : settings_)
+        if (k != "SESSION_API_KEY") out[k] = v;
+    return out;
+}
+
 }  // namespace actionhost::host

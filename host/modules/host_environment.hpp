@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <mutex>
 #include <string>
 
@@ -28,6 +29,9 @@ class HostEnvironment {
     // `settings` (options manifests declare, then `--set`), then the environment; the returned pointer
     // lives as long as this object.
     const char *config_get(const std::string &key);
+    // The settings (not the environment, which the worker inherits), without SESSION_API_KEY: what the
+    // policy worker's modules read with config_get.
+    nlohmann::json settings_for_policy_worker();
     void set(const std::string &key, const std::string &value);  // before plugins load
     void set_user_id(int user_id);  // before plugins load (the user set-up may find another uid)
 

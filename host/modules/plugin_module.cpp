@@ -171,6 +171,19 @@ common::Result<std::unique_ptr<PluginModule>> PluginModule::load(const modules::
         m->plugin_ = nullptr;
         return refuse("its manifest lists http_routes but the module offers no http routes extension");
     }
+    // A policy module is refused without its extension, as a route plugin without routes: it would
+    // otherwise load as one that judges nothing.
+    if (manifest.policy) {
+        const auto *policy = static_cast<const ah_ext_policy_t *>(m->plugin_->get_extension(m->plugin_, AH_EXT_POLICY));
+        if (policy == nullptr || policy->struct_size < offsetof(ah_ext_policy_t, check) + sizeof(policy->check) ||
+            policy->check == nullptr) {
+            m->plugin_->shutdown(m->plugin_);
+            m->plugin_->destroy(m->plugin_);
+            m->plugin_ = nullptr;
+            return refuse("its manifest says provides.policy but the module offers no " AH_EXT_POLICY " extension");
+        }
+        m->policy_ = policy;
+    }
     for (const auto &route : manifest.http_routes)
         if (!m->answers(route))
             env.log(AH_LOG_WARNING, manifest.name, "its manifest lists the route " + route + ", which the module does not answer");
@@ -181,6 +194,11 @@ common::Result<std::unique_ptr<PluginModule>> PluginModule::load(const modules::
 }
 
 ah_status_t PluginModule::execute(const ah_action_call_t &call) { return plugin_->execute(plugin_, &call); }
+
+ah_status_t PluginModule::check_policy(const ah_policy_query_t &query, ah_policy_verdict_t &verdict) {
+    if (policy_ == nullptr) return AH_ERR_UNSUPPORTED;
+    return policy_->check(plugin_, &query, &verdict);
+}
 
 bool PluginModule::answers(const std::string &path) const {
     const char *const *paths = stream_routes_ ? stream_routes_->paths : routes_ ? routes_->paths : nullptr;

@@ -4,6 +4,7 @@
 
 #include <actionhost/ext/http_routes.h>
 #include <actionhost/ext/http_stream_routes.h>
+#include <actionhost/ext/policy.h>
 #include <actionhost/plugin.h>
 
 #include <atomic>
@@ -55,6 +56,9 @@ class PluginModule {
     ah_status_t handle_http_stream(const ah_http_stream_request_t &request, ah_http_stream_reply_t &reply) {
         return stream_routes_->handle(plugin_, &request, &reply);
     }
+    // The policy extension's check (a module whose manifest says provides.policy; AH_ERR_UNSUPPORTED
+    // otherwise). Called only in the policy worker (policy/policy_worker.hpp).
+    ah_status_t check_policy(const ah_policy_query_t &query, ah_policy_verdict_t &verdict);
     void shutdown();
     std::string take_error() { return ctx_->take_error(); }
 
@@ -79,6 +83,7 @@ class PluginModule {
     ah_plugin_t *plugin_ = nullptr;
     const ah_ext_http_routes_t *routes_ = nullptr;
     const ah_ext_http_stream_routes_t *stream_routes_ = nullptr;
+    const ah_ext_policy_t *policy_ = nullptr;
     std::once_flag shutdown_once_;
     std::atomic<int> calls_{0};
 };

@@ -4,6 +4,7 @@
 #include <actionhost/actionhost.h>
 #include <actionhost/ext/http_response_headers.h>
 #include <actionhost/ext/http_routes.h>
+#include <actionhost/ext/policy.h>
 #include <actionhost/ext/http_stream_routes.h>
 #include <actionhost/ext/partial_streams.h>
 #include <actionhost/ext/runtime_images.h>

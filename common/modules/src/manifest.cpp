@@ -96,16 +96,16 @@ common::Status parse_image_feeds(const nlohmann::ordered_json &v, Manifest &m) {
     return common::ok();
 }
 
-// "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all) and may list
-// "images", a runtime "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
+// "provides": a plugin lists "actions" and/or "http_routes" (at least one name in all) or says "policy": true
+// (a policy module, ext/policy.h), and may list "images", a runtime "runtimes"; any other key is refused, so a typo cannot silently provide nothing. Actions are read
 // in the file's order (the order of the checks).
 common::Status parse_provides(const nlohmann::ordered_json &provides, Manifest &m) {
     const bool plugin = m.kind == ModuleKind::Plugin;
     for (const auto &[key, _] : provides.items()) {
-        const bool known = plugin ? (key == "actions" || key == "http_routes" || key == "images") : key == "runtimes";
+        const bool known = plugin ? (key == "actions" || key == "http_routes" || key == "images" || key == "policy") : key == "runtimes";
         if (!known)
             return common::fail("\"provides." + key + "\" is not a field of a " + to_string(m.kind) + " manifest (" +
-                                (plugin ? "\"actions\", \"http_routes\", \"images\"" : "\"runtimes\"") + ")");
+                                (plugin ? "\"actions\", \"http_routes\", \"images\", \"policy\"" : "\"runtimes\"") + ")");
     }
     if (plugin && provides.contains("actions")) {
         auto specs = parse_action_specs(provides.at("actions"));
@@ -123,8 +123,12 @@ common::Status parse_provides(const nlohmann::ordered_json &provides, Manifest &
     }
     if (plugin && provides.contains("images"))
         if (auto r = parse_image_feeds(provides.at("images"), m); !r) return r;
-    if (m.provides.empty() && m.http_routes.empty())
-        return common::fail(plugin ? "\"provides\" must list at least one name in \"actions\" or \"http_routes\""
+    if (plugin && provides.contains("policy")) {
+        if (!provides.at("policy").is_boolean()) return common::fail("\"provides.policy\" must be true or false");
+        m.policy = provides.at("policy").get<bool>();
+    }
+    if (m.provides.empty() && m.http_routes.empty() && !m.policy)
+        return common::fail(plugin ? "\"provides\" must list at least one name in \"actions\" or \"http_routes\", or say \"policy\": true"
                                    : "\"provides.runtimes\" must list at least one name");
     return common::ok();
 }

@@ -65,6 +65,7 @@ struct Manifest {
     std::vector<ActionSpec> actions;    // the declarations of the actions (plugins; names in `provides`)
     std::vector<std::string> http_routes;  // exact HTTP paths a plugin answers (provides.http_routes)
     bool load_on_route = false;            // load the plugin on the first request to one of its routes
+    bool policy = false;                   // provides.policy: a policy module (ext/policy.h), loaded only as one
     std::vector<std::string> requires_executables;
     std::vector<std::string> requires_plugins;
     std::vector<ImageNeed> needs;
