@@ -37,6 +37,7 @@ const std::vector<Command> &command_table() {
         {"start", {}},
         {"ps", {}},
         {"stop", {}},
+        {"extend", {}},
         {"runtimes", {}},
         {"snapshot", {}},
         {"images", {}},
