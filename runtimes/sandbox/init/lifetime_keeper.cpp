@@ -59,7 +59,7 @@ void LifetimeKeeper::look() {
     if (paused_by_us_ && !c_.frozen()) {  // thawed by someone else (Runtime::resume): running again
         paused_by_us_ = false;
         last_activity_ = now;
-        api_listener_.cancel();
+        stop_waiting();
     }
     if (open_connections(s_.watched_sockets) > 0) {
         last_activity_ = now;
@@ -91,12 +91,18 @@ void LifetimeKeeper::wait_for_caller() {
     });
 }
 
+// Not open (no idle pause, or no API socket) is no error: nothing waits then.
+void LifetimeKeeper::stop_waiting() {
+    boost::system::error_code ignored;
+    if (api_listener_.is_open()) api_listener_.cancel(ignored);
+}
+
 void LifetimeKeeper::resume(const char *why) {
     (void)why;
     if (!c_.thaw()) std::fprintf(stderr, "ah-sandbox-init: warning: the paused sandbox could not be thawed\n");
     paused_by_us_ = false;
     last_activity_ = Clock::now();
-    api_listener_.cancel();
+    stop_waiting();
 }
 
 void LifetimeKeeper::end(const std::string &why) {
@@ -104,7 +110,7 @@ void LifetimeKeeper::end(const std::string &why) {
     ended_because_ = why;
     deadline_timer_.cancel();
     tick_timer_.cancel();
-    api_listener_.cancel();
+    stop_waiting();
     std::fprintf(stderr, "ah-sandbox-init: the sandbox ends: %s\n",
                  why == "lifetime" ? "its lifetime is over" : "it was idle for its idle_timeout (idle_action = \"stop\")");
     c_.end(why);

@@ -64,6 +64,7 @@ class LifetimeKeeper {
     void look();
     void wait_for_caller();
     void resume(const char *why);
+    void stop_waiting();
     void end(const std::string &why);
 
     LifetimeSettings s_;

@@ -17,6 +17,7 @@
 
 #include "lifetime_args.hpp"
 #include "lifetime_keeper.hpp"
+#include "options.hpp"
 #include "socket_activity.hpp"
 
 using namespace sandbox;
