@@ -585,7 +585,8 @@ int cmd_ps(const Options &o) {
             } catch (...) {
             }
         }
-        states[i] = lifetimes[i].value("paused", false) ? "paused" : probe_state(records[i], exists);
+        const bool paused = lifetimes[i].is_object() && lifetimes[i].value("paused", false);
+        states[i] = paused ? "paused" : probe_state(records[i], exists);
     });
     const long long now = static_cast<long long>(std::time(nullptr));
     if (o.json) {
