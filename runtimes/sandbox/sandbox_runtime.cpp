@@ -40,6 +40,7 @@
 #include "id_map.hpp"
 #include "tls_authority.hpp"
 #include "image_env.hpp"
+#include "lifetime_args.hpp"
 #include "sandbox_control.hpp"
 #include "sandbox_disk.hpp"
 #include "sandbox_leftovers.hpp"
@@ -254,6 +255,14 @@ class SandboxRuntime : public Backend {
         argv.insert(argv.end(), {"--network-mode", network_mode_});
         if (!host_network()) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
         argv.insert(argv.end(), {"--ports-socket", ports_socket_path(run_dir_), "--control-socket", control_socket_path(run_dir_)});
+        // The lifetime and idle timeout, kept by ah-sandbox-init (init/lifetime_keeper.hpp); a sandbox that
+        // ends by itself removes its run directory and this session's records, as `ahctl stop` would.
+        const std::vector<std::string> lifetime = lifetime_args({config("sandbox.lifetime"), config("sandbox.idle_timeout"),
+                                                                 config("sandbox.idle_action"), host_network()});
+        if (!lifetime.empty()) {
+            argv.insert(argv.end(), lifetime.begin(), lifetime.end());
+            argv.insert(argv.end(), {"--run-dir", run_dir_, "--expiry-remove", state_path(), "--expiry-remove", client_record_path()});
+        }
         // The lists of the internet mode, each entry handed to ah-sandbox-init, which checks it.
         struct InternetList {
             const char *key, *flag, *what;
@@ -439,6 +448,14 @@ class SandboxRuntime : public Backend {
     }
     void thaw_layer() override { freeze(false); }
 
+    // The lifetime kept by ah-sandbox-init (init/lifetime_keeper.hpp), asked through the control socket:
+    // from the client that started it, or from any later one through the session's record.
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override { return common::dump_json(without_ok(control_request(lifetime_run_dir(), json{{"op", "lifetime"}}))); }
+    std::string extend_lifetime(long long seconds) override {
+        return common::dump_json(without_ok(control_request(lifetime_run_dir(), json{{"op", "extend"}, {"seconds", seconds}})));
+    }
+
     bool sandbox_exists() override {
         auto record = read_record();
         return record && kept_alive_record_is_live(*record);
@@ -495,6 +512,23 @@ class SandboxRuntime : public Backend {
 
     // The sandbox shares the machine's network: its host on a machine port, nothing to publish.
     bool host_network() const { return network_mode_ == "host"; }
+
+    // The run directory of this session's running sandbox: its own, or a kept-alive one's from its record.
+    std::string lifetime_run_dir() const {
+        if (pid_ > 0 && !run_dir_.empty()) return run_dir_;
+        auto record = read_record();
+        if (!record || !kept_alive_record_is_live(*record))
+            throw std::runtime_error("session " + std::string(info().session_id) + " has no running sandbox");
+        return record->value("run_dir", "");
+    }
+
+    // The client library's record of this session (client/state_store.hpp: <state_dir>/<id>.json, the
+    // id's characters outside [A-Za-z0-9._-] as '_'), removed by a sandbox that ends by itself.
+    std::string client_record_path() const {
+        std::string safe;
+        for (char c : std::string(info().session_id)) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+        return state_dir() + "/" + safe + ".json";
+    }
 
     const std::string &running_run_dir() const {
         if (pid_ <= 0 || run_dir_.empty()) throw std::runtime_error("the sandbox is not running");

@@ -39,6 +39,7 @@ const std::vector<Command> &command_table() {
         {"top", {{"--interval", 1}, {"--once", 0}}},
         {"logs", {{"-f,--follow", 0}}},
         {"stop", {}},
+        {"extend", {}},
         {"runtimes", {}},
         {"snapshot", {}},
         {"images", {}},

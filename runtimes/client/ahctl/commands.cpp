@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "image_commands.hpp"
+#include "lifetime_commands.hpp"
 #include "network_commands.hpp"
 #include "ops_commands.hpp"
 #include "live_run.hpp"
@@ -563,18 +564,30 @@ int cmd_ps(const Options &o) {
     // The sweep run before every command was thorough for ps: records of ended runtimes are gone.
     auto records = store.list();
     std::vector<std::string> states(records.size());
+    std::vector<json> lifetimes(records.size());
     RuntimeOptions base = base_runtime_options(o, config);
     // Probes only wait (up to a second for one that does not answer): many at once.
     for_each_concurrently(records.size(), o.jobs.value_or(64), [&](size_t i) {
         std::optional<bool> exists;
+        std::unique_ptr<Runtime> rt;
         try {
             RuntimeOptions one = base;
             one.session_id = records[i].value("session_id", "");
             one.config.set("core.runtime", records[i].value("runtime", ""));
-            exists = Runtime::create(std::move(one))->kept_alive_exists();
+            rt = Runtime::create(std::move(one));
+            exists = rt->kept_alive_exists();
         } catch (...) {
         }
-        states[i] = probe_state(records[i], exists);
+        // The time left, from the sandbox's supervisor (runtimes that keep no lifetime: none). One its
+        // idle timeout paused is not probed: a request would resume it.
+        if (rt && exists.value_or(true)) {
+            try {
+                lifetimes[i] = rt->lifetime();
+            } catch (...) {
+            }
+        }
+        const bool paused = lifetimes[i].is_object() && lifetimes[i].value("paused", false);
+        states[i] = paused ? "paused" : probe_state(records[i], exists);
     });
     const long long now = static_cast<long long>(std::time(nullptr));
     if (o.json) {
@@ -584,13 +597,14 @@ int cmd_ps(const Options &o) {
             r["alive"] = states[i] == "alive";
             r["state"] = states[i];
             r["age_s"] = now - r.value("started_at", now);
+            r["time_left_s"] = lifetimes[i].is_object() ? lifetimes[i].value("time_left_s", json()) : json();
             r.erase("session_api_key");
             out.push_back(r);
         }
         std::cout << actionhost::common::dump_json(out, 2) << "\n";
         return kOk;
     }
-    std::printf("%-20s %-10s %-13s %-8s %s\n", "SESSION", "RUNTIME", "STATE", "AGE", "URL");
+    std::printf("%-20s %-10s %-13s %-8s %-8s %s\n", "SESSION", "RUNTIME", "STATE", "AGE", "LEFT", "URL");
     for (size_t i = 0; i < records.size(); ++i) {
         const json &r = records[i];
         const long long age = now - r.value("started_at", now);
@@ -598,9 +612,9 @@ int cmd_ps(const Options &o) {
                                : age < 7200 ? std::to_string(age / 60) + "m"
                                : age < 172800 ? std::to_string(age / 3600) + "h"
                                               : std::to_string(age / 86400) + "d";
-        std::printf("%-20s %-10s %-13s %-8s %s\n", printable_name(r.value("session_id", "")).c_str(),
+        std::printf("%-20s %-10s %-13s %-8s %-8s %s\n", printable_name(r.value("session_id", "")).c_str(),
                     printable_name(r.value("runtime", "")).c_str(), states[i].c_str(), age_text.c_str(),
-                    printable_name(r.value("url", "")).c_str());
+                    time_left_text(lifetimes[i]).c_str(), printable_name(r.value("url", "")).c_str());
     }
     return kOk;
 }
@@ -641,6 +655,17 @@ int cmd_stop(const Options &o) {
         result = kRuntime;
     }
     return result;
+}
+
+// A runtime for the kept-alive session `sid`, not connected (`ahctl extend`); nullptr without a record.
+std::unique_ptr<Runtime> session_runtime(const Options &o, const std::string &sid) {
+    Config config = load_config(o, current_environment());
+    auto record = StateStore(state_dir_of(config)).get(sid);
+    if (!record) return nullptr;
+    RuntimeOptions one = base_runtime_options(o, config);
+    one.session_id = sid;
+    one.config.set("core.runtime", record->value("runtime", ""));
+    return Runtime::create(std::move(one));
 }
 
 int cmd_runtimes(const Options &o) {
@@ -684,6 +709,7 @@ int run_command(const Options &o) {
         {"runtimes", cmd_runtimes},
         {"top", cmd_top},
         {"logs", cmd_logs},
+        {"extend", [](const Options &o) { return cmd_extend(o, [&o](const std::string &sid) { return session_runtime(o, sid); }); }},
         {"snapshot", [](const Options &o) { return cmd_snapshot(o, &open_runtime); }},
         {"port", [](const Options &o) { return cmd_port(o, &open_runtime); }},
         {"ui", [](const Options &o) { return cmd_ui(o, &open_runtime); }},

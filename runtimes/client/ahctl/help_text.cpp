@@ -54,10 +54,11 @@ const char *const kOverview =
     "  upload SRC DEST      copy a local file or directory into the runtime\n"
     "  download PATH OUT    save a zip of PATH from the runtime\n"
     "  start [--count N]    start runtimes and keep them alive (prints their session ids)\n"
-    "  ps                   list kept-alive runtimes\n"
+    "  ps                   list kept-alive runtimes (with the time left of a sandbox.lifetime)\n"
     "  top [--once]         every kept-alive runtime's CPU, memory, disk and actions, refreshed\n"
     "  logs [-f] SID        a kept-alive runtime's host log (-f: follow it)\n"
     "  stop SID...|--all    stop kept-alive runtimes (at once, without asking them)\n"
+    "  extend SID SECONDS   give a kept-alive sandbox SECONDS more of its sandbox.lifetime\n"
     "  runtimes             list the runtime backends found\n"
     "  env set K=V...       set variables in the running sandbox (bash, ~/.bashrc, kernel)\n"
     "  cp SRC DST           copy files/directories in or out; sandbox:PATH names the sandbox side\n"
@@ -171,8 +172,9 @@ const std::map<std::string, std::string> &pages() {
          "`ahctl stop ID` at the end. Exits 4 when any start failed (the others are kept and printed).\n\n"
          "Examples:\n  SID=$(ahctl -r sandbox start)\n  ahctl -r sandbox start --count 8 > sids.txt\n"},
         {"ps",
-         "Usage: ahctl [options] ps [--json]\n\nLists kept-alive runtimes: session id, runtime, state (alive, or\n"
-         "unresponsive: it runs but does not answer), age since it first started, url. Records of runtimes\n"
+         "Usage: ahctl [options] ps [--json]\n\nLists kept-alive runtimes: session id, runtime, state (alive,\n"
+         "paused by its idle timeout, or unresponsive: it runs but does not answer), age since it first\n"
+         "started, time left of its sandbox.lifetime (- for none), url. Records of runtimes\n"
          "that ended are removed first, with what those left on the machine.\n\n"
          "Example:\n  ahctl ps\n"},
         {"top",
@@ -186,6 +188,13 @@ const std::map<std::string, std::string> &pages() {
          "Usage: ahctl [options] logs [-f] SID\n\nPrints the recent log lines of a kept-alive runtime's host (the\n"
          "last 2000 lines or 1 MiB it keeps in memory); -f then follows new lines until interrupted.\n\n"
          "Examples:\n  ahctl logs $SID\n  ahctl logs -f $SID\n"},
+        {"extend",
+         "Usage: ahctl [options] extend SID SECONDS [--json]\n\nMoves the end of the kept-alive sandbox SID\n"
+         "SECONDS later (sandbox.lifetime: it ends by itself, nothing left behind). SECONDS is a positive\n"
+         "whole number. Asks the sandbox's supervisor, outside the sandbox, without attaching: one its\n"
+         "idle timeout paused stays paused. Exits 1 for a sandbox started without a lifetime or an unknown\n"
+         "SID, 4 when the runtime keeps no lifetime (only the sandbox runtime does).\n\n"
+         "Example:\n  ahctl -r sandbox --set sandbox.lifetime=3600 start\n  ahctl extend $SID 1800\n"},
         {"stop",
          "Usage: ahctl [options] stop SID...|--all [--jobs N]\n\nStops kept-alive runtimes, N at once. A sandbox\n"
          "runtime is ended without asking it (one that hangs or was stopped ends as fast).\n\n"

@@ -126,6 +126,9 @@ const std::vector<Field> &sandbox_fields() {
         {"docker_socket", T::Str, "/var/run/docker.sock", false},
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
         {"docker_mount_host_usr", T::Bool, false, false},  // docker, legacy opt-in: the machine's /usr over the image's
+        {"lifetime", T::Int, nullptr},                 // sandbox: seconds until it ends by itself (docs/runtimes.md, Lifetimes)
+        {"idle_timeout", T::Int, nullptr},             // sandbox: seconds without a request before idle_action
+        {"idle_action", T::Str, nullptr},              // sandbox: "pause" (resumed by the next request) or "stop"
         {"warm_pool_size", T::Int, 0, false},          // local: hosts kept started ahead of use
         {"export_git_tokens", T::Bool, true, false},   // GITHUB/GITLAB/BITBUCKET_TOKEN + git credential helper inside
     };
@@ -145,6 +148,8 @@ const std::vector<std::string> &backend_sandbox_keys() {
         // how the host is reached and kept
         "vscode_port", "runtime_binding_address", "local_runtime_url", "use_host_network", "additional_networks",
         "rm_all_containers", "pause_closed_runtimes", "warm_pool_size",
+        // lifetimes: kept where no client is needed (docs/runtimes.md, Lifetimes)
+        "lifetime", "idle_timeout", "idle_action",
         // a provider's own
         "docker_socket", "docker_install_mode", "docker_mount_host_usr", "docker_runtime_kwargs", "api_key",
         "remote_runtime_api_url", "remote_runtime_api_timeout", "remote_runtime_init_timeout", "remote_runtime_class",

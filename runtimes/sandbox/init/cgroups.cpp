@@ -175,6 +175,33 @@ void Cgroup::thaw() const {
     for (const auto &dir : paths_) thaw_dir(dir);
 }
 
+bool Cgroup::freeze() const {
+    bool done = false;
+    for (const auto &dir : paths_) {
+        if (fs::exists(dir + "/freezer.state")) done = write_text(dir + "/freezer.state", "FROZEN") || done;
+        else if (fs::exists(dir + "/cgroup.freeze")) done = write_text(dir + "/cgroup.freeze", "1") || done;
+    }
+    return done;
+}
+
+bool Cgroup::has_freezer() const {
+    for (const auto &dir : paths_)
+        if (fs::exists(dir + "/freezer.state") || fs::exists(dir + "/cgroup.freeze")) return true;
+    return false;
+}
+
+bool Cgroup::frozen() const {
+    for (const auto &dir : paths_) {
+        if (fs::exists(dir + "/freezer.state")) {
+            const std::string state = read_text(dir + "/freezer.state");
+            if (state.rfind("FROZEN", 0) == 0 || state.rfind("FREEZING", 0) == 0) return true;
+        } else if (fs::exists(dir + "/cgroup.freeze") && read_text(dir + "/cgroup.freeze").rfind("1", 0) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void Cgroup::remove(double timeout_s) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     for (const auto &dir : paths_) {

@@ -61,6 +61,11 @@ class Cgroup {
     void join_others(pid_t pid);
     // Lets a frozen (paused) group run again, so that a SIGKILL sent to its processes takes effect.
     void thaw() const;
+    // Freezes the group (lifetime_keeper.hpp's idle pause): false when it has no freezer. Returns once
+    // asked; v1 passes through FREEZING on its own. frozen(): FROZEN or FREEZING (v1), or "1" (v2).
+    bool freeze() const;
+    bool frozen() const;
+    bool has_freezer() const;
     // Removes the groups (they must be empty: waits up to `timeout_s` for the last tasks to go).
     void remove(double timeout_s);
     const std::vector<std::string> &warnings() const { return warnings_; }

@@ -98,8 +98,9 @@ struct ControlServer::Impl {
     ControlServer &server;
 };
 
-ControlServer::ControlServer(asio::io_context &io, int listen_fd, std::string ports_socket, Network network)
-    : impl_(std::make_unique<Impl>(io, listen_fd, *this)), ports_(io, std::move(ports_socket)), network_(std::move(network)) {
+ControlServer::ControlServer(asio::io_context &io, int listen_fd, std::string ports_socket, Network network, LifetimeKeeper *lifetime)
+    : impl_(std::make_unique<Impl>(io, listen_fd, *this)), ports_(io, std::move(ports_socket)), network_(std::move(network)),
+      lifetime_(lifetime) {
     impl_->accept_next();
 }
 
@@ -129,7 +130,9 @@ json ControlServer::answer(const json &request) {
         }
         if (op == "net") return network_state(true);
         if (op == "net_change") return change_network(request);
-        throw std::invalid_argument("unknown request '" + op + "' (publish, unpublish, ports, net, net_change)");
+        if (op == "lifetime") return lifetime_state();
+        if (op == "extend") return extend(request);
+        throw std::invalid_argument("unknown request '" + op + "' (publish, unpublish, ports, net, net_change, lifetime, extend)");
     } catch (const std::invalid_argument &e) {  // the request itself: a port already published, say
         return {{"ok", false}, {"error", e.what()}, {"invalid", true}};
     } catch (const std::exception &e) {  // the machine: its port taken, not ours to bind
@@ -195,6 +198,23 @@ json ControlServer::change_network(const json &request) {
     if (next.allow.size() + next.deny.size() > 4096) throw std::invalid_argument("at most 4096 entries in the egress policy");
     network_.user_net->change(next);
     return network_state(false);
+}
+
+json ControlServer::lifetime_state() {
+    json out = lifetime_ != nullptr ? lifetime_->state()
+                                    : json{{"lifetime_s", nullptr}, {"time_left_s", nullptr}, {"expires_at", nullptr}, {"idle_timeout_s", nullptr},
+                                           {"idle_action", nullptr}, {"idle_s", nullptr}, {"paused", false}};
+    out["ok"] = true;
+    return out;
+}
+
+json ControlServer::extend(const json &request) {
+    if (!request.contains("seconds") || !request["seconds"].is_number_integer())
+        throw std::invalid_argument("extend needs \"seconds\", a whole number");
+    if (lifetime_ == nullptr) throw std::invalid_argument("this sandbox has no lifetime to extend (sandbox.lifetime was not set at its start)");
+    json out = lifetime_->extend(request["seconds"].get<long long>());
+    out["ok"] = true;
+    return out;
 }
 
 }  // namespace sandbox

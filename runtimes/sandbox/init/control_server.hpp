@@ -14,6 +14,9 @@
 //   {"op": "net_change", "allow": [CIDR], "deny": [CIDR], "remove": [CIDR]}
 //                                     → as "net" without the log, once the filter holds the new policy
 //     (an entry allowed leaves the deny list and the reverse; "remove" takes it out of either)
+//   {"op": "lifetime"}                → {"ok": true, "lifetime_s", "time_left_s", "expires_at", "idle_timeout_s",
+//                                         "idle_action", "idle_s", "paused"}  (lifetime_keeper.hpp; nulls: none)
+//   {"op": "extend", "seconds": N}    → as "lifetime", the deadline N seconds later
 //   a request refused as such         → {"ok": false, "error": "a sentence", "invalid": true}
 //   a failure of the machine's        → {"ok": false, "error": "a sentence"}  (its port taken)
 // A request is at most 4 KiB and must arrive within 5 s; a peer that sends more or dawdles is dropped.
@@ -27,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lifetime_keeper.hpp"
 #include "port_publisher.hpp"
 #include "user_net.hpp"
 
@@ -40,7 +44,9 @@ class ControlServer {
         UserModeNetwork *user_net = nullptr;  // outlives the server
     };
     // Takes `listen_fd` (a listening unix socket). `ports_socket`: pid 1's, for the publisher.
-    ControlServer(boost::asio::io_context &io, int listen_fd, std::string ports_socket, Network network);
+    // `lifetime`: the sandbox's keeper, or nullptr for one with neither lifetime nor idle timeout.
+    ControlServer(boost::asio::io_context &io, int listen_fd, std::string ports_socket, Network network,
+                  LifetimeKeeper *lifetime = nullptr);
     ~ControlServer();
 
     // The answer to one request (public for the tests of the protocol).
@@ -50,11 +56,14 @@ class ControlServer {
   private:
     nlohmann::json network_state(bool with_log);
     nlohmann::json change_network(const nlohmann::json &request);
+    nlohmann::json lifetime_state();
+    nlohmann::json extend(const nlohmann::json &request);
 
     struct Impl;
     std::unique_ptr<Impl> impl_;
     PortPublisher ports_;
     Network network_;
+    LifetimeKeeper *lifetime_;
 };
 
 }  // namespace sandbox

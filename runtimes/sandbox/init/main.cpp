@@ -41,6 +41,8 @@
 #include "address_watch.hpp"
 #include "cgroups.hpp"
 #include "control_server.hpp"
+#include "lifetime_keeper.hpp"
+#include "self_cleanup.hpp"
 #include "disk_mount.hpp"
 #include "forwarder.hpp"
 #include "id_map.hpp"
@@ -421,6 +423,10 @@ int main(int argc, char **argv) {
         if (cgroup) cgroup->remove(0);
         return 125;
     };
+    // An idle pause is a freeze: without a freezer it could only be refused later, when nobody is there.
+    if (o.idle_timeout_s > 0 && o.idle_action == "pause" && !(cgroup && cgroup->has_freezer()))
+        return fail("sandbox.idle_action = \"pause\" needs the cgroup freezer, which this sandbox has not (an unprivileged caller "
+                    "without a delegated cgroup): use idle_action = \"stop\", or run as root");
     // internet: pasta and the egress filter, checked now (a bad policy entry fails before anything runs).
     std::unique_ptr<UserModeNetwork> user_net;
     if (o.network_mode == "internet") {
@@ -517,6 +523,10 @@ int main(int argc, char **argv) {
     creating.reset();
     close(go[1]);
     close(out[1]);
+    // The keeper's copy of the API listener, made after the clone so pid 1 never holds it: readable while
+    // the sandbox is paused means a request waits (lifetime_keeper.hpp).
+    int api_listener = -1;
+    if (listen_fd >= 0 && o.idle_timeout_s > 0 && o.idle_action == "pause") api_listener = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy
     if (ports_fd >= 0) close(ports_fd);    // the same
     // pasta may still be configuring the namespace while pid 1 starts the host (behind its filter):
@@ -537,15 +547,38 @@ int main(int argc, char **argv) {
         kill(child, SIGKILL);  // pid 1 gone → the kernel kills the whole namespace
         if (cgroup) cgroup->thaw();
     };
-    if (requests_fd >= 0 || user_net)
-        watch.start_services = [requests_fd, &o, &user_net](boost::asio::io_context &io) -> std::shared_ptr<void> {
+    const bool keeps_time = o.lifetime_s > 0 || o.idle_timeout_s > 0;
+    std::string ended_by_keeper;  // why the keeper ended the sandbox: then it cleans up after itself
+    if (requests_fd >= 0 || user_net || keeps_time)
+        watch.start_services = [requests_fd, api_listener, keeps_time, &o, &user_net, &cgroup, &ended_by_keeper](
+                                   boost::asio::io_context &io, std::function<void()> end) -> std::shared_ptr<void> {
             struct Services {
+                std::unique_ptr<LifetimeKeeper> lifetime;  // before the control server, which uses it
                 std::unique_ptr<ControlServer> control;
                 std::unique_ptr<MachineAddressWatch> addresses;
             };
             auto services = std::make_shared<Services>();
+            if (keeps_time) {
+                SandboxControls controls;
+                controls.end = [end, &ended_by_keeper](const std::string &why) {
+                    ended_by_keeper = why;
+                    end();
+                };
+                controls.freeze = [&cgroup] { return cgroup && cgroup->freeze(); };
+                controls.thaw = [&cgroup] {
+                    if (cgroup) cgroup->thaw();
+                    return cgroup != nullptr;
+                };
+                controls.frozen = [&cgroup] { return cgroup && cgroup->frozen(); };
+                std::vector<std::string> watched;
+                for (const std::string *path : {&o.socket_path, &o.ports_socket})
+                    if (!path->empty()) watched.push_back(*path);
+                services->lifetime = std::make_unique<LifetimeKeeper>(
+                    io, LifetimeSettings{o.lifetime_s, o.idle_timeout_s, o.idle_action, watched, api_listener}, std::move(controls));
+            }
             if (requests_fd >= 0)
-                services->control = std::make_unique<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get()});
+                services->control = std::make_unique<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get()},
+                                                                    services->lifetime.get());
             // The filter refuses the machine's addresses as they are now, not only as they were at the start.
             if (UserModeNetwork *net = user_net.get()) {
                 try {
@@ -571,6 +604,7 @@ int main(int argc, char **argv) {
     if (cgroup) cgroup->remove(5.0);
     for (const std::string *path : {&o.socket_path, &o.ports_socket, &o.control_socket})
         if (!path->empty()) unlink(path->c_str());
+    if (!ended_by_keeper.empty()) remove_after_self_end(o);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
 }

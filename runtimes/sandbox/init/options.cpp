@@ -7,6 +7,8 @@ namespace sandbox {
 
 namespace {
 
+constexpr long kMaxLifetimeS = kMaxLifetimeSeconds;
+
 // One definition of the command line for parsing and for the usage text.
 void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, std::vector<std::string> &volumes, bool &host_network) {
     app.add_option("--root-mount", o.root_mount, "empty directory the new root is assembled on")->required();
@@ -59,6 +61,13 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, std::
     app.add_option("--user", o.user, "the sandbox's user name");
     app.add_option("--uid", o.uid, "the sandbox's user id inside");
     app.add_option("--gid", o.gid, "the sandbox's group id inside");
+    app.add_option("--lifetime", o.lifetime_s, "seconds after which the sandbox ends by itself (0: never)")->check(CLI::Range(0L, kMaxLifetimeS));
+    app.add_option("--idle-timeout", o.idle_timeout_s, "seconds without a connection after which --idle-action applies (0: never)")
+        ->check(CLI::Range(0L, kMaxLifetimeS));
+    app.add_option("--idle-action", o.idle_action, "pause (freeze; the next connection thaws it) or stop")->check(CLI::IsMember({"pause", "stop"}));
+    app.add_option("--run-dir", o.run_dir, "the sandbox's run directory: removed when it ends by itself");
+    app.add_option("--expiry-remove", o.expiry_removes, "a file removed when the sandbox ends by itself (repeated: its records)")
+        ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--lock-fd", o.lock_fd, "inherited descriptor held until the sandbox ends (its run directory's lock)");
     app.add_option("--control-fd", o.control_fd, "inherited socket of the backend: the sandbox ends when it closes before detaching");
     app.add_option("command", o.command, "the main process and its arguments (after --)");
@@ -111,6 +120,8 @@ Options parse_options(int argc, char **argv) {
     if (o.image() && (o.upper_dir.empty() || o.work_dir.empty() || o.bundle_dir.empty()))
         throw std::invalid_argument("--image-layer needs --upper, --work and --bundle");
     if (o.disk_image.empty() != o.disk_dir.empty()) throw std::invalid_argument("--disk and --disk-dir go together");
+    if (o.idle_timeout_s > 0 && o.socket_path.empty())
+        throw std::invalid_argument("--idle-timeout needs --socket: idleness is counted on the connections it carries");
     if (o.user.empty() || o.user.find_first_of(":\n/") != std::string::npos)
         throw std::invalid_argument("--user must be a plain user name");
     return o;

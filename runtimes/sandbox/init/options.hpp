@@ -9,6 +9,10 @@
 
 namespace sandbox {
 
+// The longest lifetime, idle timeout or extension (ten years): beyond it a deadline means "never",
+// which leaving the key unset says.
+inline constexpr long kMaxLifetimeSeconds = 10L * 366 * 24 * 3600;
+
 // `[sandbox] volumes` entry (the backend checked it: runtime_support/volumes.hpp): the machine's
 // directory or file `outside` at `inside`, nosuid and nodev, read-only with `read_only`.
 struct Volume {
@@ -65,6 +69,15 @@ struct Options {
     // A root-owned workspace of a root caller: shown as the sandbox's user through an idmapped mount
     // (idmapped_workspace.hpp) rather than handed over with chown, where the kernel can.
     bool workspace_idmap = true;
+    // Lifetimes (lifetime_keeper.hpp), kept here outside the sandbox so nothing inside can change them:
+    // the sandbox ends `lifetime_s` seconds after its start (0: never), and after `idle_timeout_s`
+    // seconds without a connection through its sockets it is paused or stopped (idle_action).
+    long lifetime_s = 0, idle_timeout_s = 0;
+    std::string idle_action = "pause";  // "pause" (the cgroup freezer; thawed by the next connection) or "stop"
+    // What a sandbox that ended by itself (its lifetime, idle "stop") removes after it, as `ahctl stop`
+    // would: its run directory and the records that named it.
+    std::string run_dir;
+    std::vector<std::string> expiry_removes;
     int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
     int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process

@@ -41,7 +41,7 @@ class Supervisor {
         if (output_.is_open()) wait_output();
         if (control_.is_open()) wait_control();
         if (signals_.is_open()) wait_signal();
-        if (s_.start_services) services_ = s_.start_services(io_);
+        if (s_.start_services) services_ = s_.start_services(io_, [this] { end_once(); });
         io_.run();
         services_.reset();
         if (!status_) {  // waitpid failed: a blocking one is all that is left

@@ -8,6 +8,7 @@
 //
 // When it ends the sandbox:
 //   - SIGTERM, SIGINT or SIGHUP (blocked from the start, read through a signalfd);
+//   - the lifetime keeper says so (lifetime_keeper.hpp: the lifetime is over, or idle "stop");
 //   - the control socket's peer (the backend that started it) is gone before it said "detach": a
 //     client killed mid-start or mid-command (kill -9, Ctrl-C) takes its sandbox with it. A kept-alive
 //     sandbox is detached once it is recorded, and then lives on its own.
@@ -33,9 +34,10 @@ struct Supervision {
     int control_fd = -1;      // the backend's control socket, or -1
     int signal_fd = -1;       // signalfd of SIGTERM, SIGINT and SIGHUP, or -1
     std::function<void()> end_sandbox;  // SIGKILL pid 1, thaw the cgroups
-    // More to serve on the supervisor's event loop while the sandbox runs (the control socket): made
-    // once the loop exists, ended before it is.
-    std::function<std::shared_ptr<void>(boost::asio::io_context &)> start_services;
+    // More to serve on the supervisor's event loop while the sandbox runs (the control socket, the
+    // lifetime keeper): made once the loop exists, ended before it is. `end` ends the sandbox as a
+    // SIGTERM does (once, however often it is called).
+    std::function<std::shared_ptr<void>(boost::asio::io_context &, std::function<void()> end)> start_services;
 };
 
 // Runs until the child exits; returns its wait status. `relay` receives the output meanwhile.

@@ -1,5 +1,6 @@
 #include "actionhost/runtime_support/backend.hpp"
 
+#include <actionhost/ext/runtime_lifetime.h>
 #include <actionhost/ext/runtime_reclaim.h>
 #include <actionhost/ext/runtime_recovery.h>
 #include <actionhost/ext/runtime_network.h>
@@ -223,6 +224,22 @@ ah_status_t c_change_policy(ah_runtime_t *rt, const char *change_json, char **ou
 }
 const ah_ext_runtime_network_t kNetwork = {sizeof(ah_ext_runtime_network_t), c_get_policy, c_change_policy, c_free_string};
 
+ah_status_t c_lifetime(ah_runtime_t *rt, char **out_json) {
+    return barrier(rt, [out_json](Wrapper &w) {
+        if (out_json == nullptr) throw std::invalid_argument("lifetime: out_json is NULL");
+        *out_json = nullptr;
+        hand_out(w.backend->lifetime_state(), out_json);
+    });
+}
+ah_status_t c_extend(ah_runtime_t *rt, int64_t seconds, char **out_json) {
+    return request_barrier(rt, [=](Wrapper &w) {
+        if (out_json == nullptr) throw std::invalid_argument("extend: out_json is NULL");
+        *out_json = nullptr;
+        hand_out(w.backend->extend_lifetime(seconds), out_json);
+    });
+}
+const ah_ext_runtime_lifetime_t kLifetime = {sizeof(ah_ext_runtime_lifetime_t), c_lifetime, c_extend, c_free_string};
+
 const void *c_get_extension(const ah_runtime_t *rt, const char *id) {
     if (!rt || !id) return nullptr;
     const Wrapper *w = static_cast<const Wrapper *>(rt->runtime_data);
@@ -231,6 +248,7 @@ const void *c_get_extension(const ah_runtime_t *rt, const char *id) {
     if (std::string(id) == AH_EXT_RUNTIME_SNAPSHOT && w->backend->takes_snapshots()) return &kSnapshot;
     if (std::string(id) == AH_EXT_RUNTIME_PORTS && w->backend->publishes_ports()) return &kPorts;
     if (std::string(id) == AH_EXT_RUNTIME_NETWORK && w->backend->has_network_policy()) return &kNetwork;
+    if (std::string(id) == AH_EXT_RUNTIME_LIFETIME && w->backend->keeps_lifetime()) return &kLifetime;
     try {
         return w->backend->extension(id);
     } catch (...) {

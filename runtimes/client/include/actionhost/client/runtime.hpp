@@ -133,6 +133,16 @@ class Runtime {
     // reverse; `remove` takes entries out of either); returns the policy now, without the log. Throws
     // std::invalid_argument (an entry neither a CIDR nor a domain name, a sandbox not on the internet) and RuntimeError.
     nlohmann::json change_network_policy(const EgressChange &change);
+    // --- lifetimes (sdk ext/runtime_lifetime.h; sandbox.lifetime, idle_timeout, idle_action) ------------
+    // {"lifetime_s", "time_left_s", "expires_at" (Unix seconds), "idle_timeout_s", "idle_action", "idle_s",
+    // "paused"}: nulls for what the sandbox was started without. Connected or not (then the session's
+    // kept-alive sandbox, never resumed by asking). Throws RuntimeError (a runtime that keeps no
+    // lifetime, no running sandbox for the session).
+    nlohmann::json lifetime();
+    // Moves the sandbox's end `seconds` later (1 .. ten years); returns lifetime(). Throws
+    // std::invalid_argument (seconds out of range, a sandbox started without a lifetime), RuntimeError.
+    nlohmann::json extend(long long seconds);
+
     // Ends the session: the backend stops the sandbox, or keeps it when sandbox.keep_runtime_alive
     // (then a record is left for `ahctl ps` / `ahctl stop`). Idempotent.
     void close();

@@ -86,6 +86,16 @@ class Backend {
         (void)change_json;
         throw Unsupported("this runtime has no egress policy");
     }
+    // Lifetimes (sdk ext/runtime_lifetime.h): a backend that keeps a sandbox's lifetime and idle timeout
+    // where no client is needed says so; both answer the JSON state of the extension's header. They may
+    // be called on a runtime that is not connected (a kept-alive session: `ahctl extend`, `ahctl ps`).
+    // A bad extension throws std::invalid_argument.
+    virtual bool keeps_lifetime() const { return false; }
+    virtual std::string lifetime_state() { throw Unsupported("this runtime keeps no lifetime"); }
+    virtual std::string extend_lifetime(long long seconds) {
+        (void)seconds;
+        throw Unsupported("this runtime keeps no lifetime");
+    }
     // Other optional capabilities by id (ah_runtime_t.get_extension); the table must outlive the runtime.
     virtual const void *extension(const std::string &id) const {
         (void)id;
