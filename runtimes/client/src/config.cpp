@@ -42,16 +42,18 @@ const std::vector<Field> *fields_of(const std::string &section) {
     if (section == "core") return &detail::core_fields();
     if (section == "sandbox") return &detail::sandbox_fields();
     if (section == "kubernetes") return &detail::kubernetes_fields();
+    if (section == "security") return &detail::security_fields();
     return nullptr;
 }
 
 // The checked sections, and the prefix of their environment overrides (OpenHands' names).
-const std::pair<const char *, const char *> kCheckedSections[] = {{"core", ""}, {"sandbox", "SANDBOX_"}, {"kubernetes", "KUBERNETES_"}};
+const std::pair<const char *, const char *> kCheckedSections[] = {{"core", ""}, {"sandbox", "SANDBOX_"}, {"kubernetes", "KUBERNETES_"},
+                                                                   {"security", "SECURITY_"}};
 
 
-// OpenHands' sections that hold no runtime setting (its agent's, LLMs', security analyser's, condenser's,
-// MCP client's, extensions'): they load, and are listed once as ignored.
-const char *const kOpenHandsSectionsUnused[] = {"agent", "llm", "security", "condenser", "mcp", "extended"};
+// OpenHands' sections that hold no runtime setting (its agent's, LLMs', condenser's, MCP client's,
+// extensions'): they load, and are listed once as ignored. ([security] is checked: the host's policy.)
+const char *const kOpenHandsSectionsUnused[] = {"agent", "llm", "condenser", "mcp", "extended"};
 
 
 // The checked section that `section` misspells, or "": the same name in other letter case, or for

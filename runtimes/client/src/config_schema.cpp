@@ -157,6 +157,19 @@ const std::vector<std::string> &backend_sandbox_keys() {
     return keys;
 }
 
+const std::vector<Field> &security_fields() {
+    static const std::vector<Field> fields = {
+        // OpenHands' SecurityConfig: confirmation_mode is honoured by the host's policy stage; its
+        // security_analyzer names an analyser of OpenHands' agent side, which runs in OpenHands, not here.
+        {"confirmation_mode", T::Bool, false, false},
+        {"security_analyzer", T::Str, nullptr, true, false},
+        // actionhost's policy stage (docs/security.md, "Policy").
+        {"confirm_risk", T::Str, nullptr}, {"confirmation_timeout_s", T::Int, nullptr}, {"deny_commands", T::List, nullptr},
+        {"deny_paths", T::List, nullptr}, {"policy_modules", T::List, nullptr}, {"policy_timeout_ms", T::Int, nullptr},
+    };
+    return fields;
+}
+
 const std::vector<Field> &kubernetes_fields() {
     static const std::vector<Field> fields = {
         // OpenHands' KubernetesConfig (unset: the backend's default, docs/runtimes.md).

@@ -1,4 +1,4 @@
-// The known keys of [core], [sandbox] and [kubernetes]: OpenHands' fields (its OpenHandsConfig,
+// The known keys of [core], [sandbox], [kubernetes] and [security]: OpenHands' fields (its OpenHandsConfig,
 // SandboxConfig and KubernetesConfig) and actionhost's extensions. Other sections ([llm], [agent], ...)
 // are OpenHands' too and load unchecked: nothing here reads them.
 #pragma once
@@ -22,6 +22,9 @@ struct Field {
 const std::vector<Field> &core_fields();
 const std::vector<Field> &sandbox_fields();
 const std::vector<Field> &kubernetes_fields();
+// [security]: OpenHands' SecurityConfig and actionhost's policy keys, passed to the host as
+// `--set security.KEY=VALUE` (the host's policy stage reads them).
+const std::vector<Field> &security_fields();
 const char *type_name(FieldType t);
 
 // The [sandbox] keys only a backend can honour (names after "sandbox."): each backend's manifest names

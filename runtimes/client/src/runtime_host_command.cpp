@@ -1,6 +1,7 @@
 // What a backend starts: the host's command line (as JSON) and the environment it starts with.
 #include "actionhost/client/git_workspace.hpp"
 #include "actionhost/client/sandbox_env.hpp"
+#include "config_schema.hpp"
 #include "runtime_impl.hpp"
 #include <actionhost/common/json_write.hpp>
 
@@ -51,6 +52,15 @@ void Runtime::Impl::build_host_command() {
     for (const auto &d : plugin_dirs) {
         args.push_back("--plugin-dir");
         args.push_back(d);
+    }
+    // [security] for the host's policy stage: each key set, as the host reads it (lists as JSON text).
+    for (const auto &field : detail::security_fields()) {
+        const std::string key = "security." + field.name;
+        if (!field.used || !c.is_explicit(key)) continue;
+        const json value = c.get(key);
+        if (value.is_null()) continue;
+        args.push_back("--set");
+        args.push_back(key + "=" + (value.is_string() ? value.get<std::string>() : actionhost::common::dump_json(value)));
     }
     host_command_json = actionhost::common::dump_json(args);
 
