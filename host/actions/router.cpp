@@ -188,7 +188,15 @@ PluginModule *Router::route_module(const std::string &path) {
     return m->answers(path) ? m : nullptr;
 }
 
-RouteResult Router::execute(nlohmann::json &action, const std::string &session_name, const std::string &request_id) {
+RouteResult Router::execute(nlohmann::json &action, const std::string &session_name, const std::string &request_id,
+                            const std::string &peer) {
+    audit::ActionAudit audit(audit_, action, session_name, audit::Caller{peer, request_id});
+    RouteResult result = route_action(action, session_name, request_id);
+    audit.finish(result);
+    return result;
+}
+
+RouteResult Router::route_action(nlohmann::json &action, const std::string &session_name, const std::string &request_id) {
     if (!valid_session_name(session_name))
         return http_error(422, "\"session\" must be 0-64 characters of [A-Za-z0-9_.-]");
     {

@@ -120,7 +120,7 @@ class ApiHandler {
         if (request_id.size() > IdempotencyCache::kMaxIdLength)
             return invalid_request(resp, "X-Request-ID is longer than 256 characters");
         auto run = ctx_.idempotency.run(request_id, std::hash<std::string>{}(*body), [&] {
-            RouteResult r = ctx_.router.execute(j["action"], session, request_id);  // j outlives the answer
+            RouteResult r = ctx_.router.execute(j["action"], session, request_id, req.remote_address());  // j outlives the answer
             return StoredReply{r.http_status, r.serialised()};
         });
         if (run.outcome == IdempotencyCache::Outcome::Conflict)

@@ -65,6 +65,10 @@ struct Options {
     // A root-owned workspace of a root caller: shown as the sandbox's user through an idmapped mount
     // (idmapped_workspace.hpp) rather than handed over with chown, where the kernel can.
     bool workspace_idmap = true;
+    // The audit trail (audit_sink.hpp): its directory outside ("" = none) and its rotation.
+    std::string audit_dir;
+    unsigned long long audit_max_bytes = 8ull << 20;
+    unsigned audit_keep_files = 8;
     int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
     int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process
