@@ -50,6 +50,17 @@ struct Entry {
     size_t line = 0;  // 1-based within its segment
 };
 
+// Where a session's trail is kept: <state_dir>/audit/<session>, the session id made a safe file name
+// (anything but [A-Za-z0-9_.-] becomes '_', and a leading '.' too). Shared by the sandbox backend,
+// which tells ah-sandbox-init, and the client library, which reads it.
+inline std::string trail_dir(const std::string &state_dir, const std::string &session_id) {
+    std::string name = session_id.empty() ? "_" : session_id;
+    for (char &c : name)
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) c = '_';
+    if (name[0] == '.') name[0] = '_';
+    return state_dir + "/audit/" + name;
+}
+
 // The file name of segment `n` ("000007.log").
 std::string segment_name(unsigned n);
 // SHA-256 of `bytes`, lower-case hex.
