@@ -108,7 +108,8 @@ struct Summary {
 
 // Checks the whole chain: every hash, every link, seq without a gap, segments without a gap, a missing
 // oldest part declared by a rotation entry, and the head naming the last entry. The error names the
-// first break: its file, line and seq, and what is wrong.
+// first break: its file, line and seq, and what is wrong. Entries past the head are looked at again
+// (up to 150 ms) before they count: a live writer replaces the head just after each line.
 Result<Summary> verify(const std::string &dir);
 
 // Reads entries as they are appended: each call to poll() hands the complete lines written since the
