@@ -1,5 +1,8 @@
 // actionhost: the OpenHands action-execution server, as a plugin host.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <actionhost/abi.h>
@@ -111,6 +114,22 @@ int fail(const std::string &msg, int code = 1) {
 
 }  // namespace
 
+// The audit channel's descriptor (ACTIONHOST_AUDIT_FD, set by the sandbox's supervisor), taken out of
+// the environment so no child sees the variable; -1 without one, or when it is not a socket.
+int take_audit_fd() {
+    const std::optional<std::string> text = take_from_environment("ACTIONHOST_AUDIT_FD");
+    if (!text) return -1;
+    char *end = nullptr;
+    const long fd = std::strtol(text->c_str(), &end, 10);
+    struct stat st{};
+    if (end == text->c_str() || *end != '\0' || fd < 3 || fd > 65535 || ::fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) {
+        std::cerr << "actionhost: warning: ACTIONHOST_AUDIT_FD=" << *text << " is not an inherited socket; no audit trail is kept\n";
+        return -1;
+    }
+    ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    return static_cast<int>(fd);
+}
+
 int main(int argc, char **argv) {
     // The policy worker (policy/policy_worker.hpp) is this executable started by the host itself.
     if (argc == 3 && std::strcmp(argv[1], "--policy-worker") == 0) return run_policy_worker(std::atoi(argv[2]));
@@ -139,16 +158,25 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (opt.working_dir.empty()) opt.working_dir = std::filesystem::current_path().string();
+    const int audit_fd = take_audit_fd();
     std::unique_ptr<HostCore> core;
     try {
         // Manifests and options first: a bad command line must fail before any user is created.
-        core = std::make_unique<HostCore>(HostCoreSettings{opt, install_dir, opt.user_id, {}, {}});
+        HostCoreSettings settings{opt, install_dir, opt.user_id, {}, {}};
+        settings.audit_fd = audit_fd;
+        core = std::make_unique<HostCore>(std::move(settings));
     } catch (const std::invalid_argument &e) {
         return fail(e.what(), 2);
     }
     auto user_init = init_user_and_working_dir(opt.username, opt.user_id, opt.working_dir);
     if (!user_init) return fail(user_init.error().message);
     const UserInit &user = user_init.value();
+    // With an audit trail, nothing else inside may reach the host's descriptors or memory: non-dumpable,
+    // /proc/<pid>/fd, mem and ptrace need CAP_SYS_PTRACE in the sandbox's user namespace, which no
+    // process of the sandbox has (docs/security.md, "The audit trail"). After the user set-up, as any
+    // change of credentials resets it.
+    if (audit_fd >= 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        return fail(std::string("cannot make the host non-dumpable: ") + std::strerror(errno));
     HostEnvironment &env = core->env();
     core->enable_terminals();
     env.set_user_id(user.user_id);  // an existing user's uid wins, as in OpenHands

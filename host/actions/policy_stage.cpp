@@ -115,12 +115,12 @@ common::Result<std::unique_ptr<PolicyStage>> PolicyStage::create(HostEnvironment
     return stage;
 }
 
-void PolicyStage::record(const PolicyDecision &d) {
-    // The audit trail (issue #34, part 2) takes these through on_decision; until then the host log has
-    // them all, allowed ones at debug level (one per action).
+void PolicyStage::record(const PolicyCheck &c, const PolicyDecision &d) {
+    // The host log has them all, allowed ones at debug level (one per action); the router puts the
+    // decision in the action's audit record (host/audit/audit_recorder.hpp) through `c.decided`.
     env_.log(d.verdict == PolicyVerdict::Allow && d.confirmation.empty() ? AH_LOG_DEBUG : AH_LOG_INFO, "policy",
              "decision " + common::dump_json(to_json(d)));
-    if (on_decision) on_decision(d);
+    if (c.decided != nullptr) *c.decided = d;
 }
 
 std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
@@ -134,7 +134,7 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
         final.risk = static_cast<Risk>(std::clamp(sr->get<int>(), -1, 2));
     auto deny = [&](PolicyDecision d) -> std::optional<RouteResult> {
         d.session = c.session;
-        record(d);
+        record(c, d);
         return RouteResult{200, common::error_observation("The action was denied by policy: " + who(d) +
                                                           (d.reason.empty() ? "" : ": " + d.reason) + ". It was not run.")};
     };
@@ -161,7 +161,7 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
         final.verdict = PolicyVerdict::Deny;
         final.confirmation = "rejected";
         final.reason = "the action came with confirmation_state rejected";
-        record(final);
+        record(c, final);
         return RouteResult{200, {{"observation", "user_rejected"},
                                  {"content", "Action has been rejected by the user! Waiting for further user input."},
                                  {"extras", nlohmann::json::object()}}};
@@ -178,7 +178,7 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
     }
     if (!ask || c.interrupt) {
         final.verdict = PolicyVerdict::Allow;
-        record(final);
+        record(c, final);
         return std::nullopt;
     }
     final.verdict = PolicyVerdict::Confirm;
@@ -198,19 +198,19 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
     case Confirmations::Outcome::Confirmed:
         final.confirmation = "confirmed";
         final.verdict = PolicyVerdict::Allow;
-        record(final);
+        record(c, final);
         return std::nullopt;
     case Confirmations::Outcome::Rejected:
         final.confirmation = "rejected";
         final.verdict = PolicyVerdict::Deny;
-        record(final);
+        record(c, final);
         return RouteResult{200, {{"observation", "user_rejected"},
                                  {"content", "Action has been rejected by the user! Waiting for further user input."},
                                  {"extras", nlohmann::json::object()}}};
     case Confirmations::Outcome::TimedOut:
         final.confirmation = "timed_out";
         final.verdict = PolicyVerdict::Deny;
-        record(final);
+        record(c, final);
         return RouteResult{200, common::error_observation(
                                     "The action waited " + std::to_string(confirmation_timeout_.count() / 1000) +
                                     " s for the client's confirmation (security.confirmation_timeout_s) and was not run.")};
@@ -218,7 +218,7 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
     }
     final.verdict = PolicyVerdict::Deny;
     final.reason = "the host stopped while the action waited for confirmation";
-    record(final);
+    record(c, final);
     return RouteResult{503, {{"detail", "The runtime is shutting down"}}};
 }
 

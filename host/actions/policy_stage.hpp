@@ -31,6 +31,7 @@ struct PolicyCheck {
     const nlohmann::json &args;  // validated, defaults filled
     std::string session, cwd, request_id;
     bool interrupt = false;  // a call passed beside a running one (C-c): never waits for a confirmation
+    PolicyDecision *decided = nullptr;  // when set, receives the final decision (the audit trail's record)
 };
 
 class PolicyStage {
@@ -43,7 +44,7 @@ class PolicyStage {
 
     // Empty: the action may run. Otherwise the answer the client gets instead (a denial, a rejection, a
     // confirmation that timed out), the action not run. Thread: any, concurrently (a confirmation wait
-    // blocks only its own request). Every decision is logged and passed to on_decision.
+    // blocks only its own request). Every final decision is logged and handed to `c.decided`.
     std::optional<RouteResult> check(const PolicyCheck &c);
 
     // The confirmation endpoints (http/policy_api.hpp).
@@ -51,13 +52,11 @@ class PolicyStage {
     // The host is stopping: waits end, with 503.
     void stop() { confirmations_.stop(); }
 
-    // Where each final decision goes besides the log (the audit trail, when it exists). Set before serving.
-    std::function<void(const PolicyDecision &)> on_decision;
     PolicyWorker *worker() { return worker_.get(); }  // tests
 
   private:
     PolicyStage(HostEnvironment &env, StreamHub &streams) : env_(env), streams_(streams) {}
-    void record(const PolicyDecision &d);
+    void record(const PolicyCheck &c, const PolicyDecision &d);
     HostEnvironment &env_;
     StreamHub &streams_;
     RulesPolicy rules_;

@@ -195,7 +195,16 @@ PluginModule *Router::route_module(const std::string &path) {
     return m->answers(path) ? m : nullptr;
 }
 
-RouteResult Router::execute(nlohmann::json &action, const std::string &session_name, const std::string &request_id) {
+RouteResult Router::execute(nlohmann::json &action, const std::string &session_name, const std::string &request_id,
+                            const std::string &peer) {
+    audit::ActionAudit audit(audit_, action, session_name, audit::Caller{peer, request_id});
+    RouteResult result = route_action(action, session_name, request_id, audit);
+    audit.finish(result);
+    return result;
+}
+
+RouteResult Router::route_action(nlohmann::json &action, const std::string &session_name, const std::string &request_id,
+                                 audit::ActionAudit &audit) {
     if (!valid_session_name(session_name))
         return http_error(422, "\"session\" must be 0-64 characters of [A-Za-z0-9_.-]");
     {
@@ -246,8 +255,14 @@ RouteResult Router::execute(nlohmann::json &action, const std::string &session_n
         std::lock_guard lock(s->cwd_mu);
         cwd = s->cwd;
     }
-    if (policy_ != nullptr)
-        if (auto refused = policy_->check({e.action, e.args, session_name, cwd, request_id, beside})) return std::move(*refused);
+    if (policy_ == nullptr) {
+        if (audit.recording()) audit.set_policy({{"decision", "allow"}, {"rule", "no policy"}});
+    } else {
+        PolicyDecision decided;
+        auto refused = policy_->check({e.action, e.args, session_name, cwd, request_id, beside, &decided});
+        if (audit.recording()) audit.set_policy(to_json(decided));
+        if (refused) return std::move(*refused);
+    }
     if (!to_plugin) {
         const FileActionContext ctx{cwd, env_.facts().user_id};
         return {200, e.action == "write" ? write_action(e.args, ctx) : read_action(e.args, ctx)};

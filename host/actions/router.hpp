@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/audit_recorder.hpp"
 #include "modules/host_environment.hpp"
 #include "modules/image_needs.hpp"
 #include "modules/plugin_module.hpp"
@@ -74,7 +75,13 @@ class Router {
     // apart; a plugin's action leaves it holding the normalised envelope the plugin was given, which the
     // caller releases after answering: freeing the document costs about as much as building it (about 5k
     // instructions by callgrind, 1-2 us of an `echo hi`), time the client need not wait for.
-    RouteResult execute(nlohmann::json &action, const std::string &session, const std::string &request_id);
+    // Every action goes in the audit trail when the host keeps one (set_audit): a "started" record
+    // before it is routed, a "finished" one with its outcome (host/audit/audit_recorder.hpp). `peer`:
+    // the HTTP peer's address, for the trail's "who".
+    RouteResult execute(nlohmann::json &action, const std::string &session, const std::string &request_id,
+                        const std::string &peer = "");
+    // The trail's recorder (owned by the host core; outlives the router), or nullptr: none kept.
+    void set_audit(audit::AuditRecorder *recorder) { audit_ = recorder; }
 
     // The plugin answering HTTP `path` (declared in its manifest's provides.http_routes and answered by
     // its route extension), loading it first when its manifest says "load_on_route"; empty when none
@@ -116,6 +123,8 @@ class Router {
     };
     std::shared_ptr<Session> session(const std::string &name);
     common::Result<PluginModule *> loaded(const std::string &name);  // loading it when needed
+    RouteResult route_action(nlohmann::json &action, const std::string &session, const std::string &request_id,
+                             audit::ActionAudit &audit);
     bool disabled(const modules::Manifest &m);
     RouteResult unavailable(const modules::Manifest &m, const std::string &why);
     RouteResult run_plugin(PluginModule &module, const std::string &action, const nlohmann::json &envelope,
@@ -139,6 +148,7 @@ class Router {
     bool stopping_ = false;
     std::atomic<double> last_action_start_{0};
     PolicyStage *policy_ = nullptr;
+    audit::AuditRecorder *audit_ = nullptr;
 };
 
 }  // namespace actionhost::host

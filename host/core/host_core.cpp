@@ -76,6 +76,10 @@ HostCore::HostCore(HostCoreSettings s) {
     router_ = std::make_unique<Router>(*env_, registry_, streams_);
     const char *key = env_->config_get("SESSION_API_KEY");
     session_key_ = key ? key : "";
+    if (s.audit_fd >= 0) {
+        audit_ = std::make_unique<audit::AuditRecorder>(s.audit_fd, session_key_);
+        router_->set_audit(audit_.get());
+    }
     api_.reset(new ApiContext{*router_, *env_, streams_, ApiKeyCheck(session_key_), {}, std::chrono::steady_clock::now(),
                               std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
                               size_setting(*env_, "ACTIONHOST_MAX_BODY_BYTES", kDefaultMaxBodyBytes),

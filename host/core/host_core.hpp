@@ -30,6 +30,8 @@ struct HostCoreSettings {
     int user_id = 1000;           // the uid actually used (user set-up may change --user-id)
     std::map<std::string, std::string> extra_settings;  // set by the embedder (the cli runtime's shell mode)
     common::LogSink log_sink;  // where log lines go instead of stderr
+    // The audit channel the sandbox's supervisor gave (ACTIONHOST_AUDIT_FD), taken over; -1: no trail.
+    int audit_fd = -1;
 };
 
 class HostCore {
@@ -73,6 +75,7 @@ class HostCore {
     OwnCgroups cgroups_;
     std::unique_ptr<HostEnvironment> env_;
     std::unique_ptr<PolicyStage> policy_;  // before router_: destroyed after it
+    std::unique_ptr<audit::AuditRecorder> audit_;  // before the router, which records through it
     std::unique_ptr<Router> router_;
     std::unique_ptr<ApiContext> api_;
     std::unique_ptr<TerminalRegistry> terminals_;

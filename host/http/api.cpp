@@ -159,7 +159,7 @@ class ApiHandler {
                                                         ? std::string_view(type->get_ref<const std::string &>())
                                                         : std::string_view());
             }
-            RouteResult r = ctx_.router.execute(j["action"], session, request_id);  // j outlives the answer
+            RouteResult r = ctx_.router.execute(j["action"], session, request_id, req.remote_address());  // j outlives the answer
             if (counted)
                 ctx_.action_metrics->record(counted,
                                             r.http_status != 200         ? ActionOutcome::Refused

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <actionhost/common/audit_chain.hpp>
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/common/result.hpp>
 #include <actionhost/ext/runtime_images.h>
@@ -233,6 +234,12 @@ class SandboxRuntime : public Backend {
         if (cpus > 0) argv.insert(argv.end(), {"--cpus", std::to_string(cpus)});
         if (!config_bool("sandbox.seccomp", true)) argv.push_back("--no-seccomp");
         if (!config_bool("sandbox.workspace_idmap", true)) argv.push_back("--workspace-chown");
+        // The audit trail: written by ah-sandbox-init, outside, in the caller's state directory
+        // (client/audit_log.hpp), from the host's records.
+        if (config_bool("sandbox.audit", true))
+            argv.insert(argv.end(), {"--audit-dir", actionhost::common::audit::trail_dir(state_dir(), info().session_id), "--audit-max-bytes",
+                                     std::to_string(static_cast<long long>(config_number("sandbox.audit_max_bytes", 8 << 20))),
+                                     "--audit-keep-files", std::to_string(static_cast<long>(config_number("sandbox.audit_keep_files", 8)))});
         for (const auto &d : plugin_dirs()) argv.insert(argv.end(), {"--ro-bind", d});  // the host's --plugin-dir
         argv.insert(argv.end(), volume_args.begin(), volume_args.end());
         // The sandbox's user is the client's (--username/--user-id: openhands with `sandbox.user_id`, 1000

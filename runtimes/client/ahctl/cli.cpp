@@ -48,6 +48,7 @@ const std::vector<Command> &command_table() {
         {"port", {{"--address", 1}, {"--rm", 0}}},
         {"ui", {{"--open", 0}}},
         {"net", {}},
+        {"log", {{"-f,--follow", 0}, {"--verify", 0}}},
         {"help", {}},
         {"env", {}},
         {"git", {{"--cwd", 1}}},

@@ -26,6 +26,7 @@
 
 #include "image_commands.hpp"
 #include "lifetime_commands.hpp"
+#include "audit_commands.hpp"
 #include "network_commands.hpp"
 #include "ops_commands.hpp"
 #include "live_run.hpp"
@@ -714,6 +715,7 @@ int run_command(const Options &o) {
         {"port", [](const Options &o) { return cmd_port(o, &open_runtime); }},
         {"ui", [](const Options &o) { return cmd_ui(o, &open_runtime); }},
         {"net", [](const Options &o) { return cmd_net(o, &open_runtime); }},
+        {"log", cmd_log},
         {"images", cmd_images},
         {"rmi", cmd_rmi},
         {"push", cmd_push},

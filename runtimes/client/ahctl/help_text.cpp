@@ -70,6 +70,7 @@ const char *const kOverview =
     "  port [PORT [MPORT]]  publish a sandbox's TCP port on this machine (-s SID); lists them; --rm\n"
     "  ui [--open]          the web view's address with its key (-s SID)\n"
     "  net [allow|deny|remove RULE...|log]   a sandbox's egress policy (CIDRs, names), changed live (-s SID)\n"
+    "  log SID [-f] [--verify]   a sandbox session's audit trail, kept outside it; --verify checks its hash chain\n"
     "  help COMMAND         help of one command (or: ahctl COMMAND --help)\n\n"
     "Examples:\n"
     "  ahctl -r sandbox run -- 'make test'\n"
@@ -310,6 +311,18 @@ const std::map<std::string, std::string> &pages() {
          "it answers are let through (allow) or refused (deny) before the sandbox learns them; under an allow\n"
          "list other names get no answer. A name never opens the machine or a private range.\n\n"
          "Example:\n  ahctl -s $SID net allow 203.0.113.0/24 pypi.org '*.pythonhosted.org'\n  ahctl -s $SID net log\n"},
+        {"log",
+         "Usage: ahctl log SID [-f|--follow] [--json]\n"
+         "       ahctl log SID --verify [--json]\n\n"
+         "Shows the audit trail of the session SID: every action (its type and arguments, who sent it, the\n"
+         "policy's decision) as it started, and its outcome (HTTP status, observation, exit code, size,\n"
+         "duration) as it finished, with the supervisor's own entries (the sandbox started and ended, the host's\n"
+         "channel closed, rotation). Kept by the sandbox backend only, outside the sandbox, in\n"
+         "<state dir>/audit/SID/, and readable after the sandbox ended. -f follows new entries until Ctrl-C or\n"
+         "the sandbox ends; --json prints one JSON object a line. --verify checks the hash chain (every\n"
+         "entry's hash and link, no entry missing, moved, added or cut, rotation declared) and exits 1 naming\n"
+         "the first break.\n\n"
+         "Example:\n  ahctl log $SID -f\n  ahctl log $SID --verify\n"},
         {"runtimes",
          "Usage: ahctl [options] runtimes\n\nLists the runtime names the manifests on the search path provide.\n\n"
          "Example:\n  ahctl runtimes\n"},

@@ -122,6 +122,9 @@ const std::vector<Field> &sandbox_fields() {
         {"max_file_size_mb", T::Int, 8192, false},     // sandbox: largest file a process writes (RLIMIT_FSIZE), 0 = none
         {"address_space_mb", T::Int, 0, false},        // sandbox: address space per process (RLIMIT_AS), 0 = none
         {"workspace_idmap", T::Bool, true, false},     // sandbox: a root-owned -w DIR shown as the user by an idmapped mount, not chowned
+        {"audit", T::Bool, true, false},               // sandbox: the audit trail kept outside (docs/security.md)
+        {"audit_max_bytes", T::Int, 8388608, false},   // sandbox: an audit segment past this is rotated
+        {"audit_keep_files", T::Int, 8, false},        // sandbox: audit segments kept (the oldest dropped, declared)
         {"disk_limit", T::Str, nullptr},               // sandbox: its own disk of this size ("2g"): writable layer, temp workspace
         {"docker_socket", T::Str, "/var/run/docker.sock", false},
         {"docker_install_mode", T::Str, "bind", false},  // docker: "bind" the install tree or "image"
@@ -143,6 +146,8 @@ const std::vector<std::string> &backend_sandbox_keys() {
         "runtime_extra_deps", "image_store", "image_max_size_mb", "registry_mirrors", "insecure_registries",
         // the machine's files and devices
         "volumes", "enable_gpu", "cuda_visible_devices", "workspace_idmap", "disk_limit",
+        // the audit trail
+        "audit", "audit_max_bytes", "audit_keep_files",
         // limits
         "memory_limit_mb", "pids_limit", "cpu_limit", "seccomp", "socket_memory_mb", "max_file_size_mb", "address_space_mb",
         // how the host is reached and kept

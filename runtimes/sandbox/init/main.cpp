@@ -33,12 +33,14 @@
 #include <strings.h>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <actionhost/common/user_entry.hpp>
 
 #include "address_watch.hpp"
+#include "audit_sink.hpp"
 #include "cgroups.hpp"
 #include "control_server.hpp"
 #include "lifetime_keeper.hpp"
@@ -74,6 +76,8 @@ struct ChildContext {
     long rlimit_tasks;  // RLIMIT_NPROC of the main process (0: none; the pids cgroup limits it)
     int outside_fds[4];  // the run directory's lock, the control socket, the cgroup creation lock, the requests socket: the machine's
     const std::vector<int> *join_fds;  // the groups' files pid 1 moves itself in with (Cgroup::open_self_join_files)
+    int audit_fd;       // the host's end of the audit channel (audit_sink.hpp), or -1
+    int audit_read_fd;  // P's end: never inside
 };
 
 bool write_file(const std::string &path, const std::string &text) {
@@ -154,6 +158,7 @@ int child_main(void *arg) {
     }
     for (int fd : ctx->outside_fds)
         if (fd >= 0) close(fd);
+    if (ctx->audit_read_fd >= 0) close(ctx->audit_read_fd);
     // From here on everything the sandbox prints goes through P's bounded relay, never to a file.
     dup2(ctx->out_fd, STDOUT_FILENO);
     dup2(ctx->out_fd, STDERR_FILENO);
@@ -201,6 +206,12 @@ int child_main(void *arg) {
             setrlimit(RLIMIT_NPROC, &tasks);
         }
         set_resource_limits(o);
+        // The host's end of the audit channel crosses this one exec (the host marks it close-on-exec
+        // again at once, and takes the variable out of its environment): no other process inherits it.
+        if (ctx->audit_fd >= 0) {
+            fcntl(ctx->audit_fd, F_SETFD, 0);
+            setenv("ACTIONHOST_AUDIT_FD", std::to_string(ctx->audit_fd).c_str(), 1);
+        }
         for (const auto &kv : *ctx->command_env) {
             const size_t eq = kv.find('=');
             setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
@@ -217,6 +228,7 @@ int child_main(void *arg) {
         execvp(argv[0], argv.data());
         die("cannot run " + o.command[0] + ": " + std::strerror(errno));
     }
+    if (ctx->audit_fd >= 0) close(ctx->audit_fd);  // the host's alone
     try {
         lock_down_pid1();
         install_seccomp_filter();
@@ -469,9 +481,19 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         return fail(e.what());
     }
+    // The audit trail: its chain opened (or continued) outside before anything runs; a sandbox asked to
+    // keep one never starts without it.
+    std::optional<actionhost::common::audit::Writer> audit_writer;
+    int audit[2] = {-1, -1};
+    if (!o.audit_dir.empty()) {
+        auto opened = actionhost::common::audit::Writer::open(o.audit_dir, {o.audit_max_bytes, o.audit_keep_files});
+        if (!opened) return fail("cannot keep the audit trail: " + opened.error().message);
+        audit_writer.emplace(std::move(opened).value());
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, audit) != 0) return fail(std::string("socketpair: ") + std::strerror(errno));
+    }
     const std::vector<int> join_fds = cgroup ? cgroup->open_self_join_files() : std::vector<int>{};
     ChildContext ctx{&o, &command_env, &plan, root_caller, go[0], listen_fd, ports_fd, out[1], out[0], pids_cgroup ? 0 : o.pids,
-                     {o.lock_fd, o.control_fd, creating->fd(), requests_fd}, &join_fds};
+                     {o.lock_fd, o.control_fd, creating->fd(), requests_fd}, &join_fds, audit[1], audit[0]};
     const size_t stack_size = 1 << 20;
     std::unique_ptr<char[]> stack(new char[stack_size]);
     int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
@@ -479,6 +501,9 @@ int main(int argc, char **argv) {
     pid_t child = clone(child_main, stack.get() + stack_size, flags, &ctx);
     if (child < 0) return fail(std::string("clone: ") + std::strerror(errno));
     close(go[0]);
+    if (audit[1] >= 0) close(audit[1]);  // the host's end: pid 1 has it
+    if (audit_writer)
+        (void)audit_writer->append("sandbox", {{"event", "sandbox_started"}, {"supervisor_pid", getpid()}, {"program", o.command.empty() ? std::string() : o.command.front()}}, audit_now());
     for (int fd : join_fds) close(fd);  // pid 1 has its copies
     if (plan_workspace_mount >= 0) close(plan_workspace_mount);  // pid 1 has its copy
     const std::string proc = "/proc/" + std::to_string(child);
@@ -549,13 +574,14 @@ int main(int argc, char **argv) {
     };
     const bool keeps_time = o.lifetime_s > 0 || o.idle_timeout_s > 0;
     std::string ended_by_keeper;  // why the keeper ended the sandbox: then it cleans up after itself
-    if (requests_fd >= 0 || user_net || keeps_time)
-        watch.start_services = [requests_fd, api_listener, keeps_time, &o, &user_net, &cgroup, &ended_by_keeper](
-                                   boost::asio::io_context &io, std::function<void()> end) -> std::shared_ptr<void> {
+    if (requests_fd >= 0 || user_net || keeps_time || audit_writer)
+        watch.start_services = [requests_fd, api_listener, keeps_time, &o, &user_net, &cgroup, &ended_by_keeper, &audit_writer,
+                                audit_read = audit[0]](boost::asio::io_context &io, std::function<void()> end) -> std::shared_ptr<void> {
             struct Services {
                 std::unique_ptr<LifetimeKeeper> lifetime;  // before the control server, which uses it
                 std::unique_ptr<ControlServer> control;
                 std::unique_ptr<MachineAddressWatch> addresses;
+                std::unique_ptr<AuditSink> audit;
             };
             auto services = std::make_shared<Services>();
             if (keeps_time) {
@@ -576,6 +602,7 @@ int main(int argc, char **argv) {
                 services->lifetime = std::make_unique<LifetimeKeeper>(
                     io, LifetimeSettings{o.lifetime_s, o.idle_timeout_s, o.idle_action, watched, api_listener}, std::move(controls));
             }
+            if (audit_writer) services->audit = std::make_unique<AuditSink>(io, audit_read, *audit_writer);
             if (requests_fd >= 0)
                 services->control = std::make_unique<ControlServer>(io, requests_fd, o.ports_socket, ControlServer::Network{o.network_mode, user_net.get()},
                                                                     services->lifetime.get());
@@ -600,6 +627,8 @@ int main(int argc, char **argv) {
     malloc_trim(0);  // as pid 1 does: it waits for the sandbox's whole life
     const int status = supervise(watch, relay);
     if (watch.child_pidfd >= 0) close(watch.child_pidfd);
+    if (audit_writer)
+        (void)audit_writer->append("sandbox", {{"event", "sandbox_ended"}, {"wait_status", status}}, audit_now());
     if (user_net) user_net->end();
     if (cgroup) cgroup->remove(5.0);
     for (const std::string *path : {&o.socket_path, &o.ports_socket, &o.control_socket})

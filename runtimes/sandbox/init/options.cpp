@@ -70,6 +70,10 @@ void define(CLI::App &app, Options &o, std::vector<std::string> &rw_binds, std::
         ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_option("--lock-fd", o.lock_fd, "inherited descriptor held until the sandbox ends (its run directory's lock)");
     app.add_option("--control-fd", o.control_fd, "inherited socket of the backend: the sandbox ends when it closes before detaching");
+    app.add_option("--audit-dir", o.audit_dir, "the audit trail's directory, outside (audit_sink.hpp): the host's records are "
+                   "appended to its hash chain");
+    app.add_option("--audit-max-bytes", o.audit_max_bytes, "with --audit-dir: a segment past this many bytes is rotated");
+    app.add_option("--audit-keep-files", o.audit_keep_files, "with --audit-dir: segments kept (at least 2)");
     app.add_option("command", o.command, "the main process and its arguments (after --)");
 }
 

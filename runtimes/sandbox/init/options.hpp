@@ -78,6 +78,10 @@ struct Options {
     // would: its run directory and the records that named it.
     std::string run_dir;
     std::vector<std::string> expiry_removes;
+    // The audit trail (audit_sink.hpp): its directory outside ("" = none) and its rotation.
+    std::string audit_dir;
+    unsigned long long audit_max_bytes = 8ull << 20;
+    unsigned audit_keep_files = 8;
     int lock_fd = -1;              // inherited descriptor to hold for as long as the sandbox runs
     int control_fd = -1;           // inherited socket of the backend (supervisor.hpp)
     std::vector<std::string> command;  // argv of the process to run as the sandbox's main process
