@@ -1,4 +1,5 @@
 #include "actionhost/common/oom.hpp"
+#include "actionhost/common/io/small_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,14 +13,7 @@ namespace actionhost::common {
 
 namespace {
 
-std::string read_small_file(const std::string &path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return "";
-    char buf[4096];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    ::close(fd);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-}
+using io::read_small_file;
 
 // The value of the line "<name> <value>" of a flat-keyed cgroup file.
 std::optional<uint64_t> field(std::string_view text, std::string_view name) {

@@ -1,5 +1,6 @@
 #include "sys/cgroup_stats.hpp"
 
+#include <actionhost/common/io/small_file.hpp>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,14 +13,7 @@
 namespace actionhost::host {
 namespace {
 
-std::string read_small_file(const std::string &path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return "";
-    char buf[4096];
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    ::close(fd);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-}
+using common::io::read_small_file;
 
 std::optional<uint64_t> number(std::string_view text) {
     uint64_t v = 0;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/host_core.hpp"
+#include "fixture_host.hpp"
 #include "http/auth.hpp"
 #include "ops/log_ring.hpp"
 #include "support/temp_dir.hpp"
@@ -18,29 +19,10 @@ using namespace actionhost::host;
 using nlohmann::json;
 using namespace std::chrono_literals;
 namespace http = actionhost::common::http;
+using host_test::FixtureHost;
 
 namespace {
 
-struct FixtureHost {
-    actionhost::testing::TempDir wd{"ahmetrics"};
-    std::unique_ptr<HostCore> core;
-    explicit FixtureHost(std::vector<std::string> plugins = {}, std::map<std::string, std::string> settings = {}) {
-        Options o;
-        o.port = 0;
-        o.working_dir = wd.path();
-        o.plugin_dirs = {AH_FIXTURE_DIR};
-        o.plugins = std::move(plugins);
-        o.settings = std::move(settings);
-        core = std::make_unique<HostCore>(HostCoreSettings{o, wd.path(), static_cast<int>(getuid()), {}, [](actionhost::common::LogLevel, const std::string &) {}});
-    }
-    http::ExchangeResponse request(const std::string &method, const std::string &path, const std::string &body = "",
-                                   std::vector<std::pair<std::string, std::string>> headers = {}) {
-        return http::exchange([this](http::Request &q, http::Response &r) { core->handle(q, r); }, {method, path, std::move(headers), body});
-    }
-    int act(const json &action) {
-        return request("POST", "/execute_action", actionhost::common::dump_json(json{{"action", action}})).status;
-    }
-};
 
 // The value of the sample `series` (name and labels exactly as exposed), or -1 when absent.
 double sample(const std::string &text, const std::string &series) {
@@ -53,12 +35,12 @@ double sample(const std::string &text, const std::string &series) {
 
 TEST(HostMetrics, CountsEachActionOnceByNameAndOutcome) {
     FixtureHost h;
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(h.act({{"action", "fixture_echo"}, {"args", {{"n", i}}}}), 200);
-    EXPECT_EQ(h.act({{"action", "fixture_call_error"}, {"args", json::object()}}), 200);  // an error observation
-    EXPECT_EQ(h.act({{"action", "read"}, {"args", {{"path", h.wd / "missing"}}}}), 200);  // the host's own, an error
-    EXPECT_EQ(h.act({{"action", "fixture_sleep"}, {"args", json::object()}}), 500);       // invalid arguments
-    EXPECT_EQ(h.act({{"action", "nobody_declares_this"}}), 500);                          // counted as "other"
-    EXPECT_EQ(h.act({{"action", "nobody_either"}}), 500);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(h.act({{"action", "fixture_echo"}, {"args", {{"n", i}}}}).status, 200);
+    EXPECT_EQ(h.act({{"action", "fixture_call_error"}, {"args", json::object()}}).status, 200);  // an error observation
+    EXPECT_EQ(h.act({{"action", "read"}, {"args", {{"path", h.wd / "missing"}}}}).status, 200);  // the host's own, an error
+    EXPECT_EQ(h.act({{"action", "fixture_sleep"}, {"args", json::object()}}).status, 500);       // invalid arguments
+    EXPECT_EQ(h.act({{"action", "nobody_declares_this"}}).status, 500);                          // counted as "other"
+    EXPECT_EQ(h.act({{"action", "nobody_either"}}).status, 500);
 
     const auto r = h.request("GET", "/metrics");
     ASSERT_EQ(r.status, 200) << r.body;
@@ -95,7 +77,7 @@ TEST(HostMetrics, CountsEachActionOnceByNameAndOutcome) {
 
 TEST(HostMetrics, CountsPluginLoadFailures) {
     FixtureHost h;
-    ASSERT_EQ(h.act({{"action", "fixture_failing_init"}}) / 100, 5);  // whatever it answers, it never loaded
+    ASSERT_EQ(h.act({{"action", "fixture_failing_init"}}).status / 100, 5);  // whatever it answers, it never loaded
     const std::string m = h.request("GET", "/metrics").body;
     EXPECT_EQ(sample(m, "actionhost_plugin_load_failures"), 1) << m;
     EXPECT_EQ(sample(m, R"(actionhost_plugin_load_failed{plugin="fx_failing_init"})"), 1) << m;
@@ -130,7 +112,7 @@ TEST(HostLogs, TheRingNumbersLinesAndDropsTheOldest) {
 
 TEST(HostLogs, GetLogsServesTheHostsLinesAndRefusesBadNumbers) {
     FixtureHost h;
-    EXPECT_EQ(h.act({{"action", "fixture_echo"}}), 200);  // loads fx_good, which the host logs
+    EXPECT_EQ(h.act({{"action", "fixture_echo"}}).status, 200);  // loads fx_good, which the host logs
     const auto r = h.request("GET", "/logs");
     ASSERT_EQ(r.status, 200) << r.body;
     const json page = json::parse(r.body);

@@ -11,36 +11,17 @@
 #include <thread>
 
 #include "core/host_core.hpp"
+#include "fixture_host.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace actionhost::host;
 using nlohmann::json;
 using namespace std::chrono_literals;
 namespace http = actionhost::common::http;
+using host_test::FixtureHost;
 
 namespace {
 
-// A host core over the fixture modules only, assembled as main.cpp assembles it.
-struct FixtureHost {
-    actionhost::testing::TempDir wd{"ahrouter"};
-    std::unique_ptr<HostCore> core;
-    explicit FixtureHost(std::vector<std::string> plugins = {}, std::map<std::string, std::string> settings = {},
-                         std::vector<std::string> flags = {}) {
-        Options o;
-        o.port = 0;
-        o.working_dir = wd.path();
-        o.plugin_dirs = {AH_FIXTURE_DIR};
-        o.plugins = std::move(plugins);
-        o.settings = std::move(settings);
-        o.plugin_flags = std::move(flags);
-        // The install dir is the temp dir: no plugin of the build is found, only the fixtures.
-        core = std::make_unique<HostCore>(HostCoreSettings{o, wd.path(), static_cast<int>(getuid()), {}, [](actionhost::common::LogLevel, const std::string &) {}});
-    }
-    http::ExchangeResponse request(const std::string &method, const std::string &path, const std::string &body = "") {
-        return http::exchange([this](http::Request &q, http::Response &r) { core->handle(q, r); }, {method, path, {}, body});
-    }
-    http::ExchangeResponse act(const json &action) { return request("POST", "/execute_action", json{{"action", action}}.dump()); }
-};
 
 std::string detail(const http::ExchangeResponse &r) { return json::parse(r.body).value("detail", ""); }
 
