@@ -124,12 +124,6 @@ std::string segment_name(unsigned n) {
     return name;
 }
 
-std::string sha256_hex(std::string_view bytes) {
-    Digest d = Digest::sha256();
-    d.update(bytes);
-    return d.hex();
-}
-
 Writer::Writer(Writer &&o) noexcept
     : dir_(std::move(o.dir_)), limits_(o.limits_), fd_(std::exchange(o.fd_, -1)), segment_(o.segment_), size_(o.size_), seq_(o.seq_),
       hash_(std::move(o.hash_)) {}

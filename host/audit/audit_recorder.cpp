@@ -18,11 +18,7 @@ namespace {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
-std::string sha256_hex(std::string_view text) {
-    common::Digest d = common::Digest::sha256();
-    d.update(text);
-    return d.hex();
-}
+using common::sha256_hex;
 
 // Long strings cut, recursively; the depth is bounded by the parser's (kMaxJsonDepth).
 nlohmann::json summarised(const nlohmann::json &v) {

@@ -2,7 +2,7 @@
 
 #include "support/proc_file.hpp"
 
-#include <openssl/evp.h>
+#include <actionhost/common/digest.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -19,15 +19,7 @@ namespace reliability_test {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-std::string sha256_hex(const std::string &data) {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-    static const char *hex = "0123456789abcdef";
-    std::string out;
-    for (unsigned i = 0; i < len; ++i) out += {hex[md[i] >> 4], hex[md[i] & 15]};
-    return out;
-}
+std::string sha256_hex(const std::string &data) { return actionhost::common::sha256_hex(data); }
 
 long rss_kb(int pid) { return actionhost::testing::resident_kib(pid); }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <actionhost/common/audit_chain.hpp>
+#include <actionhost/common/digest.hpp>
 #include <actionhost/common/json_io.hpp>
 
 #include <filesystem>
@@ -101,7 +102,7 @@ TEST(AuditChain, AnEditedEntryWithItsHashRecomputedBreaksTheNextLink) {
     // The forger rewrites entry 2 and its own hash consistently: entry 3 still names the old one.
     std::string body = lines[1].substr(83, lines[1].size() - 84);
     body.replace(body.find("\"run\""), 5, "\"ls \"");
-    lines[1] = "{\"hash\":\"" + audit::sha256_hex(body) + "\",\"entry\":" + body + "}";
+    lines[1] = "{\"hash\":\"" + actionhost::common::sha256_hex(body) + "\",\"entry\":" + body + "}";
     put_lines(first_segment(t.path()), lines);
     EXPECT_NE(broken(t.path()).find("line 3 (seq 3): does not chain"), std::string::npos) << broken(t.path());
 }
@@ -152,7 +153,7 @@ TEST(AuditChain, AForgedLineAppendedWithAValidHashIsPastTheHead) {
     const std::string body = actionhost::common::dump_json(
         json{{"kind", "action"}, {"prev", entries.back().hash}, {"record", {{"event", "started"}, {"action", "forged"}}}, {"seq", 4}, {"time", 9.0}});
     auto lines = lines_of(first_segment(t.path()));
-    lines.push_back("{\"hash\":\"" + audit::sha256_hex(body) + "\",\"entry\":" + body + "}");
+    lines.push_back("{\"hash\":\"" + actionhost::common::sha256_hex(body) + "\",\"entry\":" + body + "}");
     put_lines(first_segment(t.path()), lines);
     EXPECT_NE(broken(t.path()).find("past the head"), std::string::npos) << broken(t.path());
 }

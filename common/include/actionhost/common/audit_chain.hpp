@@ -63,8 +63,6 @@ inline std::string trail_dir(const std::string &state_dir, const std::string &se
 
 // The file name of segment `n` ("000007.log").
 std::string segment_name(unsigned n);
-// SHA-256 of `bytes`, lower-case hex.
-std::string sha256_hex(std::string_view bytes);
 
 class Writer {
   public:

@@ -45,4 +45,11 @@ class Digest {
     EVP_MD_CTX *ctx_;
 };
 
+// SHA-256 of `bytes` at once, lower-case hex (the audit chain's entry hashes, fingerprints of keys).
+inline std::string sha256_hex(std::string_view bytes) {
+    Digest d = Digest::sha256();
+    d.update(bytes);
+    return d.hex();
+}
+
 }  // namespace actionhost::common
