@@ -13,23 +13,8 @@ namespace actionhost::common {
 
 namespace {
 
+using io::flat_keyed_value;
 using io::read_small_file;
-
-// The value of the line "<name> <value>" of a flat-keyed cgroup file.
-std::optional<uint64_t> field(std::string_view text, std::string_view name) {
-    while (!text.empty()) {
-        const size_t eol = std::min(text.find('\n'), text.size());
-        std::string_view line = text.substr(0, eol);
-        text.remove_prefix(std::min(eol + 1, text.size()));
-        if (line.size() <= name.size() || line.substr(0, name.size()) != name || line[name.size()] != ' ') continue;
-        line.remove_prefix(name.size() + 1);
-        uint64_t value = 0;
-        const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
-        if (ec != std::errc() || end == line.data()) return std::nullopt;
-        return value;
-    }
-    return std::nullopt;
-}
 
 }  // namespace
 
@@ -78,7 +63,7 @@ std::optional<uint64_t> MemoryCgroup::oom_kills() const {
     char buf[1024];
     const ssize_t n = ::pread(events_fd_, buf, sizeof buf, 0);
     if (n <= 0) return std::nullopt;
-    return field(std::string_view(buf, static_cast<size_t>(n)), "oom_kill");
+    return flat_keyed_value(std::string_view(buf, static_cast<size_t>(n)), "oom_kill");
 }
 
 std::optional<uint64_t> MemoryCgroup::limit_bytes() const {

@@ -13,6 +13,7 @@
 namespace actionhost::host {
 namespace {
 
+using common::io::flat_keyed_value;
 using common::io::read_small_file;
 
 std::optional<uint64_t> number(std::string_view text) {
@@ -28,15 +29,6 @@ std::optional<uint64_t> number_file(const std::string &path) { return number(rea
 std::optional<uint64_t> limit_file(const std::string &path) {
     const auto v = number_file(path);
     return v && *v < (uint64_t{1} << 62) ? v : std::nullopt;
-}
-
-// The value of the line "<name> <value>" of a flat-keyed cgroup file.
-std::optional<uint64_t> keyed(const std::string &text, std::string_view name) {
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);)
-        if (line.size() > name.size() && line.compare(0, name.size(), name) == 0 && line[name.size()] == ' ')
-            return number(std::string_view(line).substr(name.size() + 1));
-    return std::nullopt;
 }
 
 bool is_dir(const std::string &path) {
@@ -94,7 +86,7 @@ CgroupFigures OwnCgroups::read() const {
     CgroupFigures f;
     if (!cpu_dir_.empty()) {
         if (cpu_v2_) {
-            if (auto usec = keyed(read_small_file(cpu_dir_ + "/cpu.stat"), "usage_usec")) f.cpu_seconds = static_cast<double>(*usec) / 1e6;
+            if (auto usec = flat_keyed_value(read_small_file(cpu_dir_ + "/cpu.stat"), "usage_usec")) f.cpu_seconds = static_cast<double>(*usec) / 1e6;
         } else if (auto ns = number_file(cpu_dir_ + "/cpuacct.usage")) {
             f.cpu_seconds = static_cast<double>(*ns) / 1e9;
         }

@@ -1,5 +1,5 @@
-// The text of a small kernel or configuration file (a cgroup's memory.max, /proc/self/oom_score_adj):
-// read whole, up to a bound, without streams. "" when it cannot be opened or read — for these files an
+// Small kernel files (a cgroup's memory.max or cpu.stat, /proc/self/oom_score_adj): the text of one,
+// read whole, up to a bound, without streams, and the value of a line of a flat-keyed one. "" when it cannot be opened or read — for these files an
 // absent one means "not this kind of machine", which callers treat as unknown.
 //
 // Threads: any.
@@ -8,8 +8,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace actionhost::common::io {
 
@@ -27,6 +32,23 @@ inline std::string read_small_file(const std::string &path, size_t max_bytes = 6
     ::close(fd);
     if (text.size() > max_bytes) text.resize(max_bytes);
     return text;
+}
+
+// The value of the line "<name> <value>" of a flat-keyed kernel file (a cgroup's memory.stat,
+// cpu.stat, memory.events); nullopt when no such line holds a whole number.
+inline std::optional<uint64_t> flat_keyed_value(std::string_view text, std::string_view name) {
+    while (!text.empty()) {
+        const size_t eol = std::min(text.find('\n'), text.size());
+        std::string_view line = text.substr(0, eol);
+        text.remove_prefix(std::min(eol + 1, text.size()));
+        if (line.size() <= name.size() || line.substr(0, name.size()) != name || line[name.size()] != ' ') continue;
+        line.remove_prefix(name.size() + 1);
+        uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
+        if (ec != std::errc() || end == line.data()) return std::nullopt;
+        return value;
+    }
+    return std::nullopt;
 }
 
 }  // namespace actionhost::common::io
