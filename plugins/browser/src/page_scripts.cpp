@@ -224,16 +224,25 @@ const char *const kActionability = R"JS(function(needEnabled) {
 })JS";
 
 // Playwright's "stable" check: the box is the same over two consecutive animation frames. A page
-// whose frames are throttled (a background tab) falls back to a 200 ms comparison so nothing hangs.
+// whose frames are throttled (a background tab, or a machine too loaded to draw within 200 ms) falls
+// back to a 200 ms comparison so nothing hangs — but without a new frame the animation clock has not
+// moved either, so an equal box then proves nothing: the element counts as stable only if neither it
+// nor an ancestor has a running animation (CI once clicked a sliding button that way).
 const char *const kStableBox = R"JS(function() {
   const el = this;
   const box = () => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(','); };
+  const animated = () => {
+    for (let n = el; n && n.nodeType === 1; n = n.parentNode && n.parentNode.nodeType === 11 ? n.parentNode.host : n.parentNode) {
+      if (typeof n.getAnimations === 'function' && n.getAnimations().some(a => a.playState === 'running')) return true;
+    }
+    return false;
+  };
   const first = box();
   return new Promise(resolve => {
     let done = false;
-    const finish = () => { if (!done) { done = true; resolve(box() === first); } };
-    requestAnimationFrame(() => requestAnimationFrame(finish));
-    setTimeout(finish, 200);
+    const finish = framed => { if (!done) { done = true; resolve(box() === first && (framed || !animated())); } };
+    requestAnimationFrame(() => requestAnimationFrame(() => finish(true)));
+    setTimeout(() => finish(false), 200);
   });
 })JS";
 

@@ -1,5 +1,5 @@
 // The session API key on every endpoint: missing, wrong, a prefix, a longer key, another case — each 403
-// with OpenHands' detail, and a refused upload leaves nothing behind. (The comparison itself is a
+// with OpenHands' detail (a bearer token only when it is the key itself), and a refused upload leaves nothing behind. (The comparison itself is a
 // double-HMAC one, host/http/auth.cpp; timing is not asserted on a shared CI machine.)
 #include <gtest/gtest.h>
 
@@ -23,7 +23,13 @@ TEST(HardeningAuth, WrongOrMissingKeysAreRefusedOnEveryEndpoint) {
                                            {{"X-Session-API-Key", key + "0"}},
                                            {{"X-Session-API-Key", "S3CRET-KEY-0123456789"}},
                                            {{"X-Session-API-Key", std::string(key.size(), 'x')}},
-                                           {{"Authorization", "Bearer " + key}}};
+                                           {{"Authorization", "Bearer wrong"}},
+                                           {{"Authorization", "Bearer " + key.substr(1)}},
+                                           {{"Authorization", "Bearer"}},
+                                           {{"Authorization", "Basic " + key}},
+                                           {{"Authorization", key}},
+                                           // A wrong X-Session-API-Key is not rescued by a right bearer token.
+                                           {{"X-Session-API-Key", "wrong"}, {"Authorization", "Bearer " + key}}};
     const std::string write = json({{"action", {{"action", "write"}, {"args", {{"path", work / "w.txt"}, {"content", "x"}}}}}}).dump();
     for (const auto &h : bad_keys) {
         SCOPED_TRACE(h.empty() ? "no key" : h[0].first + ": " + h[0].second);
@@ -40,4 +46,6 @@ TEST(HardeningAuth, WrongOrMissingKeysAreRefusedOnEveryEndpoint) {
     EXPECT_EQ(anon.get("/alive").status, 200);
     EXPECT_EQ(anon.post_json("/execute_action", write, {{"X-Session-API-Key", key}}).status, 200);
     EXPECT_EQ(read_file(work / "w.txt").substr(0, 1), "x");
+    // The key as a bearer token (what Prometheus sends) is the same key (docs/api.md).
+    EXPECT_EQ(anon.post_json("/list_files", "{}", {{"Authorization", "Bearer " + key}}).status, 200);
 }
