@@ -58,6 +58,12 @@ std::string who(const PolicyDecision &d) {
     return s + "module " + d.module;
 }
 
+// An answer of the stage's own that refuses the action (counted as outcome "denied" in /metrics).
+RouteResult denied(RouteResult r) {
+    r.denied_by_policy = true;
+    return r;
+}
+
 }  // namespace
 
 PolicyStage::~PolicyStage() { stop(); }
@@ -135,8 +141,8 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
     auto deny = [&](PolicyDecision d) -> std::optional<RouteResult> {
         d.session = c.session;
         record(c, d);
-        return RouteResult{200, common::error_observation("The action was denied by policy: " + who(d) +
-                                                          (d.reason.empty() ? "" : ": " + d.reason) + ". It was not run.")};
+        return denied(RouteResult{200, common::error_observation("The action was denied by policy: " + who(d) +
+                                                                 (d.reason.empty() ? "" : ": " + d.reason) + ". It was not run.")});
     };
     PolicyDecision rules = rules_.check(c.action, c.args, c.cwd);
     if (rules.verdict == PolicyVerdict::Deny) return deny(std::move(rules));
@@ -162,9 +168,9 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
         final.confirmation = "rejected";
         final.reason = "the action came with confirmation_state rejected";
         record(c, final);
-        return RouteResult{200, {{"observation", "user_rejected"},
-                                 {"content", "Action has been rejected by the user! Waiting for further user input."},
-                                 {"extras", nlohmann::json::object()}}};
+        return denied(RouteResult{200, {{"observation", "user_rejected"},
+                                        {"content", "Action has been rejected by the user! Waiting for further user input."},
+                                        {"extras", nlohmann::json::object()}}});
     }
     // Unknown risk counts as at or above any threshold: confirmation mode without a risk estimate asks for
     // every action, as OpenHands' does.
@@ -204,16 +210,16 @@ std::optional<RouteResult> PolicyStage::check(const PolicyCheck &c) {
         final.confirmation = "rejected";
         final.verdict = PolicyVerdict::Deny;
         record(c, final);
-        return RouteResult{200, {{"observation", "user_rejected"},
-                                 {"content", "Action has been rejected by the user! Waiting for further user input."},
-                                 {"extras", nlohmann::json::object()}}};
+        return denied(RouteResult{200, {{"observation", "user_rejected"},
+                                        {"content", "Action has been rejected by the user! Waiting for further user input."},
+                                        {"extras", nlohmann::json::object()}}});
     case Confirmations::Outcome::TimedOut:
         final.confirmation = "timed_out";
         final.verdict = PolicyVerdict::Deny;
         record(c, final);
-        return RouteResult{200, common::error_observation(
-                                    "The action waited " + std::to_string(confirmation_timeout_.count() / 1000) +
-                                    " s for the client's confirmation (security.confirmation_timeout_s) and was not run.")};
+        return denied(RouteResult{200, common::error_observation(
+                                           "The action waited " + std::to_string(confirmation_timeout_.count() / 1000) +
+                                           " s for the client's confirmation (security.confirmation_timeout_s) and was not run.")});
     case Confirmations::Outcome::Stopped: break;
     }
     final.verdict = PolicyVerdict::Deny;

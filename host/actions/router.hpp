@@ -32,6 +32,7 @@ struct RouteResult {
     // serialised again (an observation can be megabytes of command output).
     std::string text;
     bool text_is_error = false;  // `text` is an error observation (inspected on its way through)
+    bool denied_by_policy = false;  // the policy stage refused it: it never reached its plugin (metrics' "denied")
     std::string serialised() const;
     // Whether the answer is an error observation (the metrics' "error" outcome; see HostMetrics).
     bool is_error_observation() const;

@@ -162,7 +162,8 @@ class ApiHandler {
             RouteResult r = ctx_.router.execute(j["action"], session, request_id, req.remote_address());  // j outlives the answer
             if (counted)
                 ctx_.action_metrics->record(counted,
-                                            r.http_status != 200         ? ActionOutcome::Refused
+                                            r.denied_by_policy           ? ActionOutcome::Denied
+                                            : r.http_status != 200       ? ActionOutcome::Refused
                                             : r.is_error_observation() ? ActionOutcome::Error
                                                                        : ActionOutcome::Ok,
                                             std::chrono::steady_clock::now() - started);

@@ -14,14 +14,14 @@ const prometheus::Histogram::BucketBoundaries &duration_buckets() {
     return buckets;
 }
 
-constexpr std::array<const char *, 3> kOutcomeNames{"ok", "error", "refused"};
+constexpr std::array<const char *, 4> kOutcomeNames{"ok", "error", "refused", "denied"};
 
 }  // namespace
 
 ActionMetrics::ActionMetrics(const std::vector<std::string> &action_names) {
     auto &counts = prometheus::BuildCounter()
                        .Name("actionhost_actions_total")
-                       .Help("Actions answered by POST /execute_action, by action type and outcome (ok, error, refused)")
+                       .Help("Actions answered by POST /execute_action, by action type and outcome (ok, error, refused, denied)")
                        .Register(registry_);
     auto &durations = prometheus::BuildHistogram()
                           .Name("actionhost_action_duration_seconds")

@@ -19,8 +19,9 @@ namespace actionhost::host {
 // The fixed set of outcome label values (docs/operations.md):
 //   ok      — the action ran and its observation is not an error observation;
 //   error   — an error observation: the plugin's own, or the host's (the plugin failed, is unavailable);
-//   refused — an HTTP error before any plugin ran (unknown action, invalid arguments, shutting down).
-enum class ActionOutcome { Ok, Error, Refused };
+//   refused — an HTTP error before any plugin ran (unknown action, invalid arguments, shutting down);
+//   denied  — the policy stage refused it (a rule, a policy module, a rejected or unanswered confirmation).
+enum class ActionOutcome { Ok, Error, Refused, Denied };
 
 class ActionMetrics {
   public:
@@ -42,7 +43,7 @@ class ActionMetrics {
     static constexpr std::string_view kOtherAction = "other";
 
     struct Slot {
-        std::array<prometheus::Counter *, 3> by_outcome{};
+        std::array<prometheus::Counter *, 4> by_outcome{};
         prometheus::Histogram *duration = nullptr;
     };
 

@@ -7,6 +7,7 @@
 #include <actionhost/common/http/memory_exchange.hpp>
 #include <actionhost/common/json_io.hpp>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "core/host_core.hpp"
@@ -73,6 +74,24 @@ TEST(HostMetrics, CountsEachActionOnceByNameAndOutcome) {
     const std::string body = actionhost::common::dump_json(json{{"action", {{"action", "fixture_echo"}}}});
     for (int i = 0; i < 2; ++i) EXPECT_EQ(h.request("POST", "/execute_action", body, {{"X-Request-ID", "once"}}).status, 200);
     EXPECT_EQ(sample(h.request("GET", "/metrics").body, R"(actionhost_actions_total{action="fixture_echo",outcome="ok"})"), 4);
+}
+
+// A refusal by the policy stage is "denied", apart from the plugin's own errors: the action never ran.
+TEST(HostMetrics, PolicyRefusalsCountAsDenied) {
+    actionhost::testing::TempDir secret{"ahsecret"};
+    FixtureHost h({}, {{"security.deny_paths", "[\"" + secret.path() + "\"]"}});
+    ASSERT_TRUE(h.core->load_start_plugins());  // the policy stage is made here
+    const auto denied = h.act({{"action", "write"}, {"args", {{"path", secret / "x"}, {"content", "x"}}}});
+    ASSERT_EQ(denied.status, 200);
+    EXPECT_NE(denied.body.find("denied by policy"), std::string::npos) << denied.body;
+    EXPECT_EQ(h.act({{"action", "read"}, {"args", {{"path", secret / "y"}}}}).status, 200);
+    EXPECT_EQ(h.act({{"action", "read"}, {"args", {{"path", h.wd / "missing"}}}}).status, 200);  // allowed, an error
+    const std::string m = h.request("GET", "/metrics").body;
+    EXPECT_EQ(sample(m, R"(actionhost_actions_total{action="write",outcome="denied"})"), 1) << m;
+    EXPECT_EQ(sample(m, R"(actionhost_actions_total{action="write",outcome="error"})"), 0);
+    EXPECT_EQ(sample(m, R"(actionhost_actions_total{action="read",outcome="denied"})"), 1);
+    EXPECT_EQ(sample(m, R"(actionhost_actions_total{action="read",outcome="error"})"), 1);
+    EXPECT_FALSE(std::filesystem::exists(secret / "x"));
 }
 
 TEST(HostMetrics, CountsPluginLoadFailures) {
