@@ -234,7 +234,20 @@ int cmd_logs(const Options &o) {
     uint64_t next = 0;
     for (;;) {
         // Following: a long poll of up to 25 s per request, so a new line shows at once.
-        const json page = client.logs(next, follow ? 25 : 0);
+        json page;
+        try {
+            page = client.logs(next, follow ? 25 : 0);
+        } catch (const std::exception &) {
+            // A followed runtime that was stopped meanwhile ends the command as `docker logs -f` ends
+            // with its container: the log is complete, nothing failed. `ahctl stop` removes the record
+            // just after the host is gone, so that is waited for a moment; a record still there after
+            // it names a runtime that died or does not answer: an error.
+            if (!follow || next == 0) throw;
+            for (int i = 0; i < 50 && store.get(sid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (store.get(sid)) throw;
+            std::cerr << "[ahctl] " << printable_name(sid) << " stopped\n";
+            return kOk;
+        }
         if (const uint64_t dropped = page.value("dropped", uint64_t{0}); dropped > 0)
             std::cerr << "[ahctl] " << dropped << " older line(s) no longer kept by the host\n";
         for (const auto &line : page.value("lines", json::array())) std::cout << line.get<std::string>() << "\n";

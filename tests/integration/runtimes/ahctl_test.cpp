@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <future>
+#include <map>
 #include <sstream>
+#include <thread>
 
 #include "runtime_harness.hpp"
 #include "support/host_process.hpp"
@@ -248,4 +251,69 @@ TEST(Ahctl, PortUiNetAndPublish) {
     EXPECT_EQ(ahctl(dir, "-q -s " + sid + " net frob").code, 2);
     EXPECT_EQ(ahctl(dir, "-q -s " + sid + " net allow").code, 2);
     EXPECT_EQ(ahctl(dir, "-q stop " + sid).code, 0);
+}
+
+// `ahctl top` and `ahctl logs` on kept-alive sandboxes: every sandbox's figures as JSON (actions counted,
+// memory and processes from its cgroup), refreshed frames when not --once; the host's log, followed until
+// the sandbox stops (then the command ends with 0, as `docker logs -f`).
+TEST(Ahctl, TopAndLogsOfKeptSandboxes) {
+    TempDir dir("ahctl");
+    std::vector<std::string> sids;
+    for (int i = 0; i < 2; ++i) {
+        // The second denies one command: its decision is a log line written after `logs -f` starts.
+        Result started = ahctl(dir, std::string("-r sandbox -q ") + (i == 1 ? "--set 'security.deny_commands=[\"^touch /nope\"]' " : "") + "start");
+        ASSERT_EQ(started.code, 0) << started.err;
+        sids.push_back(started.out.substr(0, started.out.find('\n')));
+    }
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(ahctl(dir, "-q -s " + sids[0] + " run -- 'echo " + std::to_string(i) + "'").code, 0);
+    ASSERT_EQ(ahctl(dir, "-q -s " + sids[0] + " run -- 'exit 4'").code, 4);  // an observation, not an error: ok
+    Result top = ahctl(dir, "top --once --json");
+    ASSERT_EQ(top.code, 0) << top.err;
+    const json rows = json::parse(top.out);
+    ASSERT_EQ(rows.size(), 2u) << top.out;
+    std::map<std::string, json> by_sid;
+    for (const auto &r : rows) by_sid[r.value("session_id", "")] = r;
+    ASSERT_TRUE(by_sid.count(sids[0]) && by_sid.count(sids[1])) << top.out;
+    const json &busy = by_sid[sids[0]]["metrics"], &idle = by_sid[sids[1]]["metrics"];
+    EXPECT_GE(busy.value("actionhost_actions_total", 0.0), idle.value("actionhost_actions_total", 0.0) + 4) << top.out;
+    EXPECT_GT(busy.value("actionhost_sandbox_memory_bytes", 0.0), 0) << top.out;
+    EXPECT_GE(busy.value("actionhost_sandbox_pids", 0.0), 2) << top.out;  // the host and its bash at least
+    EXPECT_EQ(by_sid[sids[0]]["runtime"], "sandbox");
+
+    // Not --once (and not a terminal): a frame per interval, each with its header.
+    auto frames = actionhost::testing::run_process(
+        {"/bin/bash", "-c", "timeout 2.5 '" + actionhost::testing::build_path("bin/ahctl") + "' --state-dir '" + dir.path() +
+                                "/state' top --interval 0.5; true"},
+        30);
+    size_t headers = 0;
+    for (size_t at = frames.output.find("SESSION"); at != std::string::npos; at = frames.output.find("SESSION", at + 1)) ++headers;
+    EXPECT_GE(headers, 3u) << frames.output;
+    EXPECT_NE(frames.output.find(sids[1]), std::string::npos) << frames.output;
+    EXPECT_EQ(ahctl(dir, "top --interval 0").code, 2);
+    EXPECT_EQ(ahctl(dir, "top extra-word").code, 2);
+
+    // logs: what the host logged at start; -f follows a line logged later (a plugin loaded on demand) and
+    // ends when the sandbox stops.
+    Result logs = ahctl(dir, "logs " + sids[0]);
+    EXPECT_EQ(logs.code, 0) << logs.err;
+    EXPECT_NE(logs.out.find("loaded plugin bash"), std::string::npos) << logs.out;
+    EXPECT_EQ(ahctl(dir, "logs").code, 2);
+    EXPECT_EQ(ahctl(dir, "logs no-such-session").code, 1);
+    const std::string follow = "'" + actionhost::testing::build_path("bin/ahctl") + "' --state-dir '" + dir.path() + "/state' logs -f " +
+                               sids[1] + " > '" + dir.path() + "/followed' 2> '" + dir.path() + "/followed.err'";
+    auto followed = std::async(std::launch::async, [&] { return actionhost::testing::run_process({"/bin/bash", "-c", follow}, 60); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_NE(ahctl(dir, "-q -s " + sids[1] + " run -- 'touch /nope'").err.find("denied by policy"), std::string::npos);
+    EXPECT_EQ(ahctl(dir, "-q -s " + sids[1] + " run -- 'echo later'").out, "later\n");
+    for (int i = 0; i < 50 && actionhost::testing::read_file(dir / "followed").find("deny_commands[0]") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(ahctl(dir, "-q stop " + sids[1]).code, 0);
+    ASSERT_EQ(followed.wait_for(std::chrono::seconds(40)), std::future_status::ready);
+    EXPECT_EQ(followed.get().exit_code, 0) << actionhost::testing::read_file(dir / "followed.err");
+    const std::string seen = actionhost::testing::read_file(dir / "followed");
+    EXPECT_NE(seen.find("loaded plugin bash"), std::string::npos) << seen;
+    EXPECT_NE(seen.find("deny_commands[0]"), std::string::npos) << seen;  // logged after following began
+    EXPECT_NE(actionhost::testing::read_file(dir / "followed.err").find(sids[1] + " stopped"), std::string::npos)
+        << actionhost::testing::read_file(dir / "followed.err");
+    EXPECT_EQ(ahctl(dir, "-q stop " + sids[0]).code, 0);
 }
