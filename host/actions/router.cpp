@@ -9,6 +9,7 @@
 #include "actions/envelope.hpp"
 #include "actions/file_actions.hpp"
 #include "actions/policy_stage.hpp"
+#include "audit/changed_files.hpp"
 #include "http/stream_hub.hpp"
 #include "modules/call_state.hpp"
 
@@ -255,6 +256,7 @@ RouteResult Router::route_action(nlohmann::json &action, const std::string &sess
         std::lock_guard lock(s->cwd_mu);
         cwd = s->cwd;
     }
+    if (audit.recording()) audit.set_files(audit::files_changed_by(e.action, e.args, cwd));
     if (policy_ == nullptr) {
         if (audit.recording()) audit.set_policy({{"decision", "allow"}, {"rule", "no policy"}});
     } else {

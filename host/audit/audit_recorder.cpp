@@ -98,7 +98,7 @@ uint64_t AuditRecorder::started(const nlohmann::json &action, const std::string 
 }
 
 void AuditRecorder::finished(uint64_t id, const RouteResult &result, std::chrono::steady_clock::duration took,
-                             const nlohmann::json &policy) {
+                             const nlohmann::json &policy, const std::vector<std::string> &files) {
     nlohmann::json record = {{"event", "finished"},
                              {"id", id},
                              {"policy", policy},
@@ -112,6 +112,17 @@ void AuditRecorder::finished(uint64_t id, const RouteResult &result, std::chrono
         if (result.body.contains("observation")) record["observation"] = result.body["observation"];
         if (result.body.contains("detail")) record["detail"] = summarised(result.body["detail"]);
     }
+    if (!files.empty() && result.http_status == 200 && !result.is_error_observation() && !result.denied_by_policy)
+        record["files"] = summarised(nlohmann::json(files));
+    send_record(std::move(record));
+}
+
+void AuditRecorder::transfer(const std::string &event, nlohmann::json details, const Caller &caller) {
+    nlohmann::json record = summarised(details);
+    record["event"] = event;
+    record["id"] = next_id_.fetch_add(1);
+    record["caller"] = {{"peer", caller.peer}, {"request_id", caller.request_id}, {"key", key_fingerprint_}};
+    record["host_time"] = now_s();
     send_record(std::move(record));
 }
 
@@ -124,7 +135,7 @@ ActionAudit::ActionAudit(AuditRecorder *recorder, const nlohmann::json &action, 
 
 void ActionAudit::finish(const RouteResult &result) {
     if (recorder_ == nullptr) return;
-    recorder_->finished(id_, result, std::chrono::steady_clock::now() - start_, policy_);
+    recorder_->finished(id_, result, std::chrono::steady_clock::now() - start_, policy_, files_);
     recorder_ = nullptr;
 }
 

@@ -6,8 +6,11 @@
 // A "started" record (before the action runs: a host that crashes mid-action leaves a start without an
 // end) holds the action's type and arguments (a string longer than kMaxArgText is cut, with its size
 // and SHA-256) and who sent it; a "finished" record the policy's decision (made after the start: a
-// confirmation may wait), the HTTP status, the observation's type, exit code and size, and the duration. Cost per action: two serialisations and two
-// send() calls, no fsync (the supervisor's file is out of the host's reach either way).
+// confirmation may wait), the HTTP status, the observation's type, exit code and size, the duration, and
+// the files it changed when its arguments name them (changed_files.hpp). Cost per action: two
+// serialisations and two send() calls, no fsync (the supervisor's file is out of the host's reach either way).
+// Files moved by POST /upload_file and GET /download_files, which are not actions, get one record each
+// ("upload", "download": the path, the outcome, who asked).
 //
 // A record the channel cannot take within kSendTimeout (a supervisor that stopped reading) is counted
 // and the count sent with the next one ("lost_before"), so a gap is never silent.
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,7 +62,11 @@ class AuditRecorder {
     // `policy`: the policy stage's decision (policy_decision.hpp's to_json), {"decision": "allow",
     // "rule": "no policy"} on a host without a stage, {"decision": "not asked"} for an action refused
     // before the stage (an invalid action, a stopping host).
-    void finished(uint64_t id, const RouteResult &result, std::chrono::steady_clock::duration took, const nlohmann::json &policy);
+    // `files`: what the action changed (recorded only when it answered without an error observation).
+    void finished(uint64_t id, const RouteResult &result, std::chrono::steady_clock::duration took, const nlohmann::json &policy,
+                  const std::vector<std::string> &files = {});
+    // A file transfer: `event` "upload" or "download", `details` its path(s) and outcome.
+    void transfer(const std::string &event, nlohmann::json details, const Caller &caller);
     uint64_t lost() const { return lost_.load(); }
 
   private:
@@ -80,11 +88,14 @@ class ActionAudit {
     bool recording() const { return recorder_ != nullptr; }
     // The policy stage's decision, once made (before finish()).
     void set_policy(nlohmann::json decision) { policy_ = std::move(decision); }
+    // The files the action changes if it succeeds (changed_files.hpp), once its arguments are valid.
+    void set_files(std::vector<std::string> files) { files_ = std::move(files); }
     void finish(const RouteResult &result);
 
   private:
     AuditRecorder *recorder_;
     nlohmann::json policy_ = {{"decision", "not asked"}};
+    std::vector<std::string> files_;
     uint64_t id_ = 0;
     std::chrono::steady_clock::time_point start_;
 };

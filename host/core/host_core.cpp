@@ -95,6 +95,7 @@ HostCore::HostCore(HostCoreSettings s) {
     api_->action_metrics = action_metrics_.get();
     api_->cgroups = &cgroups_;
     api_->log_ring = &log_ring_;
+    api_->audit = audit_.get();
 }
 
 HostCore::~HostCore() { shutdown(); }

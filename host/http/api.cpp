@@ -4,6 +4,7 @@
 
 #include <actionhost/common/json_io.hpp>
 
+#include "audit/audit_recorder.hpp"
 #include "files/file_roots.hpp"
 #include "http/body.hpp"
 #include "http/files_api.hpp"
@@ -78,7 +79,7 @@ class ApiHandler {
             if (route("/execute_action", "POST")) return execute_action(req, resp);
             if (route("/list_files", "POST")) return list_files(req, resp);
             if (route("/upload_file", "POST")) return upload_file(req, resp, query);
-            if (route("/download_files", "GET")) return download_files(resp, query_param(query, "path"));
+            if (route("/download_files", "GET")) return download_files(req, resp, query_param(query, "path"));
             if (route("/stream", "GET")) return stream(resp, query);
             if (route("/terminal", "GET")) return terminal(req, resp, query);
             if (route("/openapi.json", "GET")) return send_json(resp, 200, openapi_document(ctx_.router.registry(), ACTIONHOST_VERSION));
@@ -203,9 +204,18 @@ class ApiHandler {
                                        recursive_text == "true" || recursive_text == "1" || recursive_text == "True",
                                        ctx_.max_upload_bytes, ctx_.max_unzip_bytes, upload_owner(ctx_.env.facts().username));
         send_json(resp, r.status, r.body);
+        if (ctx_.audit != nullptr)
+            ctx_.audit->transfer("upload",
+                                 {{"destination", query_param(query, "destination", "/")}, {"recursive", recursive_text},
+                                  {"http_status", r.status}, {"answer", r.body}},
+                                 {req.remote_address(), req.header("X-Request-ID")});
     }
 
-    void download_files(Response &resp, const std::string &path) { send_download(resp, path); }
+    void download_files(Request &req, Response &resp, const std::string &path) {
+        const int status = send_download(resp, path);
+        if (ctx_.audit != nullptr)
+            ctx_.audit->transfer("download", {{"path", path}, {"http_status", status}}, {req.remote_address(), req.header("X-Request-ID")});
+    }
 
     // Additive: Server-Sent Events of a session's live output. ?session=NAME; ?once=1 ends the stream
     // after the next action_end (so scripts and tests need no timers).

@@ -23,6 +23,9 @@ class ActionMetrics;  // ops/action_metrics.hpp
 class OwnCgroups;     // sys/cgroup_stats.hpp
 class LogRing;        // ops/log_ring.hpp
 class PolicyStage;    // actions/policy_stage.hpp
+namespace audit {
+class AuditRecorder;  // audit/audit_recorder.hpp
+}
 
 struct ApiContext {
     Router &router;
@@ -43,6 +46,7 @@ struct ApiContext {
     const OwnCgroups *cgroups = nullptr;
     LogRing *log_ring = nullptr;
     PolicyStage *policy = nullptr;  // GET /actions/pending, POST /actions/{id}/confirm; nullptr: no policy
+    audit::AuditRecorder *audit = nullptr;  // uploads and downloads recorded (actions: the router's); nullptr: none
 };
 
 // Answers one request of the API: routing, the key check, every endpoint. Thread: any; one call per

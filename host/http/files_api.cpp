@@ -187,19 +187,23 @@ UploadResult handle_upload(Request &req, const std::string &destination, bool re
     return {200, {{"filename", part.filename}, {"destination", destination}, {"recursive", recursive}}};
 }
 
-void send_download(Response &resp, const std::string &path) {
-    if (path.empty() || path[0] != '/') return send_detail(resp, 500, "400: Path must be an absolute path");
-    if (auto allowed = file_access(path); !allowed) return send_detail(resp, 403, allowed.error().message);
+int send_download(Response &resp, const std::string &path) {
+    auto refuse = [&resp](int status, const std::string &detail) {
+        send_detail(resp, status, detail);
+        return status;
+    };
+    if (path.empty() || path[0] != '/') return refuse(500, "400: Path must be an absolute path");
+    if (auto allowed = file_access(path); !allowed) return refuse(403, allowed.error().message);
     std::error_code ec;
-    if (!fs::exists(path, ec)) return send_detail(resp, 500, "404: File not found");
+    if (!fs::exists(path, ec)) return refuse(500, "404: File not found");
     char tmpl[] = "/tmp/ahdownload-XXXXXX";
     const int fd = ::mkstemp(tmpl);
-    if (fd < 0) return send_detail(resp, 500, "Cannot create a temporary archive");
+    if (fd < 0) return refuse(500, "Cannot create a temporary archive");
     ::close(fd);
     const std::string zip_path = tmpl;
     if (auto zipped = zip_tree(path, zip_path); !zipped) {
         ::unlink(zip_path.c_str());
-        return send_detail(resp, 500, zipped.error().message);
+        return refuse(500, zipped.error().message);
     }
     std::string base = fs::path(path).filename().string();
     if (base.empty()) base = fs::path(path).parent_path().filename().string();
@@ -210,6 +214,7 @@ void send_download(Response &resp, const std::string &path) {
         ~Unlink() { ::unlink(path.c_str()); }
     } unlink_after{zip_path};
     resp.send_file(200, "application/zip", zip_path);
+    return 200;
 }
 
 }  // namespace actionhost::host

@@ -34,6 +34,7 @@ std::optional<FileOwner> upload_owner(const std::string &username);
 
 // The file or directory at `path` as a zip (OpenHands' shape), named after it in an RFC 6266
 // Content-Disposition whatever characters the name holds.
-void send_download(Response &resp, const std::string &path);
+// Returns the HTTP status it answered with.
+int send_download(Response &resp, const std::string &path);
 
 }  // namespace actionhost::host

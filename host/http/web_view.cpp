@@ -184,7 +184,10 @@ void serve_web_view(ApiContext &ctx, const WebViewAccess &access, Request &req, 
         if (auto allowed = file_access(full); !allowed) return send_detail(resp, 403, allowed.error().message);
         struct stat st{};
         if (::stat(full.c_str(), &st) != 0) return send_detail(resp, 404, "File not found: " + full);
-        if (S_ISDIR(st.st_mode)) return send_download(resp, full);  // a directory: a zip of it
+        if (S_ISDIR(st.st_mode)) {  // a directory: a zip of it
+            send_download(resp, full);
+            return;
+        }
         resp.set_header("Content-Disposition", common::http::attachment_disposition(fs::path(full).filename().string()));
         resp.set_header("X-Content-Type-Options", "nosniff");
         return resp.send_file(200, "application/octet-stream", full);

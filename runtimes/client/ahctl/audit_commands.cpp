@@ -44,10 +44,17 @@ std::string summary(const AuditLogEntry &e) {
             if (args.is_object() && args.contains(key)) what += " " + std::string(key) + "=" + text_of(args[key]);
         const json caller = r.value("caller", json::object());
         what += " from " + caller.value("peer", std::string("-")) + " key " + caller.value("key", std::string("-"));
-        const json policy = r.value("policy", json::object());
-        what += " policy " + policy.value("decision", std::string("?")) + " (" + policy.value("rule", std::string("")) + ")";
+    } else if (e.kind == "action" && (r.value("event", "") == "upload" || r.value("event", "") == "download")) {
+        // A file transfer (not an action): where, its answer, who asked.
+        what = r.value("event", "") + " #" + text_of(r.value("id", json())) + " " +
+               text_of(r.contains("path") ? r["path"] : r.value("destination", json())) + " http " + text_of(r.value("http_status", json()));
+        const json caller = r.value("caller", json::object());
+        what += " from " + caller.value("peer", std::string("-")) + " key " + caller.value("key", std::string("-"));
     } else if (e.kind == "action") {
         what = "finished #" + text_of(r.value("id", json())) + " http " + text_of(r.value("http_status", json()));
+        const json policy = r.value("policy", json::object());
+        if (policy.is_object() && policy.contains("decision"))
+            what += " policy " + text_of(policy["decision"]) + (policy.contains("rule") ? " (" + text_of(policy["rule"]) + ")" : "");
         if (r.contains("observation")) what += " " + text_of(r["observation"]);
         if (r.contains("exit_code")) what += " exit " + text_of(r["exit_code"]);
         if (r.contains("bytes")) what += " " + text_of(r["bytes"]) + " B";
@@ -56,6 +63,7 @@ std::string summary(const AuditLogEntry &e) {
             std::snprintf(ms, sizeof ms, " %.1f ms", r["duration_ms"].get<double>());
             what += ms;
         }
+        if (r.contains("files")) what += " changed " + text_of(r["files"]);
     } else {
         what = actionhost::common::dump_json(r);
     }

@@ -23,7 +23,8 @@ AuditEntry audit_entry_of(std::string_view message, size_t real_size) {
     auto parsed = actionhost::common::parse_json(message);
     if (!parsed || !parsed.value().is_object()) return rejected("not a JSON object");
     const nlohmann::json &event = parsed.value().value("event", nlohmann::json());
-    if (!event.is_string() || (event != "started" && event != "finished")) return rejected("\"event\" is not \"started\" or \"finished\"");
+    if (!event.is_string() || (event != "started" && event != "finished" && event != "upload" && event != "download"))
+        return rejected("\"event\" is not \"started\", \"finished\", \"upload\" or \"download\"");
     return AuditEntry{"action", std::move(parsed).value()};
 }
 

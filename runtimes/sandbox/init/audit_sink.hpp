@@ -5,7 +5,8 @@
 // directory (common/audit_chain.hpp), a directory no mount of the sandbox shows.
 //
 // What P adds that the host cannot forge: the seq, the time (P's clock) and the chain. What it checks:
-// a record is one JSON object of at most kMaxRecordBytes with "event" "started" or "finished"; anything
+// a record is one JSON object of at most kMaxRecordBytes with "event" "started", "finished" (an action)
+// or "upload", "download" (a file transfer); anything
 // else is still written, as a "rejected" entry saying how big it was and why, so nothing sent on the
 // channel goes unseen. The channel closing (the host ended or crashed) is an entry too.
 //

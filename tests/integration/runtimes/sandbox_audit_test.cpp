@@ -257,3 +257,51 @@ TEST(SandboxAudit, PolicyDecisionsAreInTheTrail) {
     EXPECT_EQ((*yes_end)["policy"]["decision"], "allow") << actionhost::common::dump_json(*yes_end);
     EXPECT_EQ(ahctl_log(s->state->path(), s->runtime->session_id(), "--verify").exit_code, 0);
 }
+
+// What an action changed is in its "finished" record when its arguments name it (write; the editor's
+// create, str_replace, insert, undo_edit): resolved from the working directory, and left out when the
+// action failed or only looked (view). Uploads and downloads, which are not actions, each have a record
+// with the path, the answer and who asked.
+TEST(SandboxAudit, FilesChangedAndTransfersAreInTheTrail) {
+    auto s = start_runtime("sandbox");
+    const std::string ws = s->runtime->workspace_dir();
+    auto act = [&](const json &action) { return s->runtime->execute(action); };
+    EXPECT_NE(act({{"action", "write"}, {"args", {{"path", "notes/a.txt"}, {"content", "one\n"}}}}).value("observation", ""), "error");
+    EXPECT_NE(act({{"action", "edit"}, {"args", {{"path", ws + "/notes/a.txt"}, {"command", "str_replace"}, {"old_str", "one"}, {"new_str", "two"}}}})
+                  .value("observation", ""),
+              "error");
+    act({{"action", "edit"}, {"args", {{"path", ws + "/notes/a.txt"}, {"command", "view"}}}});
+    EXPECT_EQ(act({{"action", "write"}, {"args", {{"path", "/proc/version"}, {"content", "x"}}}}).value("observation", ""), "error");
+    s->runtime->wire().upload_bytes("up.txt", "uploaded\n", ws);
+    const std::string zip = s->runtime->wire().download(ws + "/notes");
+    ASSERT_FALSE(zip.empty());
+    ASSERT_EQ(exit_code(run(*s->runtime, "echo done")), 0);
+    const auto entries = settled_trail(trail_of(*s), "echo done");
+
+    std::vector<json> finished_files;
+    json upload, download;
+    for (const auto &e : entries) {
+        if (e.kind != "action") continue;
+        const std::string event = e.record.value("event", "");
+        if (event == "finished" && e.record.contains("files")) finished_files.push_back(e.record["files"]);
+        if (event == "upload") upload = e.record;
+        if (event == "download") download = e.record;
+    }
+    // The write (relative, resolved), the str_replace; not the view, not the refused write.
+    ASSERT_EQ(finished_files.size(), 2u) << finished_files.size();
+    EXPECT_EQ(finished_files[0], json::array({ws + "/notes/a.txt"}));
+    EXPECT_EQ(finished_files[1], json::array({ws + "/notes/a.txt"}));
+    ASSERT_TRUE(upload.is_object()) << "no upload record: " << ahctl_log(s->state->path(), s->runtime->session_id(), "").output;
+    EXPECT_EQ(upload["destination"], ws);
+    EXPECT_EQ(upload["http_status"], 200);
+    EXPECT_EQ(upload["caller"]["key"].get<std::string>().size(), 16u);
+    ASSERT_TRUE(download.is_object()) << "no download record";
+    EXPECT_EQ(download["path"], ws + "/notes");
+    EXPECT_EQ(download["http_status"], 200);
+    const auto v = actionhost::client::verify_audit_log(trail_of(*s));
+    EXPECT_TRUE(v.ok) << v.problem;
+    const auto listed = ahctl_log(s->state->path(), s->runtime->session_id(), "");
+    EXPECT_NE(listed.output.find("changed [\"" + ws + "/notes/a.txt\"]"), std::string::npos) << listed.output;
+    EXPECT_NE(listed.output.find("upload #"), std::string::npos) << listed.output;
+    EXPECT_NE(listed.output.find("download #"), std::string::npos) << listed.output;
+}
