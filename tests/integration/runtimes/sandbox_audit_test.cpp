@@ -6,6 +6,10 @@
 // forged appears. Tampering with the files outside is caught by `ahctl log --verify` (exit 1, naming the
 // entry). A host killed mid-action leaves that action's start without an end, and the chain holds.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <actionhost/client/audit_log.hpp>
 #include <actionhost/common/json_write.hpp>
@@ -19,6 +23,7 @@
 #include "runtime_harness.hpp"
 #include "support/host_process.hpp"
 #include "support/run_process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace runtimes_test;
 using actionhost::client::AuditLogEntry;
@@ -304,4 +309,54 @@ TEST(SandboxAudit, FilesChangedAndTransfersAreInTheTrail) {
     EXPECT_NE(listed.output.find("changed [\"" + ws + "/notes/a.txt\"]"), std::string::npos) << listed.output;
     EXPECT_NE(listed.output.find("upload #"), std::string::npos) << listed.output;
     EXPECT_NE(listed.output.find("download #"), std::string::npos) << listed.output;
+}
+
+// The trail outlives its client: `ahctl run` killed (SIGKILL) mid-command ends its sandbox, and the trail
+// in the state directory holds the command's start, the sandbox's end, and verifies.
+TEST(SandboxAudit, TheTrailSurvivesAClientKilledMidCommand) {
+    actionhost::testing::TempDir state("ahauditstate");
+    const std::string cmd = "exec " + actionhost::testing::sh_word(actionhost::testing::build_path("bin/ahctl")) + " --state-dir " +
+                            actionhost::testing::sh_word(state.path()) + " -q -r sandbox run -- 'echo started; sleep 60'";
+    actionhost::testing::write_file(state / "client.sh", cmd + "\n");
+    const pid_t client = ::fork();
+    ASSERT_GE(client, 0);
+    if (client == 0) {
+        ::execl("/bin/bash", "bash", (state / "client.sh").c_str(), static_cast<char *>(nullptr));
+        ::_exit(127);
+    }
+    struct Reaper {  // a failed assertion still ends the client this test started
+        pid_t pid;
+        ~Reaper() {
+            if (pid > 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+        }
+    } reaper{client};
+    // The command has started once its record is in the trail.
+    std::string dir;
+    std::vector<AuditLogEntry> entries;
+    for (int i = 0; i < 200 && started_with(entries, "echo started; sleep 60").empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::error_code ec;
+        if (dir.empty() && fs::is_directory(state / "audit", ec))
+            for (const auto &d : fs::directory_iterator(state / "audit", ec)) dir = d.path().string();
+        if (!dir.empty()) entries = actionhost::client::read_audit_log(dir);
+    }
+    ASSERT_FALSE(started_with(entries, "echo started; sleep 60").empty()) << "the command never started";
+    ASSERT_EQ(::kill(client, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(client, &status, 0), client);
+    reaper.pid = -1;
+    bool ended = false;
+    for (int i = 0; i < 100 && !ended; ++i) {
+        for (const auto &e : actionhost::client::read_audit_log(dir))
+            ended = ended || (e.kind == "sandbox" && e.record.value("event", "") == "sandbox_ended");
+        if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(ended) << "the sandbox of a killed client did not end (or did not say so)";
+    entries = actionhost::client::read_audit_log(dir);
+    const auto sleeping = started_with(entries, "echo started; sleep 60");
+    ASSERT_EQ(sleeping.size(), 1u);
+    const auto v = actionhost::client::verify_audit_log(dir);
+    EXPECT_TRUE(v.ok) << v.problem;
+    const auto cli = ahctl_log(state.path(), fs::path(dir).filename().string(), "--verify");
+    EXPECT_EQ(cli.exit_code, 0) << cli.output;
 }
