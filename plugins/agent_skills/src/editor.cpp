@@ -1,5 +1,6 @@
 #include "editor.hpp"
 
+#include <actionhost/common/python_repr.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -46,12 +47,6 @@ std::string maybe_truncate(std::string_view content, const char *notice) {
     const std::string_view head = py_prefix(content, kMaxResponseChars);
     if (head.size() == content.size()) return std::string(content);
     return std::string(head) + notice;
-}
-
-std::string list_repr(const std::vector<long long> &v) {
-    std::string out = "[";
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
-    return out + "]";
 }
 
 // Lines [first, last] (1-based, inclusive) of `text`, each with its '\n'.
@@ -363,7 +358,7 @@ EditorResult Editor::str_replace(const std::string &p, std::string old_str, std:
             if (lines.empty() || lines.back() != line) lines.push_back(line);
         }
         throw ToolError("No replacement was performed. Multiple occurrences of old_str `" + old_str + "` in lines " +
-                        list_repr(lines) + ". Please ensure it is unique.");
+                        common::python_repr(nlohmann::json(lines)) + ". Please ensure it is unique.");
     }
     const size_t at = hits.front();
     const long long line = line_of(at);

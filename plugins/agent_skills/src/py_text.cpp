@@ -1,79 +1,16 @@
 #include "py_text.hpp"
-#include <actionhost/common/json_write.hpp>
+#include <actionhost/common/python_repr.hpp>
 
 namespace actionhost::agent_skills {
 
 namespace {
 bool is_py_space(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f); }
 
-std::string repr_string(const std::string &s) {
-    // Python picks single quotes unless the text has a ' and no ".
-    const bool use_double = s.find('\'') != std::string::npos && s.find('"') == std::string::npos;
-    const char q = use_double ? '"' : '\'';
-    std::string out(1, q);
-    for (unsigned char c : s) {
-        switch (c) {
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c == static_cast<unsigned char>(q)) {
-                    out += '\\';
-                    out += static_cast<char>(c);
-                } else if (c < 0x20 || c == 0x7f) {
-                    static const char *hex = "0123456789abcdef";
-                    out += "\\x";
-                    out += hex[c >> 4];
-                    out += hex[c & 15];
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    out += q;
-    return out;
-}
-
-std::string number_text(const nlohmann::json &v) {
-    if (v.is_number_float()) {
-        const double d = v.get<double>();
-        std::string s = actionhost::common::dump_json(nlohmann::json(d));
-        if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-        return s;
-    }
-    return actionhost::common::dump_json(v);
-}
 }  // namespace
-
-std::string py_repr(const nlohmann::json &v) {
-    if (v.is_null()) return "None";
-    if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-    if (v.is_number()) return number_text(v);
-    if (v.is_string()) return repr_string(v.get<std::string>());
-    if (v.is_array()) {
-        std::string out = "[";
-        bool first = true;
-        for (const auto &e : v) {
-            if (!first) out += ", ";
-            first = false;
-            out += py_repr(e);
-        }
-        return out + "]";
-    }
-    std::string out = "{";
-    bool first = true;
-    for (auto it = v.begin(); it != v.end(); ++it) {
-        if (!first) out += ", ";
-        first = false;
-        out += repr_string(it.key()) + ": " + py_repr(it.value());
-    }
-    return out + "}";
-}
 
 std::string py_str(const nlohmann::json &v) {
     if (v.is_string()) return v.get<std::string>();
-    return py_repr(v);
+    return common::python_repr(v);  // the one owner of Python's repr
 }
 
 size_t py_len(std::string_view s) {

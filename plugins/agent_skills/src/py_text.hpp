@@ -10,10 +10,9 @@
 
 namespace actionhost::agent_skills {
 
-// str(v) for a value that came from JSON: strings as-is at top level, repr inside lists
-// ("[1, 'a', None, True]"), null → "None", booleans → "True"/"False".
+// str(v) for a value that came from JSON: strings as-is at top level, else Python's repr
+// (common::python_repr: "[1, 'a', None, True]", null → "None", booleans → "True"/"False").
 std::string py_str(const nlohmann::json &v);
-std::string py_repr(const nlohmann::json &v);
 
 // Number of code points in UTF-8 text (Python's len(str)).
 size_t py_len(std::string_view utf8);
