@@ -17,8 +17,7 @@ namespace {
 // (common::find_on_path, the one PATH look-up).
 bool on_path(const std::string &exe) {
     if (exe.find('/') != std::string::npos) return access(exe.c_str(), X_OK) == 0;
-    const char *path = getenv("PATH");
-    return !common::find_on_path(exe, path ? path : "/usr/local/bin:/usr/bin:/bin").empty();
+    return !common::find_program(exe).empty();
 }
 
 // glibc loads and unloads one library at a time, under a lock of the dynamic loader that

@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include <actionhost/common/user_entry.hpp>
 
@@ -85,6 +87,24 @@ std::string find_on_path(const std::string &name, const std::string &path_list, 
         start = end + 1;
     }
     return "";
+}
+
+std::string find_program(const std::string &name, const std::string &fallback) {
+    auto absolute_entries = [](std::string_view list) {
+        std::string out;
+        for (size_t start = 0; start <= list.size();) {
+            size_t end = list.find(':', start);
+            if (end == std::string_view::npos) end = list.size();
+            if (const std::string_view dir = list.substr(start, end - start); !dir.empty() && dir[0] == '/')
+                out.append(out.empty() ? "" : ":").append(dir);
+            start = end + 1;
+        }
+        return out;
+    };
+    const char *path = std::getenv("PATH");
+    std::string dirs = absolute_entries(path != nullptr ? path : "");
+    if (dirs.empty()) dirs = absolute_entries(fallback);
+    return dirs.empty() ? "" : find_on_path(name, dirs);
 }
 
 ShellIdentity resolve_shell_identity(const std::string &username) {

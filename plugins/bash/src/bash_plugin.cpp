@@ -97,8 +97,7 @@ class BashPlugin final : public sdk::Plugin {
         if (auto found = host().config("needs.bash"); found && !found->empty()) {
             base_.bash_path = *found;
         } else {
-            const char *path = std::getenv("PATH");
-            base_.bash_path = common::find_on_path("bash", path ? path : "/usr/bin:/bin");
+            base_.bash_path = common::find_program("bash", "/usr/bin:/bin");
             if (base_.bash_path.empty()) base_.bash_path = "/bin/bash";
         }
         if (auto v = host().config("NO_CHANGE_TIMEOUT_SECONDS")) {

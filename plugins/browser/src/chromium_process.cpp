@@ -28,10 +28,7 @@ namespace {
 
 bool executable_file(const std::string &p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
 
-std::string on_path(const std::string &name) {
-    const char *path = std::getenv("PATH");
-    return path == nullptr ? "" : common::find_on_path(name, path);
-}
+std::string on_path(const std::string &name) { return common::find_program(name); }
 
 // Chromium's first-run preferences: PDFs are downloaded instead of shown in the viewer (as Playwright's
 // headless shell does, which has no viewer), downloads never prompt, and a site may download more

@@ -41,8 +41,7 @@ std::string program_dir() {
 // has AVX2 — a second exec on every start (~3 ms of its ~17 ms here); that build, run as "pasta" (its
 // mode comes from argv[0]), is started directly when it is there. Else "pasta", found on PATH.
 std::string pasta_program() {
-    const char *path = std::getenv("PATH");
-    const std::string pasta = actionhost::common::find_on_path("pasta", path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+    const std::string pasta = actionhost::common::find_program("pasta", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
     if (pasta.empty()) return "pasta";  // the spawn says it is missing
     const std::string avx2 = pasta.substr(0, pasta.rfind('/')) + "/passt.avx2";
     __builtin_cpu_init();

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <actionhost/common/process/shell_identity.hpp>
 #include <actionhost/common/user_entry.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <chrono>
@@ -31,19 +32,10 @@ std::string key_host(std::string key) {
     return key.substr(0, key.find('/'));
 }
 
-std::string find_on_path(const std::string &name) {
-    const char *path = std::getenv("PATH");
-    std::stringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-    std::string dir;
-    while (std::getline(dirs, dir, ':'))
-        if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
-    return "";
-}
-
 // `docker-credential-<helper> get` with the server URL on stdin; "credentials not found" is no error.
 std::optional<RegistryCredentials> from_helper(const std::string &helper, const std::string &server) {
     const std::string program = "docker-credential-" + helper;
-    const std::string path = find_on_path(program);
+    const std::string path = actionhost::common::find_program(program);
     if (path.empty()) throw std::runtime_error("the Docker credential helper " + program + " (named in config.json) is not on PATH");
     const rs::ScopedTempDir scratch("ah-credential-");
     const std::string &dir = scratch.path();

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -69,4 +70,27 @@ TEST(FindOnPath, AnotherUserFindsOnlyWhatItMayRunAndReach) {
     ASSERT_EQ(chmod((t.path() + "/closed").c_str(), 0700), 0);
     EXPECT_EQ(common::find_on_path("python", t.path() + "/closed/inner", {"", &nobody}), "");
     EXPECT_EQ(common::find_on_path("python", t.path() + "/closed/inner", {"", nullptr}), t.path() + "/closed/inner/python");
+}
+
+// find_program: this process's PATH, absolute entries only (a program we run for ourselves is never taken
+// from the current directory), the fallback when PATH is unset or has no absolute entry.
+TEST(FindProgram, UsesThisProcesssPathSkipsRelativeEntriesAndFallsBack) {
+    actionhost::testing::TempDir t;
+    program(t.path() + "/bin/ah-find-me", 0755);
+    program(t.path() + "/cwd/ah-find-me", 0755);
+    program(t.path() + "/fallback/ah-find-me", 0755);
+    const char *old = std::getenv("PATH");
+    const std::string saved = old ? old : "";
+    const std::string old_cwd = std::filesystem::current_path();
+    std::filesystem::current_path(t.path() + "/cwd");
+    ::setenv("PATH", (".::" + t.path() + "/bin").c_str(), 1);
+    EXPECT_EQ(common::find_program("ah-find-me", t.path() + "/fallback"), t.path() + "/bin/ah-find-me");
+    ::setenv("PATH", ".:", 1);  // nothing absolute: the fallback, never ./ah-find-me
+    EXPECT_EQ(common::find_program("ah-find-me", t.path() + "/fallback"), t.path() + "/fallback/ah-find-me");
+    ::unsetenv("PATH");
+    EXPECT_EQ(common::find_program("ah-find-me", t.path() + "/fallback"), t.path() + "/fallback/ah-find-me");
+    EXPECT_EQ(common::find_program("ah-find-me", "."), "");
+    EXPECT_EQ(common::find_program("sh"), "/usr/bin/sh");  // the default fallback
+    std::filesystem::current_path(old_cwd);
+    if (old) ::setenv("PATH", saved.c_str(), 1);
 }

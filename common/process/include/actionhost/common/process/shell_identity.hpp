@@ -45,4 +45,10 @@ struct PathSearch {
 // user may execute, or "". Stats only; any thread.
 std::string find_on_path(const std::string &name, const std::string &path_list, const PathSearch &how = {});
 
+// find_on_path on the absolute entries of this process's PATH, or of `fallback` when PATH is unset or
+// has none (a daemon's bare environment). Relative entries ("", ".") are skipped: a program we run for
+// ourselves is never taken from whatever directory we happen to be in (Go's exec.LookPath refuses those
+// too). The one look-up of a program the machine provides; any thread.
+std::string find_program(const std::string &name, const std::string &fallback = "/usr/local/bin:/usr/bin:/bin");
+
 }  // namespace actionhost::common
