@@ -36,7 +36,7 @@ class DaytonaRuntime : public CloudBackend {
         // The intervals before anything is asked of Daytona: a refusal leaves nothing behind.
         const char *no_stop = std::getenv("DAYTONA_DISABLE_AUTO_STOP");
         const json intervals = daytona::auto_intervals(
-            lifetime_request(config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action")),
+            lifetime_request([this](const std::string &key) { return config(key); }),
             no_stop && std::string(no_stop) == "true");
         open_api();
         launch_ = sandbox_host("daytona", 4444);

@@ -161,7 +161,7 @@ class KubernetesRuntime : public Backend {
         }
         // Kubernetes keeps a pod's lifetime (activeDeadlineSeconds), never an idle timer: the manifest
         // refuses idle_timeout and idle_action.
-        const LifetimeRequest life = lifetime_request(config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action"));
+        const LifetimeRequest life = lifetime_request([this](const std::string &key) { return config(key); });
         if (life.idle_timeout_s > 0) throw Unsupported("Kubernetes has no idle timeout for a pod: leave sandbox.idle_timeout unset");
         if (life.lifetime_s > 0) s.active_deadline_s = life.lifetime_s;
         pod_name(s.session_id);  // refuses a session id that cannot name a pod, before any call

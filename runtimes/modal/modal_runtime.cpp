@@ -33,7 +33,7 @@ class ModalRuntime : public CloudBackend {
     void connect() override {
         // The timeouts before anything is asked of Modal: a refusal leaves nothing behind.
         const modal::SandboxTimeouts timeouts = modal::sandbox_timeouts(
-            lifetime_request(config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action")),
+            lifetime_request([this](const std::string &key) { return config(key); }),
             config("modal.timeout"));
         open_api();
         launch_ = sandbox_host("modal", 3000);

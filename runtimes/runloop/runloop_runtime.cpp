@@ -33,7 +33,7 @@ class RunloopRuntime : public CloudBackend {
     void connect() override {
         // The lifetime before anything is asked of Runloop: a refusal leaves nothing behind.
         const json lifetime = runloop::launch_lifetime(
-            lifetime_request(config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action")));
+            lifetime_request([this](const std::string &key) { return config(key); }));
         open_api();
         launch_ = sandbox_host("runloop", 4444);
         key_ = launch_.session_api_key;

@@ -25,6 +25,10 @@ LifetimeRequest lifetime_request(const std::optional<std::string> &lifetime, con
     return r;
 }
 
+LifetimeRequest lifetime_request(const std::function<std::optional<std::string>(const std::string &key)> &config) {
+    return lifetime_request(config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action"));
+}
+
 nlohmann::json kept_lifetime_json(const KeptLifetime &k, double now) {
     nlohmann::json j = {{"lifetime_s", nullptr}, {"time_left_s", nullptr}, {"expires_at", nullptr}, {"idle_timeout_s", nullptr},
                         {"idle_action", nullptr}, {"idle_s", nullptr},    {"paused", k.paused}};

@@ -5,6 +5,7 @@
 // cannot do; this is what they share: reading the keys and reporting the state.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,6 +24,10 @@ struct LifetimeRequest {
 // Throws std::runtime_error naming the key.
 LifetimeRequest lifetime_request(const std::optional<std::string> &lifetime, const std::optional<std::string> &idle_timeout,
                                  const std::optional<std::string> &idle_action);
+// The same, the three keys read through `config` (a backend's Backend::config). Every backend reads them
+// here, those that honour only some of them too (to refuse the others again, should the manifest's
+// sandbox_keys ever name them by mistake): which keys a backend honours is its manifest's to say.
+LifetimeRequest lifetime_request(const std::function<std::optional<std::string>(const std::string &key)> &config);
 
 // What a provider keeps for one sandbox, as far as it can be known.
 struct KeptLifetime {
