@@ -4,13 +4,18 @@
 // labelled with the session (starting it when stopped); pause/resume = stop/start (the host is started
 // again after a start); close = stop, as OpenHands (its workspace stays for a later session), or delete
 // with DAYTONA_DELETE_ON_CLOSE=true / [daytona] delete_on_close; keep_runtime_alive keeps it as it is
-// (stopped unless pause_closed_runtimes = false).
+// (stopped unless pause_closed_runtimes = false). sandbox.idle_timeout is Daytona's autoStopInterval
+// (sandbox_lifetime.hpp); a sandbox it stopped is started again, with its host, on the next request.
+#include <actionhost/ext/runtime_recovery.h>
+
 #include <actionhost/runtime_support/cloud_backend.hpp>
+#include <actionhost/runtime_support/cloud_lifetime.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
 
 #include "sandbox_api.hpp"
+#include "sandbox_lifetime.hpp"
 #include <actionhost/common/json_write.hpp>
 
 namespace {
@@ -28,11 +33,12 @@ class DaytonaRuntime : public CloudBackend {
     }
 
     void connect() override {
-        std::string key = credential("DAYTONA_API_KEY", "core.daytona_api_key", "export your Daytona API key as DAYTONA_API_KEY");
-        std::string url = setting("DAYTONA_API_URL", "core.daytona_api_url", "");
-        if (url.empty()) url = setting("DAYTONA_SERVER_URL", "daytona.api_url", "https://app.daytona.io/api");  // deprecated alias
-        api_ = std::make_unique<daytona::SandboxApi>(host(), check_base_url("DAYTONA_API_URL", url), key);
-        target_ = setting("DAYTONA_TARGET", "core.daytona_target", "eu");
+        // The intervals before anything is asked of Daytona: a refusal leaves nothing behind.
+        const char *no_stop = std::getenv("DAYTONA_DISABLE_AUTO_STOP");
+        const json intervals = daytona::auto_intervals(
+            lifetime_request([this](const std::string &key) { return config(key); }),
+            no_stop && std::string(no_stop) == "true");
+        open_api();
         launch_ = sandbox_host("daytona", 4444);
         key_ = launch_.session_api_key;
         timeout_s_ = config_number("daytona.init_timeout", 120);
@@ -46,7 +52,7 @@ class DaytonaRuntime : public CloudBackend {
         if (found.size() == 1) {
             start_server = attach(found[0]);
         } else {
-            create();
+            create(intervals);
         }
         try {
             if (start_server) run_server();
@@ -78,6 +84,38 @@ class DaytonaRuntime : public CloudBackend {
         wait_host();
     }
 
+    // The auto-stop as Daytona keeps it (the sandbox's DTO), connected or for the session's kept
+    // sandbox. Daytona keeps no lifetime, so there is no end to move.
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override {
+        const json s = session_sandbox();
+        return actionhost::common::dump_json(kept_lifetime_json(daytona::kept_lifetime(s), unix_now()));
+    }
+    std::string extend_lifetime(long long) override {
+        throw Unsupported("Daytona cannot extend a sandbox's lifetime: it keeps none, only an idle auto-stop (autoStopInterval)");
+    }
+
+    // A request the preview URL refused: a sandbox the auto-stop stopped is started again with its host
+    // and the request retried once (its files are kept, its processes and shell state are not); one
+    // that is gone is reported as gone.
+    bool handles_sandbox_errors() const override { return true; }
+    int on_sandbox_error(int http_status) override {
+        if (http_status != 400 && http_status != 404 && http_status != 502 && http_status != 503 && http_status != 504)
+            return AH_RECOVERY_REPORT;
+        auto r = api_->get_reply(id_);
+        if (r.status == 404) throw std::runtime_error("Daytona sandbox " + id_ + " is gone (deleted)");
+        std::string state = r.json().value("state", "");
+        if (state == "stopping") state = wait_state({"stopped"}, "stop");
+        if (state == "stopped" || state == "archived") {
+            log(AH_LOG_INFO, "Daytona sandbox " + id_ + " is " + state + ": starting it again for the request");
+            resume();
+            return AH_RECOVERY_RETRY;
+        }
+        if (state == "destroyed" || state == "destroying" || state == "error" || state == "build_failed")
+            throw std::runtime_error("Daytona sandbox " + id_ + " is " + state);
+        return AH_RECOVERY_REPORT;
+    }
+
     void close() override {
         if (id_.empty()) return;
         if (config_bool("sandbox.keep_runtime_alive", false)) {
@@ -104,6 +142,26 @@ class DaytonaRuntime : public CloudBackend {
   private:
     json labels() const { return json{{"OpenHands_SID", info().session_id}}; }
 
+    void open_api() {
+        if (api_) return;
+        std::string key = credential("DAYTONA_API_KEY", "core.daytona_api_key", "export your Daytona API key as DAYTONA_API_KEY");
+        std::string url = setting("DAYTONA_API_URL", "core.daytona_api_url", "");
+        if (url.empty()) url = setting("DAYTONA_SERVER_URL", "daytona.api_url", "https://app.daytona.io/api");  // deprecated alias
+        api_ = std::make_unique<daytona::SandboxApi>(host(), check_base_url("DAYTONA_API_URL", url), key);
+        target_ = setting("DAYTONA_TARGET", "core.daytona_target", "eu");
+    }
+
+    // The DTO of this session's sandbox: the connected one, else the one labelled with the session.
+    json session_sandbox() {
+        open_api();
+        if (!id_.empty()) return api_->get(id_);
+        json found = api_->list_by_labels(labels());
+        if (found.size() != 1)
+            throw std::runtime_error("Daytona: " + std::to_string(found.size()) + " sandboxes are labelled OpenHands_SID=" +
+                                     info().session_id + "; expected one");
+        return found[0];
+    }
+
     // Returns whether the host must be started (the sandbox was not running).
     bool attach(const json &sandbox) {
         id_ = sandbox.value("id", "");
@@ -121,12 +179,11 @@ class DaytonaRuntime : public CloudBackend {
         throw std::runtime_error("Daytona sandbox " + id_ + " of this session is '" + state + "': cannot attach");
     }
 
-    void create() {
+    void create(const json &intervals) {
         json env = json::object();
         for (const auto &[k, v] : launch_.env) env[k] = v;
-        const char *no_stop = std::getenv("DAYTONA_DISABLE_AUTO_STOP");
-        json body = {{"env", env}, {"labels", labels()}, {"public", true}, {"target", target_},
-                     {"autoStopInterval", no_stop && std::string(no_stop) == "true" ? 0 : 60}};
+        json body = {{"env", env}, {"labels", labels()}, {"public", true}, {"target", target_}};
+        for (const auto &[field, value] : intervals.items()) body[field] = value;
         std::string snapshot = config_string("daytona.snapshot", config_string("sandbox.runtime_container_image", ""));
         if (!snapshot.empty()) body["snapshot"] = snapshot;
         status(AH_STATUS_STARTING_RUNTIME, "creating a Daytona sandbox");

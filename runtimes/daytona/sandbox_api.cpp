@@ -30,6 +30,7 @@ SandboxApi::SandboxApi(const ah_runtime_host_t *host, const std::string &api_url
 json SandboxApi::create(const json &body) { return api_.expect("POST", "/sandbox", body, {200, 201}, 120); }
 
 json SandboxApi::get(const std::string &id) { return api_.expect("GET", "/sandbox/" + url_encode(id), nullptr, {200}); }
+actionhost::runtime_support::RestReply SandboxApi::get_reply(const std::string &id) { return api_.call("GET", "/sandbox/" + url_encode(id)); }
 
 json SandboxApi::list_by_labels(const json &labels) {
     json list = api_.expect("GET", "/sandbox?labels=" + url_encode(actionhost::common::dump_json(labels)), nullptr, {200});

@@ -16,6 +16,8 @@ class SandboxApi {
 
     nlohmann::json create(const nlohmann::json &body);
     nlohmann::json get(const std::string &id);
+    // GET /sandbox/{id} as it came (404 for one deleted).
+    actionhost::runtime_support::RestReply get_reply(const std::string &id);
     nlohmann::json list_by_labels(const nlohmann::json &labels);
     void start(const std::string &id);
     void stop(const std::string &id);

@@ -4,11 +4,16 @@
 // again; close deletes pod, services and ingress but keeps the PVC, as OpenHands does (the workspace
 // survives the session; kubernetes.keep_pvc = false deletes it too), or nothing with keep_runtime_alive.
 // The [sandbox] network keys become a NetworkPolicy of the pod, made before it and deleted with it
-// (manifests.hpp, egress_plan).
+// (manifests.hpp, egress_plan). sandbox.lifetime is the pod's activeDeadlineSeconds: the kubelet ends
+// the pod by itself; the session's next client starts a new pod on the kept workspace.
 #include <actionhost/runtime_support/backend.hpp>
+#include <actionhost/runtime_support/cloud_lifetime.hpp>
 #include <chrono>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <thread>
+
+#include <actionhost/common/json_write.hpp>
 
 #include "cluster_access.hpp"
 #include "kube_api.hpp"
@@ -41,6 +46,13 @@ class KubernetesRuntime : public Backend {
         auto existing = api_->get("pods", pod_);
         if (existing && existing->value("metadata", json::object()).contains("deletionTimestamp")) {
             wait_gone("pods", pod_);  // a pod still terminating: start afresh once it is gone
+            existing.reset();
+        }
+        if (existing && ended_by_deadline(*existing)) {
+            // Its lifetime ran out: the session goes on in a new pod, on the workspace its PVC kept.
+            status(AH_STATUS_STARTING_RUNTIME, "pod " + pod_ + " reached its activeDeadlineSeconds: starting a new one");
+            delete_all(false);
+            wait_gone("pods", pod_);
             existing.reset();
         }
         if (existing) {
@@ -76,6 +88,27 @@ class KubernetesRuntime : public Backend {
     void resume() override {
         if (!api_->get("pods", pod_)) api_->create("pods", pod_manifest(spec_));
         wait_ready();
+    }
+
+    // The pod's activeDeadlineSeconds, counted from its status.startTime, connected or for the session's
+    // kept pod. Kubernetes lets a running pod's deadline be shortened only, never moved later.
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override {
+        if (!api_) open_api();
+        const std::string name = pod_.empty() ? pod_name(info().session_id) : pod_;
+        auto pod = api_->get("pods", name);
+        if (!pod) throw std::runtime_error("no pod " + name + " (paused or gone)");
+        if (ended_by_deadline(*pod)) throw std::runtime_error("pod " + name + " has ended: DeadlineExceeded (sandbox.lifetime)");
+        KeptLifetime k;
+        const json deadline = (*pod)["spec"].value("activeDeadlineSeconds", json());
+        if (deadline.is_number_integer()) {
+            k.lifetime_s = deadline.get<double>();
+            k.started_at = start_time_of(*pod).value_or(unix_now());  // not started yet: its clock has not begun
+        }
+        return actionhost::common::dump_json(kept_lifetime_json(k, unix_now()));
+    }
+    std::string extend_lifetime(long long) override {
+        throw Unsupported("Kubernetes cannot extend a pod's lifetime: a running pod's activeDeadlineSeconds may only be shortened");
     }
 
     void close() override {
@@ -126,8 +159,26 @@ class KubernetesRuntime : public Backend {
         } catch (const std::invalid_argument &e) {
             throw Unsupported(e.what());
         }
+        // Kubernetes keeps a pod's lifetime (activeDeadlineSeconds), never an idle timer: the manifest
+        // refuses idle_timeout and idle_action.
+        const LifetimeRequest life = lifetime_request([this](const std::string &key) { return config(key); });
+        if (life.idle_timeout_s > 0) throw Unsupported("Kubernetes has no idle timeout for a pod: leave sandbox.idle_timeout unset");
+        if (life.lifetime_s > 0) s.active_deadline_s = life.lifetime_s;
         pod_name(s.session_id);  // refuses a session id that cannot name a pod, before any call
         return s;
+    }
+
+    static bool ended_by_deadline(const json &pod) {
+        const json st = pod.value("status", json::object());
+        return st.value("phase", "") == "Failed" && st.value("reason", "") == "DeadlineExceeded";
+    }
+
+    // status.startTime (RFC 3339, UTC) as Unix seconds.
+    static std::optional<double> start_time_of(const json &pod) {
+        const std::string t = pod.value("status", json::object()).value("startTime", "");
+        std::tm tm{};
+        if (t.empty() || !strptime(t.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return std::nullopt;
+        return static_cast<double>(timegm(&tm));
     }
 
     void open_api() {

@@ -55,6 +55,7 @@ json pod_manifest(const SandboxSpec &s) {
     if (!s.image_pull_secret.empty()) spec["imagePullSecrets"] = json::array({{{"name", s.image_pull_secret}}});
     if (!s.node_selector_key.empty() && !s.node_selector_val.empty()) spec["nodeSelector"] = {{s.node_selector_key, s.node_selector_val}};
     if (s.tolerations.is_array() && !s.tolerations.empty()) spec["tolerations"] = s.tolerations;
+    if (s.active_deadline_s) spec["activeDeadlineSeconds"] = *s.active_deadline_s;
     if (!s.dns.empty()) {
         spec["dnsPolicy"] = "None";  // only dnsConfig's resolvers, as docker run --dns
         spec["dnsConfig"] = {{"nameservers", s.dns}};

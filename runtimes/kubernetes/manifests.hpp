@@ -23,6 +23,9 @@ struct SandboxSpec {
     nlohmann::json tolerations;  // a JSON array, or null
     bool privileged = false;
     int readiness_initial_delay_s = 0, readiness_period_s = 1;
+    // sandbox.lifetime as the pod's activeDeadlineSeconds: the kubelet ends the pod (phase Failed, reason
+    // DeadlineExceeded) that long after it started. nullopt: none.
+    std::optional<long> active_deadline_s;
     // [sandbox] network keys (egress_plan): the egress rules of the pod's NetworkPolicy (nullopt: no
     // policy, the pod network unrestricted), and its resolvers (dnsPolicy None with these nameservers).
     std::optional<nlohmann::json> egress;

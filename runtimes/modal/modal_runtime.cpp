@@ -2,8 +2,12 @@
 // if missing), the image from a registry tag, the host's environment as an app-owned secret, a sandbox
 // whose entrypoint starts the host on port 3000 with that port opened as a tunnel, then /alive through the
 // tunnel. Close = terminate. Modal sandboxes cannot be paused: pause and resume are unsupported. With
-// keep_runtime_alive the sandbox is kept and reattached by id.
+// keep_runtime_alive the sandbox is kept and reattached by id. sandbox.lifetime and idle_timeout are
+// Modal's own timeout and idle_timeout (sandbox_timeouts.hpp): the sandbox ends by itself.
+#include <actionhost/ext/runtime_recovery.h>
+
 #include <actionhost/runtime_support/cloud_backend.hpp>
+#include <actionhost/runtime_support/cloud_lifetime.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +15,8 @@
 
 #include "modal_api.hpp"
 #include "network_access.hpp"
+#include "sandbox_timeouts.hpp"
+#include <actionhost/common/json_write.hpp>
 
 namespace {
 
@@ -25,16 +31,11 @@ class ModalRuntime : public CloudBackend {
     }
 
     void connect() override {
-        // Both spellings: Modal's own (MODAL_TOKEN_ID, what the modal CLI exports) and OpenHands'
-        // (MODAL_API_TOKEN_ID, [core] modal_api_token_id), then our [modal] token_id.
-        std::string id = setting("MODAL_API_TOKEN_ID", "core.modal_api_token_id", setting("MODAL_TOKEN_ID", "modal.token_id", ""));
-        if (id.empty())
-            throw std::runtime_error("MODAL_API_TOKEN_ID (or MODAL_TOKEN_ID) is not set: create a token with `modal token new` and export it");
-        std::string secret = setting("MODAL_API_TOKEN_SECRET", "core.modal_api_token_secret", setting("MODAL_TOKEN_SECRET", "modal.token_secret", ""));
-        if (secret.empty())
-            throw std::runtime_error("MODAL_API_TOKEN_SECRET (or MODAL_TOKEN_SECRET) is not set: export the token's secret");
-        std::string server = setting("MODAL_SERVER_URL", "modal.server_url", "https://api.modal.com");
-        api_ = std::make_unique<modal::ModalApi>(host(), server, id, secret);
+        // The timeouts before anything is asked of Modal: a refusal leaves nothing behind.
+        const modal::SandboxTimeouts timeouts = modal::sandbox_timeouts(
+            lifetime_request([this](const std::string &key) { return config(key); }),
+            config("modal.timeout"));
+        open_api();
         launch_ = sandbox_host("modal", 3000);
         key_ = launch_.session_api_key;
         timeout_s_ = config_number("modal.init_timeout", 120);
@@ -67,7 +68,8 @@ class ModalRuntime : public CloudBackend {
             def.add_entrypoint_args(a);
         def.set_image_id(image_id);
         def.add_secret_ids(secret_id);
-        def.set_timeout_secs(static_cast<uint32_t>(config_number("modal.timeout", 3600)));
+        def.set_timeout_secs(timeouts.timeout_secs);
+        if (timeouts.idle_timeout_secs) def.set_idle_timeout_secs(*timeouts.idle_timeout_secs);
         if (double cpu = config_number("modal.cpu", 0); cpu > 0) def.mutable_resources()->set_milli_cpu(static_cast<uint32_t>(cpu * 1000));
         if (double mem = config_number("modal.memory_mb", 0); mem > 0) def.mutable_resources()->set_memory_mb(static_cast<uint32_t>(mem));
         auto *port = def.mutable_open_ports()->add_ports();
@@ -81,6 +83,8 @@ class ModalRuntime : public CloudBackend {
             access->set_network_access_type(modal::client::NetworkAccess::OPEN);
         }
         sandbox_id_ = api_->sandbox_create(app, def);
+        timeouts_ = timeouts;
+        created_at_ = unix_now();
         try {
             wait_ready();
         } catch (...) {
@@ -96,7 +100,10 @@ class ModalRuntime : public CloudBackend {
         if (sandbox_id_.empty()) return;
         if (config_bool("sandbox.keep_runtime_alive", false)) {
             kept_ = true;
-            save_kept_alive_record(record_path(), json{{"sandbox_id", sandbox_id_}, {"url", url_}, {"session_api_key", key_}});
+            json rec = {{"sandbox_id", sandbox_id_}, {"url", url_}, {"session_api_key", key_}, {"created_at", created_at_},
+                        {"timeout_secs", timeouts_.timeout_secs}};
+            if (timeouts_.idle_timeout_secs) rec["idle_timeout_secs"] = *timeouts_.idle_timeout_secs;
+            save_kept_alive_record(record_path(), rec);
             return;
         }
         std::string id = sandbox_id_;
@@ -106,7 +113,79 @@ class ModalRuntime : public CloudBackend {
         std::filesystem::remove(record_path(), ec);
     }
 
+    // The timeouts asked at create, counted from then (Modal reports neither, only whether the sandbox
+    // has ended): connected, or for the session's kept sandbox from its record. No call of Modal's
+    // extends a running sandbox.
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override {
+        open_api();
+        std::string id = sandbox_id_;
+        if (id.empty()) {
+            const json rec = read_record();
+            id = rec.value("sandbox_id", "");
+            if (id.empty()) throw std::runtime_error("no kept Modal sandbox of session " + std::string(info().session_id));
+            take_timeouts(rec);
+        }
+        if (auto r = api_->result(id)) throw std::runtime_error("Modal sandbox " + id + " has ended: " + ended_because(*r));
+        KeptLifetime k;
+        if (created_at_ > 0) k.lifetime_s = timeouts_.timeout_secs;
+        k.started_at = created_at_;
+        if (timeouts_.idle_timeout_secs) {
+            k.idle_timeout_s = *timeouts_.idle_timeout_secs;
+            k.idle_action = "stop";
+        }
+        return actionhost::common::dump_json(kept_lifetime_json(k, unix_now()));
+    }
+    std::string extend_lifetime(long long) override {
+        throw Unsupported("Modal cannot extend a sandbox's lifetime: its timeout is fixed when the sandbox is created (at most 24 h); "
+                          "Modal suggests a filesystem snapshot and a new sandbox for longer work");
+    }
+
+    // A request the tunnel refused: a sandbox that has ended (its timeout or idle timeout) is reported
+    // as gone, with why.
+    bool handles_sandbox_errors() const override { return true; }
+    int on_sandbox_error(int http_status) override {
+        if (http_status != 404 && http_status != 502 && http_status != 503 && http_status != 504) return AH_RECOVERY_REPORT;
+        if (auto r = api_->result(sandbox_id_)) throw std::runtime_error("Modal sandbox " + sandbox_id_ + " has ended: " + ended_because(*r));
+        return AH_RECOVERY_REPORT;
+    }
+
   private:
+    void open_api() {
+        if (api_) return;
+        // Both spellings: Modal's own (MODAL_TOKEN_ID, what the modal CLI exports) and OpenHands'
+        // (MODAL_API_TOKEN_ID, [core] modal_api_token_id), then our [modal] token_id.
+        std::string id = setting("MODAL_API_TOKEN_ID", "core.modal_api_token_id", setting("MODAL_TOKEN_ID", "modal.token_id", ""));
+        if (id.empty())
+            throw std::runtime_error("MODAL_API_TOKEN_ID (or MODAL_TOKEN_ID) is not set: create a token with `modal token new` and export it");
+        std::string secret = setting("MODAL_API_TOKEN_SECRET", "core.modal_api_token_secret", setting("MODAL_TOKEN_SECRET", "modal.token_secret", ""));
+        if (secret.empty())
+            throw std::runtime_error("MODAL_API_TOKEN_SECRET (or MODAL_TOKEN_SECRET) is not set: export the token's secret");
+        std::string server = setting("MODAL_SERVER_URL", "modal.server_url", "https://api.modal.com");
+        api_ = std::make_unique<modal::ModalApi>(host(), server, id, secret);
+    }
+
+    static std::string ended_because(const modal::client::GenericResult &r) {
+        std::string why = modal::describe(r);
+        if (r.status() == modal::client::GenericResult::GENERIC_STATUS_TIMEOUT) why += " (its timeout, sandbox.lifetime or modal.timeout, ran out)";
+        if (r.status() == modal::client::GenericResult::GENERIC_STATUS_IDLE_TIMEOUT) why += " (idle for sandbox.idle_timeout)";
+        return why;
+    }
+
+    json read_record() const {
+        std::ifstream in(record_path());
+        const json rec = in ? json::parse(in, nullptr, false) : json();
+        return rec.is_object() ? rec : json::object();
+    }
+
+    // The timeouts a kept sandbox was created with, from its record (records of older versions have none).
+    void take_timeouts(const json &rec) {
+        created_at_ = rec.value("created_at", 0.0);
+        timeouts_.timeout_secs = rec.value("timeout_secs", modal::kOpenHandsTimeoutSecs);
+        if (rec.contains("idle_timeout_secs") && rec["idle_timeout_secs"].is_number_unsigned())
+            timeouts_.idle_timeout_secs = rec["idle_timeout_secs"].get<uint32_t>();
+    }
+
     std::string record_path() const {
         return kept_alive_record_path(config_string("core.state_dir", "/tmp"), "modal", info().session_id);
     }
@@ -121,6 +200,7 @@ class ModalRuntime : public CloudBackend {
         std::string id = rec["sandbox_id"];
         if (api_->result(id)) return false;  // it ended: start a new one
         sandbox_id_ = id;
+        take_timeouts(rec);
         key_ = rec.value("session_api_key", key_);
         status(AH_STATUS_STARTING_RUNTIME, "attaching to Modal sandbox " + id);
         wait_ready();
@@ -168,6 +248,8 @@ class ModalRuntime : public CloudBackend {
     std::unique_ptr<modal::ModalApi> api_;
     SandboxHostLaunch launch_;
     std::string sandbox_id_, url_, key_;
+    modal::SandboxTimeouts timeouts_;
+    double created_at_ = 0;  // Unix seconds of SandboxCreate; 0: unknown
     double timeout_s_ = 120;
     bool unencrypted_ = false, kept_ = false;
 };

@@ -1,14 +1,20 @@
 // `runloop`: the host in a Runloop devbox, as OpenHands' RunloopRuntime provisions one: a devbox named
 // after the session whose entrypoint starts the host on port 4444, reached through a Runloop tunnel. Attach
-// to a running devbox of the same name; pause/resume = suspend/resume; close = shutdown (kept running with
-// keep_runtime_alive).
+// to a running devbox of the same name (resuming a suspended one); pause/resume = suspend/resume; close =
+// shutdown (kept running with keep_runtime_alive). Lifetimes are Runloop's own (devbox_lifetime.hpp):
+// sandbox.lifetime = keep_alive_time_seconds, idle_timeout = after_idle; a devbox its idle policy
+// suspended is resumed here on the next request, as Runloop leaves that to its client.
+#include <actionhost/ext/runtime_recovery.h>
+
 #include <actionhost/runtime_support/cloud_backend.hpp>
+#include <actionhost/runtime_support/cloud_lifetime.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include "devbox_api.hpp"
+#include "devbox_lifetime.hpp"
 #include <actionhost/common/json_write.hpp>
 
 namespace {
@@ -25,20 +31,23 @@ class RunloopRuntime : public CloudBackend {
     }
 
     void connect() override {
-        std::string key = credential("RUNLOOP_API_KEY", "core.runloop_api_key", "export your Runloop API key as RUNLOOP_API_KEY");
-        std::string base = check_base_url("RUNLOOP_BASE_URL", setting("RUNLOOP_BASE_URL", "runloop.base_url", "https://api.runloop.ai"));
-        api_ = std::make_unique<runloop::DevboxApi>(host(), base, key);
+        // The lifetime before anything is asked of Runloop: a refusal leaves nothing behind.
+        const json lifetime = runloop::launch_lifetime(
+            lifetime_request([this](const std::string &key) { return config(key); }));
+        open_api();
         launch_ = sandbox_host("runloop", 4444);
         key_ = launch_.session_api_key;
-        timeout_s_ = config_number("runloop.init_timeout", 120);
 
         status(AH_STATUS_STARTING_RUNTIME, "looking for a running Runloop devbox named " + std::string(info().session_id));
         if (auto existing = api_->find_by_name(info().session_id, "running")) {
-            id_ = existing->value("id", "");
-            attached_ = true;
-            if (auto rec = load_record()) key_ = rec->value("session_api_key", key_);
+            attach(*existing);
+        } else if (auto suspended = api_->find_by_name(info().session_id, "suspended")) {
+            // Suspended by its idle policy (after_idle) or a pause: this request resumes it.
+            attach(*suspended);
+            status(AH_STATUS_STARTING_RUNTIME, "resuming suspended Runloop devbox " + id_);
+            api_->lifecycle(id_, "resume");
         } else {
-            create();
+            create(lifetime);
         }
         try {
             wait_running();
@@ -65,6 +74,48 @@ class RunloopRuntime : public CloudBackend {
         wait_host();
     }
 
+    // The devbox's lifetime as Runloop keeps it (its DevboxView), connected or for the session's kept
+    // devbox: the time left of keep_alive_time_seconds, or its after_idle policy and whether it is
+    // suspended. Runloop has no call that moves a devbox's end.
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override {
+        const std::string id = session_devbox();
+        json d = api_->retrieve(id);
+        const std::string st = d.value("status", "");
+        if (st == "shutdown" || st == "failure")
+            throw std::runtime_error("Runloop devbox " + id + " has ended (" + st + ": " +
+                                     d.value(st == "failure" ? "failure_reason" : "shutdown_reason", std::string("no reason given")) + ")");
+        return actionhost::common::dump_json(kept_lifetime_json(runloop::kept_lifetime(d), unix_now()));
+    }
+    std::string extend_lifetime(long long) override {
+        throw Unsupported("Runloop cannot extend a devbox's lifetime: keep_alive_time_seconds is fixed when the devbox is created "
+                          "(its keep_alive call only restarts an idle timer)");
+    }
+
+    // A request the tunnel refused: a devbox its idle policy suspended is resumed and the request
+    // retried once; one that has ended is reported as gone, with Runloop's reason.
+    bool handles_sandbox_errors() const override { return true; }
+    int on_sandbox_error(int http_status) override {
+        if (http_status != 404 && http_status != 502 && http_status != 503 && http_status != 504) return AH_RECOVERY_REPORT;
+        json d = api_->retrieve(id_);
+        std::string st = d.value("status", "");
+        if (st == "suspending") st = api_->wait_for_status(id_, {"suspended", "failure", "shutdown"}, timeout_s_).value("status", "");
+        if (st == "suspended") {
+            log(AH_LOG_INFO, "Runloop devbox " + id_ + " is suspended: resuming it for the request");
+            resume();
+            return AH_RECOVERY_RETRY;
+        }
+        if (st == "resuming") {
+            wait_running();
+            wait_host();
+            return AH_RECOVERY_RETRY;
+        }
+        if (st == "shutdown" || st == "failure")
+            throw std::runtime_error("Runloop devbox " + id_ + " has ended (" + st + ": " +
+                                     d.value(st == "failure" ? "failure_reason" : "shutdown_reason", std::string("no reason given")) + ")");
+        return AH_RECOVERY_REPORT;
+    }
+
     void close() override {
         if (id_.empty()) return;
         if (config_bool("sandbox.keep_runtime_alive", false)) {
@@ -80,7 +131,34 @@ class RunloopRuntime : public CloudBackend {
     }
 
   private:
-    void create() {
+    void open_api() {
+        if (api_) return;
+        std::string key = credential("RUNLOOP_API_KEY", "core.runloop_api_key", "export your Runloop API key as RUNLOOP_API_KEY");
+        std::string base = check_base_url("RUNLOOP_BASE_URL", setting("RUNLOOP_BASE_URL", "runloop.base_url", "https://api.runloop.ai"));
+        api_ = std::make_unique<runloop::DevboxApi>(host(), base, key);
+        timeout_s_ = config_number("runloop.init_timeout", 120);
+    }
+
+    void attach(const json &devbox) {
+        id_ = devbox.value("id", "");
+        attached_ = true;
+        if (auto rec = load_record()) key_ = rec->value("session_api_key", key_);
+    }
+
+    // The devbox of this session: the connected one, else the one its kept-alive record names, else one
+    // named after the session that is running or suspended. Throws when there is none.
+    std::string session_devbox() {
+        open_api();
+        if (!id_.empty()) return id_;
+        std::ifstream in(record_path());
+        const json rec = in ? json::parse(in, nullptr, false) : json();
+        if (rec.is_object() && !rec.value("devbox_id", "").empty()) return rec["devbox_id"];
+        for (const char *st : {"running", "suspended"})
+            if (auto d = api_->find_by_name(info().session_id, st)) return d->value("id", "");
+        throw std::runtime_error("no Runloop devbox of session " + std::string(info().session_id));
+    }
+
+    void create(const json &lifetime) {
         json env = json::object();
         for (const auto &[k, v] : launch_.env) env[k] = v;
         json body = {
@@ -92,6 +170,7 @@ class RunloopRuntime : public CloudBackend {
               {"resource_size_request", config_string("runloop.resource_size", "LARGE")},
               {"launch_commands", {"mkdir -p " + shell_quote(launch_.workspace)}}}},
             {"metadata", {{"container-name", std::string("openhands-runtime-") + info().session_id}}}};
+        for (const auto &[field, value] : lifetime.items()) body["launch_parameters"][field] = value;
         // Which image: a blueprint (by id or name), a snapshot, or a prebuilt image (OpenHands' default).
         if (auto v = config("runloop.blueprint_id")) body["blueprint_id"] = *v;
         else if (auto n = config("runloop.blueprint_name")) body["blueprint_name"] = *n;

@@ -145,6 +145,9 @@ std::string validate(const std::string &resource, const json &o) {
             if (c.value("name", "").empty()) return "spec.containers[0].name: Required value";
             if (c.value("image", "").empty()) return "spec.containers[0].image: Required value";
         }
+        if (spec.contains("activeDeadlineSeconds") &&
+            (!spec["activeDeadlineSeconds"].is_number_integer() || spec["activeDeadlineSeconds"].get<long long>() < 1))
+            return "spec.activeDeadlineSeconds: Invalid value: must be greater than or equal to 1";
     } else if (resource == "services") {
         if (!spec.contains("ports") || spec["ports"].empty()) return "spec.ports: Required value";
     } else if (resource == "persistentvolumeclaims") {
@@ -380,6 +383,16 @@ int port_number(const json &container, const json &port) {
 
 }  // namespace
 
+namespace {
+
+// Whether a pod's spec.activeDeadlineSeconds has passed since it started.
+bool deadline_passed(const json &pod, Clock::time_point started) {
+    const json deadline = pod["spec"].value("activeDeadlineSeconds", json());
+    return deadline.is_number_integer() && Clock::now() - started >= std::chrono::seconds(deadline.get<long long>());
+}
+
+}  // namespace
+
 void KubernetesApiFake::kubelet_step() {
     // Work out what to do under the lock; start, stop and probe processes outside it.
     struct Todo {
@@ -489,6 +502,20 @@ void KubernetesApiFake::kubelet_step() {
                     }
                 }
             }
+        } else if (phase == "Running" && t.run && deadline_passed(pod, t.run->started)) {
+            // activeDeadlineSeconds, counted from the pod's start: the kubelet kills its containers and
+            // fails the pod (reason DeadlineExceeded); the object stays until someone deletes it.
+            node_.stop(t.run->container);
+            update["phase"] = "Failed";
+            update["reason"] = "DeadlineExceeded";
+            update["message"] = "Pod was active on the node longer than the specified deadline";
+            update["containerStatuses"][0]["ready"] = false;
+            update["containerStatuses"][0]["state"] = {{"terminated", {{"exitCode", 137}, {"reason", "Error"}}}};
+            json p = pod;
+            p["status"] = update;
+            set_condition(p, "Ready", false);
+            set_condition(p, "ContainersReady", false);
+            update = p["status"];
         } else if (phase == "Running" && t.run) {
             if (auto code = node_.exit_code(t.run->container)) {
                 update["phase"] = *code == 0 ? "Succeeded" : "Failed";

@@ -13,7 +13,8 @@
 // (env incl. downward-API fieldRefs, $(VAR) expansion in command/args, its pod IP from the node);
 // unknown image → waiting ErrImagePull; Running + the readinessProbe (httpGet, honouring
 // initialDelaySeconds/periodSeconds/timeoutSeconds/success/failureThreshold) → Ready True; the process
-// ends → Failed/Succeeded (restartPolicy Never). A deleted pod is Terminating (deletionTimestamp) until
+// ends → Failed/Succeeded (restartPolicy Never); a pod past its spec.activeDeadlineSeconds (from its
+// start) is killed and Failed with reason DeadlineExceeded, the object kept until deleted. A deleted pod is Terminating (deletionTimestamp) until
 // its process is stopped; a deleted PVC in use keeps kubernetes.io/pvc-protection until its pod is gone.
 // Volumes: the node has no mount namespaces; a PVC mount is satisfied when mountPath is an existing
 // node directory (the test's workspace), else the pod waits in ContainerCreating.

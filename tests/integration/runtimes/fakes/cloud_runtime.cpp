@@ -15,6 +15,12 @@ std::string install_dir() {
     return d;
 }
 
+actionhost::testing::ProcessResult ahctl(const std::string &state_dir, const std::string &args) {
+    using actionhost::testing::sh_word;
+    return actionhost::testing::run_process(
+        {"/bin/sh", "-c", sh_word(actionhost::testing::build_path("bin/ahctl")) + " --state-dir " + sh_word(state_dir) + " " + args + " 2>&1"}, 60);
+}
+
 std::unique_ptr<runtimes_test::StartedRuntime> make_cloud_runtime(const CloudRuntimeOptions &opt) {
     auto s = std::make_unique<runtimes_test::StartedRuntime>();
     s->workspace = std::make_unique<TempDir>("ahcloud-ws");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "runtime_harness.hpp"
+#include "support/run_process.hpp"
 
 namespace cloud_fakes {
 
@@ -26,6 +27,10 @@ std::unique_ptr<runtimes_test::StartedRuntime> start_cloud_runtime(const CloudRu
 
 // The build tree as a sandbox image would hold the install tree (bin/actionhost, lib/actionhost).
 std::string install_dir();
+
+// `ahctl --state-dir STATE ARGS` of the build tree in this process's environment (the provider's URL and
+// key as the test set them), stdout and stderr together; bounded at 60 s.
+actionhost::testing::ProcessResult ahctl(const std::string &state_dir, const std::string &args);
 
 // Sets (or with nullopt unsets) an environment variable for a scope, restoring it afterwards.
 class ScopedEnv {

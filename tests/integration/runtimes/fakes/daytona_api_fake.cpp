@@ -35,7 +35,8 @@ struct DaytonaApiFake::Sandbox {
     std::string id, state, target, snapshot, error_reason, token, created_at;
     json env = json::object(), labels = json::object();
     bool is_public = false;
-    int auto_stop = 15;
+    long auto_stop = 15, auto_archive = 10080, auto_delete = -1;  // minutes (Daytona's defaults)
+    Clock::time_point last_activity, stopped_at;
     std::unique_ptr<ProcessBox> box;
     std::map<int, std::unique_ptr<TunnelProxy>> previews;
     std::map<std::string, std::vector<std::string>> sessions;  // session → command ids
@@ -44,7 +45,7 @@ struct DaytonaApiFake::Sandbox {
     std::string fail_state, fail_reason;
 };
 
-DaytonaApiFake::DaytonaApiFake(std::string api_key) : key_(std::move(api_key)) {
+DaytonaApiFake::DaytonaApiFake(std::string api_key, double minute_seconds) : key_(std::move(api_key)), minute_s_(minute_seconds) {
     scheduler_ = std::thread([this] {
         while (!stopping_) {
             advance();
@@ -117,7 +118,7 @@ json DaytonaApiFake::dto(const Sandbox &s) const {
     json d = {{"id", s.id},         {"organizationId", "org-fake"}, {"user", "daytona"}, {"env", s.env},
               {"labels", s.labels}, {"public", s.is_public},        {"target", s.target}, {"cpu", 1},
               {"gpu", 0},           {"memory", 1},                  {"disk", 3},          {"state", s.state},
-              {"autoStopInterval", s.auto_stop}, {"autoArchiveInterval", 10080}, {"autoDeleteInterval", -1},
+              {"autoStopInterval", s.auto_stop}, {"autoArchiveInterval", s.auto_archive}, {"autoDeleteInterval", s.auto_delete},
               {"runnerDomain", "127.0.0.1"}, {"createdAt", s.created_at}, {"updatedAt", iso_now()}};
     if (!s.snapshot.empty()) d["snapshot"] = s.snapshot;
     if (!s.error_reason.empty()) d["errorReason"] = s.error_reason;
@@ -127,6 +128,8 @@ json DaytonaApiFake::dto(const Sandbox &s) const {
 void DaytonaApiFake::set_state(Sandbox &s, const std::string &state) {
     s.state = state;
     bool up = state == "started";
+    if (up) s.last_activity = Clock::now();  // its idle time starts with it
+    if (state == "stopped") s.stopped_at = Clock::now();
     for (auto &[port, p] : s.previews) p->set_open(up);
     if (state == "stopped" || state == "destroyed" || state == "error" || state == "build_failed") {
         if (s.box) s.box->stop();
@@ -135,11 +138,37 @@ void DaytonaApiFake::set_state(Sandbox &s, const std::string &state) {
     if (state == "destroyed") s.previews.clear();
 }
 
+void DaytonaApiFake::expire(Sandbox &s, Clock::time_point now) {
+    auto minutes = [&](long m) { return std::chrono::duration<double>(static_cast<double>(m) * minute_s_); };
+    if (s.state == "started" && s.auto_stop > 0) {
+        Clock::time_point last = s.last_activity;
+        bool busy = false;
+        for (const auto &[port, p] : s.previews) {
+            last = std::max(last, p->last_request());
+            busy = busy || p->requests_in_flight() > 0;
+        }
+        if (!busy && now - last >= minutes(s.auto_stop)) {
+            set_state(s, "stopping");
+            s.box->stop();
+            s.next = now + kStep;
+        }
+    } else if (s.state == "stopped") {
+        if (s.auto_delete >= 0 && now - s.stopped_at >= minutes(s.auto_delete)) {
+            set_state(s, "destroying");
+            s.next = now + kStep;
+        } else if (s.auto_archive > 0 && now - s.stopped_at >= minutes(s.auto_archive)) {
+            set_state(s, "archiving");
+            s.next = now + kStep;
+        }
+    }
+}
+
 void DaytonaApiFake::advance() {
     std::lock_guard lock(mutex_);
     auto now = Clock::now();
     for (auto &[id, sp] : boxes_) {
         Sandbox &s = *sp;
+        expire(s, now);
         if (now < s.next) continue;
         if (s.state == "creating") {
             if (!s.fail_state.empty()) {
@@ -180,6 +209,7 @@ FakeResponse DaytonaApiFake::route(const FakeRequest &r) {
         Sandbox *s = find(parts[2]);
         if (!s) return error(404, r.path, "Sandbox with ID " + parts[2] + " not found");
         if (s->state != "started") return error(400, r.path, "Sandbox is not started");
+        s->last_activity = Clock::now();  // a toolbox call is activity
         return toolbox(r, *s, std::vector<std::string>(parts.begin() + 4, parts.end()));
     }
     if (parts[1] != "sandbox") return error(404, r.path, "Cannot " + line);
@@ -187,6 +217,10 @@ FakeResponse DaytonaApiFake::route(const FakeRequest &r) {
     if (parts.size() == 2 && r.method == "POST") {
         json b = r.json();
         if (!b.is_object()) return error(400, r.path, "body must be a JSON object");
+        for (const char *k : {"autoStopInterval", "autoArchiveInterval", "autoDeleteInterval"})
+            if (b.contains(k) && !b[k].is_number_integer()) return error(400, r.path, std::string(k) + " must be an integer (minutes)");
+        if (b.value("autoStopInterval", 0) < 0 || b.value("autoArchiveInterval", 0) < 0)
+            return error(400, r.path, "autoStopInterval and autoArchiveInterval must not be negative");
         last_create_ = b;
         auto s = std::make_shared<Sandbox>();
         s->id = "sbx-" + std::to_string(next_id_++);
@@ -195,7 +229,9 @@ FakeResponse DaytonaApiFake::route(const FakeRequest &r) {
         s->is_public = b.value("public", false);
         s->target = b.value("target", "us");
         s->snapshot = b.value("snapshot", "");
-        s->auto_stop = b.value("autoStopInterval", 15);
+        s->auto_stop = b.value("autoStopInterval", 15L);
+        s->auto_archive = b.value("autoArchiveInterval", 10080L);
+        s->auto_delete = b.value("autoDeleteInterval", -1L);
         s->created_at = iso_now();
         s->token = "tok-" + s->id;
         s->box = std::make_unique<ProcessBox>(s->id);

@@ -2,9 +2,16 @@
 // sandboxes with their state walk, labels, preview URLs (a proxy answering 502 until the sandbox's
 // server listens, token-checked for private sandboxes) and the toolbox's process sessions, whose
 // commands really run on this machine (ProcessBox). Records every sandbox it creates.
+//
+// Lifetimes as Daytona documents them, in minutes: `autoStopInterval` (default 15, 0 = never) stops a
+// started sandbox after that long without activity — requests through its preview URLs and toolbox
+// calls; `autoArchiveInterval` (default 7 days, 0 = the longest) archives one stopped that long;
+// `autoDeleteInterval` (default -1 = never, 0 = at once) deletes one stopped that long. A stopped
+// sandbox's preview URL answers 502 until someone starts it again (POST /sandbox/{id}/start).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,7 +31,9 @@ using actionhost::testing::FakeResponse;
 
 class DaytonaApiFake {
   public:
-    explicit DaytonaApiFake(std::string api_key);
+    // `minute_seconds`: how many seconds the fake counts as one of Daytona's minutes. A TEST AFFORDANCE,
+    // not part of Daytona's API: tests cannot wait whole minutes for an auto-stop; 60 is Daytona's own.
+    explicit DaytonaApiFake(std::string api_key, double minute_seconds = 60);
     ~DaytonaApiFake();
 
     std::string url() const { return server_->url() + "/api"; }
@@ -47,8 +56,10 @@ class DaytonaApiFake {
     FakeResponse error(int status, const std::string &path, const std::string &message) const;
     void set_state(Sandbox &s, const std::string &state);
     void advance();
+    void expire(Sandbox &s, std::chrono::steady_clock::time_point now);  // the auto-stop, -archive and -delete intervals
 
     std::string key_;
+    double minute_s_;
     mutable std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Sandbox>> boxes_;
     std::vector<std::string> requests_;

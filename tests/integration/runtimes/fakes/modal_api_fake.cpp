@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <actionhost/runtime_support/cloud_backend.hpp>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -20,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 const std::chrono::milliseconds kSchedule(300);  // time from SandboxCreate until the task runs
+const uint32_t kDefaultTimeoutSecs = 300;         // Modal's sandbox timeout when the definition has none (5 minutes)
 
 struct Image {
     bool built = false;
@@ -40,6 +42,8 @@ struct FakeSandbox {
     Clock::time_point scheduled_at;
     std::map<uint32_t, std::unique_ptr<TunnelProxy>> tunnels;
     std::optional<GenericResult> result;
+    int running_execs = 0;           // ContainerExec commands not finished: activity
+    Clock::time_point last_active;   // the last moment the sandbox was active (idle_timeout_secs)
 };
 
 }  // namespace
@@ -62,9 +66,40 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
     std::map<std::string, std::string> last_secret;
     std::vector<std::string> last_entrypoint;
     std::string last_network_access;
+    Sandbox last_definition;
     int next_id = 1;
     int port = 0;
     std::unique_ptr<grpc::Server> server;
+    std::atomic<bool> stopping{false};
+    std::thread clock;  // ends sandboxes whose timeout or idle timeout passed, as Modal's scheduler does
+
+    // A sandbox's end by its timeout (definition.timeout_secs, counted from when its task runs) or its
+    // idle timeout: Modal calls it idle when no exec runs, no stdin is written and no TCP connection is
+    // open over one of its tunnels. Returns the sandboxes to stop (outside the lock: stopping waits).
+    std::vector<std::shared_ptr<FakeSandbox>> expire(Clock::time_point now) {
+        std::vector<std::shared_ptr<FakeSandbox>> ended;
+        for (auto &[sid, s] : boxes) {
+            refresh(*s);
+            if (s->result || now < s->scheduled_at) continue;
+            const uint32_t timeout = s->def.timeout_secs() ? s->def.timeout_secs() : kDefaultTimeoutSecs;
+            std::optional<GenericResult::GenericStatus> why;
+            if (now - s->scheduled_at >= std::chrono::seconds(timeout)) why = GenericResult::GENERIC_STATUS_TIMEOUT;
+            if (!why && s->def.has_idle_timeout_secs()) {
+                bool active = s->running_execs > 0;
+                for (const auto &[p, t] : s->tunnels) active = active || t->open_connections() > 0;
+                if (active) s->last_active = now;
+                else if (now - s->last_active >= std::chrono::seconds(s->def.idle_timeout_secs()))
+                    why = GenericResult::GENERIC_STATUS_IDLE_TIMEOUT;
+            }
+            if (!why) continue;
+            GenericResult r;
+            r.set_status(*why);
+            s->result = r;
+            for (auto &[p, t] : s->tunnels) t->set_open(false);
+            ended.push_back(s);
+        }
+        return ended;
+    }
 
     std::string id(const std::string &prefix) { return prefix + "-" + std::to_string(next_id++); }
 
@@ -220,6 +255,7 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
         s->box = std::make_unique<ProcessBox>(s->id);
         std::vector<std::string> args(def.entrypoint_args().begin(), def.entrypoint_args().end());
         last_entrypoint = args;
+        last_definition = def;
         // NetworkAccess as Modal reads it: an ALLOWLIST lets out only its allowed_cidrs (none: nothing).
         const auto &access = def.network_access();
         last_network_access = access.network_access_type() == NetworkAccess::OPEN        ? "OPEN"
@@ -229,6 +265,7 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
         for (const auto &cidr : access.allowed_cidrs()) last_network_access += " " + cidr;
         s->pid = s->box->start(actionhost::runtime_support::shell_join(args), env);
         s->scheduled_at = Clock::now() + kSchedule;
+        s->last_active = s->scheduled_at;
         for (const auto &p : def.open_ports().ports())
             s->tunnels[p.port()] = std::make_unique<TunnelProxy>(static_cast<int>(p.port()), "", "",
                                                                  p.unencrypted() ? std::nullopt : tunnel_tls);
@@ -334,6 +371,7 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
         std::string eid = id("ex");
         auto e = std::make_shared<Exec>();
         execs[eid] = e;
+        ++s->running_execs;
         std::string command = actionhost::runtime_support::shell_join({req->command().begin(), req->command().end()});
         if (req->has_workdir()) command = "cd " + actionhost::runtime_support::shell_quote(req->workdir()) + " && " + command;
         double timeout = req->timeout_secs() ? req->timeout_secs() : 600;
@@ -342,6 +380,8 @@ struct ModalApiFake::Impl final : public ModalClient::Service {
             std::lock_guard l(mutex);
             e->output = r.output;
             e->exit_code = r.exit_code;
+            --s->running_execs;
+            s->last_active = Clock::now();
             changed.notify_all();
         });
         resp->set_exec_id(eid);
@@ -401,9 +441,24 @@ ModalApiFake::ModalApiFake(std::string token_id, std::string token_secret, std::
     builder.RegisterService(impl_.get());
     impl_->server = builder.BuildAndStart();
     if (!impl_->server || impl_->port == 0) throw std::runtime_error("ModalApiFake: cannot listen on 127.0.0.1");
+    Impl *impl = impl_.get();
+    impl_->clock = std::thread([impl] {
+        while (!impl->stopping) {
+            std::vector<std::shared_ptr<FakeSandbox>> ended;
+            {
+                std::lock_guard lock(impl->mutex);
+                ended = impl->expire(Clock::now());
+            }
+            for (auto &s : ended) s->box->stop();
+            if (!ended.empty()) impl->changed.notify_all();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    });
 }
 
 ModalApiFake::~ModalApiFake() {
+    impl_->stopping = true;
+    impl_->clock.join();
     impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     {
         std::lock_guard lock(impl_->mutex);
@@ -457,6 +512,17 @@ std::map<std::string, std::string> ModalApiFake::last_secret() const {
 std::string ModalApiFake::last_network_access() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->last_network_access;
+}
+
+uint32_t ModalApiFake::last_timeout_secs() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->last_definition.timeout_secs();
+}
+
+std::optional<uint32_t> ModalApiFake::last_idle_timeout_secs() const {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->last_definition.has_idle_timeout_secs()) return std::nullopt;
+    return impl_->last_definition.idle_timeout_secs();
 }
 
 std::vector<std::string> ModalApiFake::last_entrypoint() const {

@@ -3,6 +3,11 @@
 // first ImageJoinStreaming, with a log entry), sandboxes whose entrypoint really runs on this machine
 // (ProcessBox) with a tunnel (TunnelProxy) per open port, SandboxWait/Terminate, and ContainerExec with
 // batched output. Records every sandbox it creates.
+//
+// Lifetimes as Modal documents them: a sandbox ends with GENERIC_STATUS_TIMEOUT `timeout_secs` after its
+// task started (5 minutes when 0), and with GENERIC_STATUS_IDLE_TIMEOUT after `idle_timeout_secs`
+// without activity — no exec running, no TCP connection open over one of its tunnels. Nothing pauses a
+// Modal sandbox and nothing extends its timeout.
 #pragma once
 
 #include <map>
@@ -36,6 +41,9 @@ class ModalApiFake {
     std::vector<std::string> last_entrypoint() const;
     // The last SandboxCreate's NetworkAccess: "OPEN", "BLOCKED", or "ALLOWLIST" followed by its allowed_cidrs.
     std::string last_network_access() const;
+    // The last SandboxCreate's definition: timeout_secs and idle_timeout_secs (nullopt: not sent).
+    uint32_t last_timeout_secs() const;
+    std::optional<uint32_t> last_idle_timeout_secs() const;
 
   private:
     struct Impl;

@@ -58,7 +58,7 @@ struct RunloopApiFake::Devbox {
     std::unique_ptr<ProcessBox> box;
     pid_t entry_pid = -1;
     std::map<int, std::unique_ptr<TunnelProxy>> tunnels;
-    Clock::time_point next;
+    Clock::time_point next, created, last_activity;
     std::string fail_with;
     std::map<std::string, json> executions;
 };
@@ -145,11 +145,60 @@ json RunloopApiFake::view(const Devbox &d) const {
     return v;
 }
 
+namespace {
+
+// The idle policy of launch_parameters.after_idle, when set: {seconds, "suspend" | "shutdown"}.
+std::optional<std::pair<double, std::string>> after_idle_of(const json &launch) {
+    if (!launch.contains("after_idle") || !launch["after_idle"].is_object()) return std::nullopt;
+    const json &a = launch["after_idle"];
+    return std::make_pair(a.value("idle_time_seconds", 0.0), a.value("on_idle", std::string()));
+}
+
+// Activity that postpones an idle policy: the API's calls on the devbox and its tunnels' requests.
+Clock::time_point last_activity_of(const Clock::time_point api_activity, const std::map<int, std::unique_ptr<TunnelProxy>> &tunnels,
+                                          bool *busy) {
+    Clock::time_point last = api_activity;
+    for (const auto &[port, t] : tunnels) {
+        last = std::max(last, t->last_request());
+        if (t->requests_in_flight() > 0) *busy = true;
+    }
+    return last;
+}
+
+}  // namespace
+
+void RunloopApiFake::expire(Devbox &d, Clock::time_point now) {
+    if (d.status == "shutdown" || d.status == "failure" || d.status == "provisioning") return;
+    if (auto idle = after_idle_of(d.launch)) {
+        if (d.status != "running") return;  // on_idle applies to running devboxes only
+        bool busy = false;
+        const Clock::time_point last = last_activity_of(d.last_activity, d.tunnels, &busy);
+        if (busy || now - last < std::chrono::duration<double>(idle->first)) return;
+        if (idle->second == "suspend") {
+            d.box->freeze();
+            for (auto &[port, t] : d.tunnels) t->set_open(false);
+            set_status(d, "suspending");
+            d.next = now + kStep;
+        } else {
+            d.shutdown_reason = "idle";
+            set_status(d, "shutdown");
+        }
+        return;
+    }
+    // keep_alive_time_seconds: counted from the creation; Runloop's default is one hour.
+    const double keep = d.launch.value("keep_alive_time_seconds", 3600.0);
+    if (now - d.created >= std::chrono::duration<double>(keep)) {
+        d.shutdown_reason = "keep_alive_timeout";
+        set_status(d, "shutdown");
+    }
+}
+
 void RunloopApiFake::advance() {
     std::lock_guard lock(mutex_);
     auto now = Clock::now();
     for (auto &[id, dp] : boxes_) {
         Devbox &d = *dp;
+        expire(d, now);
         std::map<std::string, std::string> env;
         for (auto &[k, v] : d.env.items()) env[k] = v.is_string() ? v.get<std::string>() : v.dump();
         if (d.status == "provisioning" && now >= d.next) {
@@ -181,6 +230,7 @@ void RunloopApiFake::advance() {
         } else if (d.status == "resuming" && now >= d.next) {
             d.box->thaw();
             for (auto &[port, t] : d.tunnels) t->set_open(true);
+            d.last_activity = now;  // its idle time starts again
             set_status(d, "running");
         }
     }
@@ -208,6 +258,18 @@ FakeResponse RunloopApiFake::route(const FakeRequest &r) {
         int sources = 0;
         for (const char *k : {"blueprint_id", "blueprint_name", "snapshot_id", "prebuilt"}) sources += b.contains(k) ? 1 : 0;
         if (sources > 1) return error(400, "only one of blueprint_id, blueprint_name, snapshot_id, prebuilt may be given");
+        const json launch = b.value("launch_parameters", json::object());
+        if (launch.contains("keep_alive_time_seconds") &&
+            (!launch["keep_alive_time_seconds"].is_number_integer() || launch["keep_alive_time_seconds"].get<long long>() <= 0))
+            return error(400, "launch_parameters.keep_alive_time_seconds must be a positive integer");
+        if (launch.contains("after_idle")) {
+            const json &a = launch["after_idle"];
+            if (!a.is_object() || !a.contains("idle_time_seconds") || !a["idle_time_seconds"].is_number_integer() ||
+                a["idle_time_seconds"].get<long long>() <= 0)
+                return error(400, "launch_parameters.after_idle.idle_time_seconds must be a positive integer");
+            const std::string on_idle = a.value("on_idle", "");
+            if (on_idle != "shutdown" && on_idle != "suspend") return error(400, "launch_parameters.after_idle.on_idle must be shutdown or suspend");
+        }
         last_create_ = b;
         auto d = std::make_shared<Devbox>();
         d->id = "dbx_" + std::to_string(next_id_++);
@@ -217,6 +279,7 @@ FakeResponse RunloopApiFake::route(const FakeRequest &r) {
         d->env = b.value("environment_variables", json::object());
         d->entrypoint = b.value("entrypoint", "");
         d->create_ms = now_ms();
+        d->created = d->last_activity = Clock::now();
         d->box = std::make_unique<ProcessBox>(d->id);
         d->next = Clock::now() + kStep;
         d->fail_with = fail_next_devbox_;
@@ -254,6 +317,8 @@ FakeResponse RunloopApiFake::route(const FakeRequest &r) {
     if (parts.size() == 3 && r.method == "GET") return FakeResponse::json(200, view(d));
     if (parts.size() < 4) return error(405, "Method not allowed");
     std::string verb = parts[3];
+    // What the devbox is asked to do is activity; watching its status is not.
+    if (verb != "wait_for_status" && verb != "shutdown" && verb != "suspend") d.last_activity = Clock::now();
 
     if (verb == "wait_for_status" && r.method == "POST") {
         json b = r.json();

@@ -1,6 +1,14 @@
 // RunloopApiFake: Runloop's REST API v1 (the subset runloop-api-client v0.50.0 calls) served on 127.0.0.1,
 // really running each devbox's launch commands and entrypoint (ProcessBox) and exposing its ports through
 // TunnelProxy. Records every devbox it creates.
+//
+// Lifetimes as Runloop documents them (launch_parameters): `keep_alive_time_seconds` — the devbox shuts
+// down (shutdown_reason keep_alive_timeout) that long after its creation, 1 hour when unset; `after_idle`
+// {idle_time_seconds, on_idle: suspend|shutdown} — a running devbox idle that long is suspended or shut
+// down (reason idle), and with after_idle set keep_alive_time_seconds is ignored. Activity: the API's
+// calls on the devbox (executions, files, keep_alive) and HTTP requests through its tunnels (Runloop's
+// tunnels count their traffic as activity by default, `http_keep_alive`). A suspended devbox's tunnel
+// answers 502 until someone resumes it (this API generation's tunnels do not wake it).
 #pragma once
 
 #include <atomic>
@@ -56,6 +64,7 @@ class RunloopApiFake {
     nlohmann::json view(const Devbox &d) const;
     void set_status(Devbox &d, const std::string &status);
     void advance();  // the scheduler thread's step: provisioning → initializing → running, ...
+    void expire(Devbox &d, std::chrono::steady_clock::time_point now);  // keep_alive_time_seconds, after_idle
 
     std::string key_;
     std::optional<actionhost::testing::TlsServerFiles> tls_;

@@ -24,6 +24,25 @@ struct Target {
     int port;
     std::string token_header, token;
     std::shared_ptr<std::atomic<bool>> open;
+    std::atomic<int> in_flight{0};
+    std::atomic<std::chrono::steady_clock::rep> last_request{std::chrono::steady_clock::now().time_since_epoch().count()};
+};
+
+// Marks a request's start and end as activity (the fakes' idle timers read them).
+class InFlight {
+  public:
+    explicit InFlight(Target &t) : t_(t) {
+        ++t_.in_flight;
+        touch();
+    }
+    ~InFlight() {
+        touch();
+        --t_.in_flight;
+    }
+
+  private:
+    void touch() { t_.last_request.store(std::chrono::steady_clock::now().time_since_epoch().count()); }
+    Target &t_;
 };
 
 bool hop_by_hop(std::string name) {
@@ -34,9 +53,10 @@ bool hop_by_hop(std::string name) {
 
 class ProxyHandler : public Poco::Net::HTTPRequestHandler {
   public:
-    explicit ProxyHandler(const Target &t) : t_(t) {}
+    explicit ProxyHandler(Target &t) : t_(t) {}
     void handleRequest(Poco::Net::HTTPServerRequest &req, Poco::Net::HTTPServerResponse &resp) override {
         using namespace Poco::Net;
+        const InFlight busy(t_);
         std::string body;
         Poco::StreamCopier::copyToString(req.stream(), body);
         auto fail = [&](HTTPResponse::HTTPStatus status, const std::string &text) {
@@ -70,18 +90,18 @@ class ProxyHandler : public Poco::Net::HTTPRequestHandler {
     }
 
   private:
-    const Target &t_;
+    Target &t_;
 };
 
 class ProxyFactory : public Poco::Net::HTTPRequestHandlerFactory {
   public:
-    explicit ProxyFactory(const Target &t) : t_(t) {}
+    explicit ProxyFactory(Target &t) : t_(t) {}
     Poco::Net::HTTPRequestHandler *createRequestHandler(const Poco::Net::HTTPServerRequest &) override {
         return new ProxyHandler(t_);
     }
 
   private:
-    const Target &t_;
+    Target &t_;
 };
 
 }  // namespace
@@ -95,7 +115,10 @@ struct TunnelProxy::Impl {
 
 TunnelProxy::TunnelProxy(int target_port, std::string token_header, std::string token, std::optional<actionhost::testing::TlsServerFiles> tls)
     : impl_(std::make_unique<Impl>()), open_(std::make_shared<std::atomic<bool>>(true)) {
-    impl_->target = {target_port, std::move(token_header), std::move(token), open_};
+    impl_->target.port = target_port;
+    impl_->target.token_header = std::move(token_header);
+    impl_->target.token = std::move(token);
+    impl_->target.open = open_;
     impl_->tls = tls.has_value();
     Poco::Net::ServerSocket socket = listen_loopback(tls);
     impl_->port = socket.address().port();
@@ -112,5 +135,11 @@ std::string TunnelProxy::url() const {
     return std::string(impl_->tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(impl_->port);
 }
 int TunnelProxy::port() const { return impl_->port; }
+
+int TunnelProxy::open_connections() const { return impl_->server->currentConnections(); }
+int TunnelProxy::requests_in_flight() const { return impl_->target.in_flight.load(); }
+std::chrono::steady_clock::time_point TunnelProxy::last_request() const {
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(impl_->target.last_request.load()));
+}
 
 }  // namespace cloud_fakes
