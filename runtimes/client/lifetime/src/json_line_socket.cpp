@@ -81,7 +81,7 @@ int listen_unix_socket(const std::string &path) {
     if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     ::unlink(path.c_str());
     // Made 0600 from its first moment: no window in which another user could connect.
-    const mode_t old = ::umask(077);
+    const mode_t old = ::umask(0177);
     const int bound = ::bind(fd, address.get(), sizeof address.addr);
     const int bind_errno = errno;
     ::umask(old);
