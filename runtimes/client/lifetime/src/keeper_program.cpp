@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "actionhost/lifetime/json_line_socket.hpp"
@@ -78,6 +79,11 @@ int run_keeper_program(int argc, char **argv, const KeeperProgram &program) {
         std::fprintf(stderr, "%s: nothing to keep: give --lifetime or --idle-timeout\n", program.name.c_str());
         return 2;
     }
+    // Named from anywhere: the keeper leaves the client's working directory (it may be removed, or a
+    // mount it would pin) once detached.
+    for (std::string *path : {&socket_path, &record_path, &log_path})
+        if (!path->empty()) *path = std::filesystem::absolute(*path).string();
+    for (auto &path : expiry_removes) path = std::filesystem::absolute(path).string();
 
     if (!foreground) {
         const pid_t child = ::fork();
@@ -87,6 +93,7 @@ int run_keeper_program(int argc, char **argv, const KeeperProgram &program) {
         }
         if (child > 0) return 0;  // the backend reaps this parent at once; the keeper lives on
         ::setsid();
+        if (::chdir("/") != 0) std::fprintf(stderr, "%s: cannot leave the working directory\n", program.name.c_str());
     }
     ::signal(SIGPIPE, SIG_IGN);
     asio::io_context io;
