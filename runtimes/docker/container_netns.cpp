@@ -12,11 +12,15 @@ const char *kUnsetIt = "; unset it (sandbox.lifetime works with any engine) or u
 
 }  // namespace
 
-std::string container_net_dir(const nlohmann::json &inspect, bool engine_is_local, const std::string &proc) {
+void check_engine_for_idle_timeout(bool engine_is_local) {
     if (!engine_is_local)
         throw std::runtime_error(std::string("sandbox.idle_timeout needs the Docker engine on this machine: a container's connections are "
                                              "counted in its network namespace through /proc, and this engine is reached over TCP") +
                                  kUnsetIt);
+}
+
+std::string container_net_dir(const nlohmann::json &inspect, bool engine_is_local, const std::string &proc) {
+    check_engine_for_idle_timeout(engine_is_local);
     const std::string id = inspect.value("Id", "");
     const nlohmann::json state = inspect.value("State", nlohmann::json::object());
     const long pid = state.is_object() ? state.value("Pid", 0L) : 0L;

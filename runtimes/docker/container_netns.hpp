@@ -10,6 +10,10 @@
 
 namespace docker {
 
+// Throws the sentence naming sandbox.idle_timeout for an engine that is not on this machine (its
+// containers' pids are not this machine's): checked before anything is created.
+void check_engine_for_idle_timeout(bool engine_is_local);
+
 // "/proc/<State.Pid>/net" of the container `inspect` describes (GET /containers/<id>/json), checked:
 // the engine is local, the container runs, /proc/<pid>/cgroup names the container's id and
 // /proc/<pid>/net/tcp can be read. Throws std::runtime_error with a sentence naming

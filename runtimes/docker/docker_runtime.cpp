@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <actionhost/lifetime/keeper_client.hpp>
-#include <actionhost/lifetime/lifetime_keeper.hpp>
 #include <actionhost/lifetime/lifetime_plan.hpp>
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/host_bundle.hpp>
@@ -70,8 +69,7 @@ class DockerRuntime : public Backend {
             {config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action")});
         status(AH_STATUS_STARTING_RUNTIME, "connecting to the Docker engine");
         open_engine();
-        if (lifetime.idle_timeout_s > 0 && !engine_->local())
-            docker::container_net_dir(json::object(), false);  // throws the sentence naming sandbox.idle_timeout
+        if (lifetime.idle_timeout_s > 0) docker::check_engine_for_idle_timeout(engine_->local());
         name_ = std::string("openhands-runtime-") + info().session_id;
         std::string base = config_string("sandbox.local_runtime_url", "http://localhost");
         if (base == "http://localhost") base = "http://127.0.0.1";  // no IPv6 detour through docker-proxy
