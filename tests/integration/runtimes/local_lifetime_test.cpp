@@ -7,7 +7,10 @@
 // ends it; closing a host that is not kept ends its keeper with it; careless values are refused before
 // anything starts. Lifetimes of 2-4 s; every wait bounded.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +114,17 @@ void expect_nothing_left(const Traces &t) {
     }
     for (const auto &path : {t.backend_record, t.client_record, t.keeper_record, t.keeper_socket}) EXPECT_FALSE(fs::exists(path)) << path;
     EXPECT_FALSE(fs::exists(t.freezer)) << t.freezer;
+}
+
+// The same for a host that is not kept: its pid and run directory from the runtime itself.
+Traces traces_of_running(StartedRuntime &s) {
+    Traces t;
+    const std::string sid = s.runtime->session_id(), state_dir = s.state->path();
+    t.keeper_record = state_dir + "/local-" + sid + ".keeper.json";
+    t.keeper = read_json(t.keeper_record).value("pid", -1);
+    const std::string id = s.runtime->runtime_id();  // "local-<pid>"
+    t.host = std::atoi(id.substr(id.find('-') + 1).c_str());
+    return t;
 }
 
 std::unique_ptr<StartedRuntime> kept_local(const std::function<void(Config &)> &keys) {
@@ -335,4 +349,30 @@ TEST(LocalLifetime, BadValuesAreRefusedBeforeAnythingStarts) {
     refused([](Config &c) { c.set("sandbox.lifetime", 999'999'999'999LL); }, "at most");
     refused([](Config &c) { c.set("sandbox.idle_timeout", 5), c.set("sandbox.idle_action", "sleep"); }, "\"pause\" or \"stop\"");
     refused([](Config &c) { c.set("sandbox.idle_action", "stop"); }, "idle_timeout is not");
+}
+
+// Runtime::pause() (a SIGSTOP of the host's process group) is the caller's: a connection to the host
+// meanwhile does not make the keeper resume it, and its idle clock stands still.
+TEST(LocalLifetime, AHostSomeoneElsePausedIsLeftToThem) {
+    auto s = start_runtime("local", [](Config &c) {
+        c.set("sandbox.idle_timeout", 1);
+        c.set("sandbox.idle_action", "pause");
+    });
+    const Traces t = traces_of_running(*s);
+    s->runtime->pause();
+    for (int i = 0; i < 50 && state_of(t.host) != 'T'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(state_of(t.host), 'T');
+    const int port = std::stoi(s->runtime->url().substr(s->runtime->url().rfind(':') + 1));
+    const int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(client, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);  // waits in the host's queue
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    EXPECT_EQ(state_of(t.host), 'T') << "the keeper resumed a host someone else paused";
+    EXPECT_FALSE(s->runtime->lifetime().value("paused", true));  // not paused by the idle timeout
+    ::close(client);
+    s->runtime->resume();
+    EXPECT_EQ(exit_code(run(*s->runtime, "true")), 0);
 }
