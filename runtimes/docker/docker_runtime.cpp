@@ -1,7 +1,8 @@
 // `docker`: the host in a container, driven through the Docker Engine API (no docker CLI), as
 // OpenHands' DockerRuntime does: container openhands-runtime-<sid>, attach when it exists, ports from
 // OpenHands' ranges with file locks, its environment, volumes, keep_runtime_alive, pause/resume as
-// stop/start, close.
+// stop/start, close. sandbox.lifetime and idle_timeout are kept by ah-docker-keeper (docker_keeper.cpp),
+// started here and detached so that it outlives the client.
 //
 // The host gets into any base image as the self-contained bundle (bundle/assemble: the host, its plugins
 // and every library they load, glibc and its loader included): bind-mounted read-only at its prefix
@@ -10,8 +11,11 @@
 // lacks is pulled first, with progress on the status line (image_pull.hpp).
 #include <unistd.h>
 
+#include <actionhost/lifetime/keeper_client.hpp>
+#include <actionhost/lifetime/lifetime_plan.hpp>
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/host_bundle.hpp>
+#include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/process.hpp>
 #include <actionhost/runtime_support/url_encode.hpp>
 #include <actionhost/runtime_support/volumes.hpp>
@@ -20,6 +24,7 @@
 #include <thread>
 
 #include "build_args.hpp"
+#include "container_netns.hpp"
 #include "container_options.hpp"
 #include "engine_api.hpp"
 #include "image_build.hpp"
@@ -59,10 +64,12 @@ class DockerRuntime : public Backend {
     using Backend::Backend;
 
     void connect() override {
+        // Refused before anything starts: a careless value, or an idle timeout this engine cannot serve.
+        const actionhost::lifetime::LifetimePlan lifetime = actionhost::lifetime::plan_lifetime(
+            {config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action")});
         status(AH_STATUS_STARTING_RUNTIME, "connecting to the Docker engine");
-        const char *docker_host = getenv("DOCKER_HOST");
-        engine_ = std::make_unique<Engine>(host(), docker_host && *docker_host ? docker_host
-                                                                             : config_string("sandbox.docker_socket", "/var/run/docker.sock"));
+        open_engine();
+        if (lifetime.idle_timeout_s > 0) docker::check_engine_for_idle_timeout(engine_->local());
         name_ = std::string("openhands-runtime-") + info().session_id;
         std::string base = config_string("sandbox.local_runtime_url", "http://localhost");
         if (base == "http://localhost") base = "http://127.0.0.1";  // no IPv6 detour through docker-proxy
@@ -72,6 +79,15 @@ class DockerRuntime : public Backend {
             return;
         }
         create_and_start(base);
+        if (!lifetime.any()) return;
+        try {
+            start_keeper(lifetime);
+        } catch (...) {  // a container nobody keeps the time of is not left behind
+            remove(id_);
+            id_.clear();
+            port_.release();
+            throw;
+        }
     }
 
     Endpoint endpoint() override { return {url_, key_, id_}; }
@@ -87,6 +103,8 @@ class DockerRuntime : public Backend {
     void close() override {
         if (!engine_ || id_.empty()) return;
         if (config_bool("sandbox.keep_runtime_alive", false)) return;
+        // Its keeper first: it unpauses a container it paused, and does not take the removal for its end.
+        actionhost::lifetime::end_keeper(keeper_record());
         if (config_bool("sandbox.rm_all_containers", false)) {
             std::string filter = R"({"name":["openhands-runtime-"]})";
             json all = engine_->expect("GET", "/containers/json?all=true&filters=" + actionhost::runtime_support::url_encode(filter), "", 200).json();
@@ -98,7 +116,52 @@ class DockerRuntime : public Backend {
         port_.release();
     }
 
+    // The lifetime kept by ah-docker-keeper, asked through its control socket: from the client that
+    // started the container, or from any later one of the session (its keeper's record).
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override {
+        if (id_.empty() && !actionhost::lifetime::running_keeper(keeper_record())) require_container();
+        return actionhost::lifetime::keeper_lifetime_state(keeper_record());
+    }
+    std::string extend_lifetime(long long seconds) override {
+        if (id_.empty() && !actionhost::lifetime::running_keeper(keeper_record())) require_container();
+        return actionhost::lifetime::keeper_extend(keeper_record(), seconds);
+    }
+
   private:
+    void open_engine() {
+        if (engine_) return;
+        const char *docker_host = getenv("DOCKER_HOST");
+        engine_where_ = docker_host && *docker_host ? docker_host : config_string("sandbox.docker_socket", "/var/run/docker.sock");
+        engine_ = std::make_unique<Engine>(host(), engine_where_);
+    }
+
+    std::string state_dir() const { return config_string("core.state_dir", "/tmp"); }
+    std::string keeper_record() const { return actionhost::lifetime::keeper_record_path(state_dir(), "docker", info().session_id); }
+
+    // A session asked about without connecting (ahctl ps, extend): its container must exist.
+    void require_container() {
+        open_engine();
+        if (!engine_->inspect(std::string("openhands-runtime-") + info().session_id))
+            throw std::runtime_error("session " + std::string(info().session_id) + " has no container");
+    }
+
+    // ah-docker-keeper for this container, detached: it keeps the time whether this client lives or
+    // not, and at the end removes the container as close does, and the session's record.
+    void start_keeper(const actionhost::lifetime::LifetimePlan &lifetime) {
+        actionhost::lifetime::end_keeper(keeper_record());  // an earlier container's of this session, if one is left
+        std::vector<std::string> argv = {info().install_dir + std::string("/lib/actionhost/runtimes/docker/ah-docker-keeper"),
+                                         "--control-socket", actionhost::lifetime::keeper_socket_path(state_dir(), "docker", info().session_id),
+                                         "--record", keeper_record(), "--engine", engine_where_, "--container", id_, "--port", port_text_,
+                                         "--expiry-remove", client_record_path(state_dir(), info().session_id)};
+        // In a network of its own the container's connections from itself are the agent's: not activity.
+        if (!host_network_) argv.push_back("--ignore-local-peers");
+        const auto args = lifetime.args();
+        argv.insert(argv.end(), args.begin(), args.end());
+        status(AH_STATUS_STARTING_RUNTIME, "starting the container's lifetime keeper");
+        actionhost::lifetime::start_keeper(argv);
+    }
+
     // OpenHands' legacy mount: `core.workspace_mount_path` (WORKSPACE_MOUNT_PATH) is the directory as the
     // engine's machine sees it — it differs from workspace_base when the client itself runs in a
     // container — and defaults to workspace_base.
@@ -116,11 +179,7 @@ class DockerRuntime : public Backend {
         }
     }
 
-    void remove(const std::string &id) {
-        if (id.empty()) return;
-        engine_->call("POST", "/containers/" + id + "/stop?t=2", "", "application/json", 30);
-        engine_->call("DELETE", "/containers/" + id + "?force=true", "", "application/json", 30);
-    }
+    void remove(const std::string &id) { engine_->remove_container(id); }
 
     static std::optional<std::string> env_value(const json &env, const std::string &name) {
         if (!env.is_array()) return std::nullopt;
@@ -283,6 +342,7 @@ class DockerRuntime : public Backend {
         }
 
         const bool host_network = net.kind == docker::DockerNetworkKind::Host;
+        host_network_ = host_network;
         // Published ports on the machine's loopback unless asked otherwise (OpenHands: 0.0.0.0, which
         // hands the host's port, VS Code and the agent's app ports to the whole network).
         std::string binding = config_string("sandbox.runtime_binding_address", "127.0.0.1");
@@ -421,7 +481,9 @@ class DockerRuntime : public Backend {
     }
 
     std::unique_ptr<Engine> engine_;
+    std::string engine_where_;  // the engine's socket or URL, as the keeper is told it
     std::string name_, id_, url_, key_, install_path_;
+    bool host_network_ = false;  // the machine's network: its own connections count (they are the machine's)
     std::string port_text_;  // the host's port inside the container
     bool internal_ = false;  // on kInternalNetwork (sandbox.network = "none")
     PortLock port_, vscode_port_, app1_, app2_;

@@ -46,6 +46,20 @@ Engine::Engine(const ah_runtime_host_t *host, const std::string &where) : host_(
     }
 }
 
+std::unique_ptr<Poco::Net::HTTPClientSession> Engine::open_session(double idle_timeout_s) const {
+    std::unique_ptr<Poco::Net::HTTPClientSession> session;
+    if (unix_socket_.empty()) {
+        session = std::make_unique<Poco::Net::HTTPClientSession>(tcp_host_, static_cast<Poco::UInt16>(tcp_port_));
+    } else {
+        Poco::Net::StreamSocket socket;
+        socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, unix_socket_), Poco::Timespan(10, 0));
+        session = std::make_unique<Poco::Net::HTTPClientSession>(socket);
+    }
+    const Poco::Timespan idle(static_cast<long>(idle_timeout_s), static_cast<long>((idle_timeout_s - static_cast<long>(idle_timeout_s)) * 1e6));
+    session->setTimeout(Poco::Timespan(10, 0), Poco::Timespan(60, 0), idle);
+    return session;
+}
+
 EngineReply Engine::stream(const std::string &method, const std::string &path, const std::string &body,
                            const std::string &content_type, const std::vector<std::string> &headers,
                            const std::function<void(const nlohmann::json &)> &on_message, double idle_timeout_s,
@@ -53,16 +67,7 @@ EngineReply Engine::stream(const std::string &method, const std::string &path, c
     const std::string where = unix_socket_.empty() ? tcp_host_ + ":" + std::to_string(tcp_port_) : unix_socket_;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total_timeout_s);
     try {
-        std::unique_ptr<Poco::Net::HTTPClientSession> session;
-        const Poco::Timespan idle(static_cast<long>(idle_timeout_s), 0);
-        if (unix_socket_.empty()) {
-            session = std::make_unique<Poco::Net::HTTPClientSession>(tcp_host_, static_cast<Poco::UInt16>(tcp_port_));
-        } else {
-            Poco::Net::StreamSocket socket;
-            socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, unix_socket_), Poco::Timespan(10, 0));
-            session = std::make_unique<Poco::Net::HTTPClientSession>(socket);
-        }
-        session->setTimeout(Poco::Timespan(10, 0), Poco::Timespan(60, 0), idle);
+        std::unique_ptr<Poco::Net::HTTPClientSession> session = open_session(idle_timeout_s);
         Poco::Net::HTTPRequest request(method, std::string(kApiVersion) + path, Poco::Net::HTTPMessage::HTTP_1_1);
         request.set("Host", "docker");
         for (const auto &h : headers) {
@@ -106,8 +111,35 @@ EngineReply Engine::stream(const std::string &method, const std::string &path, c
     }
 }
 
+// One call without a client's services (ah-docker-keeper), the whole answer read.
+EngineReply Engine::direct_call(const std::string &method, const std::string &path, const std::string &body,
+                                const std::string &content_type, double timeout_s) {
+    const std::string where = unix_socket_.empty() ? tcp_host_ + ":" + std::to_string(tcp_port_) : unix_socket_;
+    try {
+        std::unique_ptr<Poco::Net::HTTPClientSession> session = open_session(timeout_s);
+        Poco::Net::HTTPRequest request(method, std::string(kApiVersion) + path, Poco::Net::HTTPMessage::HTTP_1_1);
+        request.set("Host", "docker");
+        if (!body.empty()) {
+            request.setContentType(content_type);
+            request.setContentLength(static_cast<std::streamsize>(body.size()));
+        } else if (method == "POST") {
+            request.setContentLength(0);
+        }
+        std::ostream &out = session->sendRequest(request);
+        out.write(body.data(), static_cast<std::streamsize>(body.size()));
+        Poco::Net::HTTPResponse response;
+        std::istream &in = session->receiveResponse(response);
+        std::ostringstream answer;
+        answer << in.rdbuf();
+        return {static_cast<int>(response.getStatus()), answer.str()};
+    } catch (const Poco::Exception &e) {
+        throw std::runtime_error("cannot reach the Docker engine (" + where + "): " + e.displayText());
+    }
+}
+
 EngineReply Engine::call(const std::string &method, const std::string &path, const std::string &body,
                          const std::string &content_type, double timeout_s) {
+    if (host_ == nullptr) return direct_call(method, path, body, content_type, timeout_s);
     std::string url = base_ + path;
     std::vector<std::string> headers;
     if (!body.empty()) headers.push_back("Content-Type: " + content_type);
@@ -130,6 +162,13 @@ EngineReply Engine::expect(const std::string &method, const std::string &path, c
         throw std::runtime_error("Docker Engine: " + method + " " + path + " → " + std::to_string(r.status) + ": " + msg);
     }
     return r;
+}
+
+void Engine::remove_container(const std::string &id) {
+    if (id.empty()) return;
+    call("POST", "/containers/" + id + "/unpause", "", "application/json", 30);  // 409 when it is not paused
+    call("POST", "/containers/" + id + "/stop?t=2", "", "application/json", 30);
+    call("DELETE", "/containers/" + id + "?force=true", "", "application/json", 30);
 }
 
 std::optional<json> Engine::inspect(const std::string &name) {

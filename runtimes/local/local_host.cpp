@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char *kRunDirPrefix = "ah-local-";
 constexpr const char *kWorkspacePrefix = "openhands-workspace-";
 
 }  // namespace

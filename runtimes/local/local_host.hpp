@@ -10,6 +10,9 @@
 
 namespace actionhost::local_runtime {
 
+// A host's run directory: <TMPDIR>/ah-local-XXXXXX (see sweep_dead_hosts).
+inline constexpr const char *kRunDirPrefix = "ah-local-";
+
 // Everything a host start depends on, computed from a runtime's configuration.
 struct LaunchPlan {
     std::string install_dir;

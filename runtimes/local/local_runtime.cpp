@@ -1,10 +1,13 @@
 // `local`: the host as a child process on a free loopback port, with a generated SESSION_API_KEY, the
 // workspace (`workspace_base` or a temp dir) and the client's environment (as OpenHands' LocalRuntime). No
-// isolation.
+// isolation. sandbox.lifetime and idle_timeout are kept by ah-local-keeper (local_keeper.cpp), started
+// here and detached so that it outlives the client.
 #include <signal.h>
 #include <unistd.h>
 
 #include <actionhost/common/json_io.hpp>
+#include <actionhost/lifetime/keeper_client.hpp>
+#include <actionhost/lifetime/lifetime_plan.hpp>
 #include <actionhost/runtime_support/backend.hpp>
 #include <actionhost/runtime_support/kept_alive_record.hpp>
 #include <actionhost/runtime_support/process.hpp>
@@ -14,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "host_freezer.hpp"
 #include "local_host.hpp"
 #include "warm_pool.hpp"
 
@@ -41,16 +45,17 @@ class LocalRuntime : public Backend {
     }
 
     void connect() override {
+        const actionhost::lifetime::LifetimePlan lifetime = lifetime_plan();  // refused before anything starts
         if (attach()) return;
         try {
-            start();
+            start(lifetime);
         } catch (...) {
             stop();  // a failed start leaves no process, directory or cgroup behind
             throw;
         }
     }
 
-    void start() {
+    void start(const actionhost::lifetime::LifetimePlan &lifetime) {
         LaunchPlan plan;
         plan.install_dir = info().install_dir;
         plan.workspace_base = config_string("core.workspace_base", "");
@@ -101,6 +106,7 @@ class LocalRuntime : public Backend {
         workspace_ = host->workspace;
         temp_workspace_ = inherited.empty() ? host->temp_workspace : inherited;
         wait_alive(url_, key_, 120);
+        if (lifetime.any()) start_keeper(lifetime);
         status(AH_STATUS_RUNTIME_STARTED, url_ + (from_pool_ ? " (from the warm pool)" : ""));
         if (keep) save_state();
         if (pool_size > 0) WarmPool::instance().fill(plan, pool_size);  // refill for the next start
@@ -148,12 +154,25 @@ class LocalRuntime : public Backend {
         }
         stop();
     }
-    void reclaim(bool, const std::function<void(const std::string &)> &) override { sweep_dead_hosts(); }
+    void reclaim(bool, const std::function<void(const std::string &)> &) override {
+        sweep_dead_hosts();
+        sweep_freezer_groups();
+    }
+
+    // The lifetime kept by ah-local-keeper, asked through its control socket: from the client that
+    // started the host, or from any later one of the session (its keeper's record).
+    bool keeps_lifetime() const override { return true; }
+    std::string lifetime_state() override {
+        require_running_host();
+        return actionhost::lifetime::keeper_lifetime_state(keeper_record());
+    }
+    std::string extend_lifetime(long long seconds) override {
+        require_running_host();
+        return actionhost::lifetime::keeper_extend(keeper_record(), seconds);
+    }
 
   private:
-    std::string state_path() const {
-        return kept_alive_record_path(config_string("core.state_dir", "/tmp"), "local", info().session_id);
-    }
+    std::string state_path() const { return kept_alive_record_path(state_dir(), "local", info().session_id); }
 
     // Reattaches to a host this session id left running (keep_runtime_alive), when it still answers.
     bool attach() {
@@ -182,12 +201,45 @@ class LocalRuntime : public Backend {
         return true;
     }
 
+    actionhost::lifetime::LifetimePlan lifetime_plan() const {
+        return actionhost::lifetime::plan_lifetime({config("sandbox.lifetime"), config("sandbox.idle_timeout"), config("sandbox.idle_action")});
+    }
+
+    std::string state_dir() const { return config_string("core.state_dir", "/tmp"); }
+    std::string keeper_record() const { return actionhost::lifetime::keeper_record_path(state_dir(), "local", info().session_id); }
+
+    void require_running_host() const {
+        if (pid_ > 0) return;
+        const auto record = actionhost::common::read_json_object_file(state_path());
+        if (!record || !kept_alive_record_is_live(*record))
+            throw std::runtime_error("session " + std::string(info().session_id) + " has no running local host");
+    }
+
+    // ah-local-keeper for this host, detached: it keeps the time whether this client lives or not,
+    // and at the end removes what `stop` removes, this session's records included.
+    void start_keeper(const actionhost::lifetime::LifetimePlan &lifetime) {
+        actionhost::lifetime::end_keeper(keeper_record());  // an earlier host's of this session, if one is left
+        const std::string port = url_.substr(url_.rfind(':') + 1);
+        std::vector<std::string> argv = {info().install_dir + std::string("/lib/actionhost/runtimes/local/ah-local-keeper"),
+                                         "--control-socket", actionhost::lifetime::keeper_socket_path(state_dir(), "local", info().session_id),
+                                         "--record", keeper_record(), "--log", run_dir_ + "/keeper.log",
+                                         "--host-pid", std::to_string(pid_), "--port", port, "--run-dir", run_dir_,
+                                         "--expiry-remove", state_path(), "--expiry-remove", client_record_path(state_dir(), info().session_id)};
+        if (!temp_workspace_.empty()) argv.insert(argv.end(), {"--temp-workspace", temp_workspace_});
+        const auto args = lifetime.args();
+        argv.insert(argv.end(), args.begin(), args.end());
+        status(AH_STATUS_STARTING_RUNTIME, "starting the host's lifetime keeper");
+        actionhost::lifetime::start_keeper(argv);
+    }
+
     void save_state() const {
         save_kept_alive_record(state_path(), json{{"pid", pid_}, {"url", url_}, {"session_api_key", key_}, {"run_dir", run_dir_},
                                                   {"temp_workspace", temp_workspace_}, {"workspace", workspace_}});
     }
 
     void stop() {
+        // Its keeper first: it thaws a host it paused, and does not count the stop as the host's end.
+        actionhost::lifetime::end_keeper(keeper_record());
         LocalHost h{pid_, url_, key_, run_dir_, workspace_, temp_workspace_};
         stop_host(h);
         pid_ = -1;

@@ -1,5 +1,6 @@
-// `[sandbox] lifetime`, `idle_timeout` and `idle_action` as ah-sandbox-init's options: checked here,
-// before anything is made, and kept by ah-sandbox-init outside the sandbox (init/lifetime_keeper.hpp).
+// `[sandbox] lifetime`, `idle_timeout` and `idle_action` as ah-sandbox-init's options: checked as every
+// backend checks them (actionhost/lifetime/lifetime_plan.hpp) and with the sandbox's own rule, before
+// anything is made, and kept by ah-sandbox-init outside the sandbox (actionhost/lifetime/lifetime_keeper.hpp).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,6 @@
 // The module's side of a running sandbox's control socket (init/control_server.hpp): one JSON request,
-// one JSON answer, from any process of the caller's (a later `ahctl`, the client library).
+// one JSON answer (actionhost/lifetime/json_line_socket.hpp), from any process of the caller's (a later
+// `ahctl`, the client library).
 #pragma once
 
 #include <nlohmann/json.hpp>

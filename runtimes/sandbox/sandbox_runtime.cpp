@@ -262,7 +262,7 @@ class SandboxRuntime : public Backend {
         argv.insert(argv.end(), {"--network-mode", network_mode_});
         if (!host_network()) argv.insert(argv.end(), {"--socket", run_dir_ + "/api.sock", "--forward-port", std::to_string(kHostPortInside)});
         argv.insert(argv.end(), {"--ports-socket", ports_socket_path(run_dir_), "--control-socket", control_socket_path(run_dir_)});
-        // The lifetime and idle timeout, kept by ah-sandbox-init (init/lifetime_keeper.hpp); a sandbox that
+        // The lifetime and idle timeout, kept by ah-sandbox-init (actionhost/lifetime/lifetime_keeper.hpp); a sandbox that
         // ends by itself removes its run directory and this session's records, as `ahctl stop` would.
         const std::vector<std::string> lifetime = lifetime_args({config("sandbox.lifetime"), config("sandbox.idle_timeout"),
                                                                  config("sandbox.idle_action"), host_network()});
@@ -455,7 +455,7 @@ class SandboxRuntime : public Backend {
     }
     void thaw_layer() override { freeze(false); }
 
-    // The lifetime kept by ah-sandbox-init (init/lifetime_keeper.hpp), asked through the control socket:
+    // The lifetime kept by ah-sandbox-init (actionhost/lifetime/lifetime_keeper.hpp), asked through the control socket:
     // from the client that started it, or from any later one through the session's record.
     bool keeps_lifetime() const override { return true; }
     std::string lifetime_state() override { return common::dump_json(without_ok(control_request(lifetime_run_dir(), json{{"op", "lifetime"}}))); }
@@ -529,13 +529,8 @@ class SandboxRuntime : public Backend {
         return record->value("run_dir", "");
     }
 
-    // The client library's record of this session (client/state_store.hpp: <state_dir>/<id>.json, the
-    // id's characters outside [A-Za-z0-9._-] as '_'), removed by a sandbox that ends by itself.
-    std::string client_record_path() const {
-        std::string safe;
-        for (char c : std::string(info().session_id)) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
-        return state_dir() + "/" + safe + ".json";
-    }
+    // The client library's record of this session, removed by a sandbox that ends by itself.
+    std::string client_record_path() const { return actionhost::runtime_support::client_record_path(state_dir(), info().session_id); }
 
     const std::string &running_run_dir() const {
         if (pid_ <= 0 || run_dir_.empty()) throw std::runtime_error("the sandbox is not running");

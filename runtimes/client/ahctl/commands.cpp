@@ -579,7 +579,7 @@ int cmd_ps(const Options &o) {
             exists = rt->kept_alive_exists();
         } catch (...) {
         }
-        // The time left, from the sandbox's supervisor (runtimes that keep no lifetime: none). One its
+        // The time left, from the process that keeps it (runtimes that keep no lifetime: none). One its
         // idle timeout paused is not probed: a request would resume it.
         if (rt && exists.value_or(true)) {
             try {

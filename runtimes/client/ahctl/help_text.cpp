@@ -192,9 +192,10 @@ const std::map<std::string, std::string> &pages() {
         {"extend",
          "Usage: ahctl [options] extend SID SECONDS [--json]\n\nMoves the end of the kept-alive sandbox SID\n"
          "SECONDS later (sandbox.lifetime: it ends by itself, nothing left behind). SECONDS is a positive\n"
-         "whole number. Asks the sandbox's supervisor, outside the sandbox, without attaching: one its\n"
-         "idle timeout paused stays paused. Exits 1 for a sandbox started without a lifetime or an unknown\n"
-         "SID, 4 when the runtime keeps no lifetime (only the sandbox runtime does).\n\n"
+         "whole number. Asks the process that keeps the time outside the sandbox (the sandbox's supervisor,\n"
+         "the local or docker keeper), without attaching: one its idle timeout paused stays paused. Exits 1\n"
+         "for a sandbox started without a lifetime or an unknown SID, 4 when the runtime keeps no lifetime\n"
+         "(the sandbox, local and docker runtimes do).\n\n"
          "Example:\n  ahctl -r sandbox --set sandbox.lifetime=3600 start\n  ahctl extend $SID 1800\n"},
         {"stop",
          "Usage: ahctl [options] stop SID...|--all [--jobs N]\n\nStops kept-alive runtimes, N at once. A sandbox\n"

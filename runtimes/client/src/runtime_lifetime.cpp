@@ -16,7 +16,7 @@ namespace {
 const ah_ext_runtime_lifetime_t &lifetime_extension(ah_runtime_t *runtime, const std::string &runtime_name) {
     const auto *ext = static_cast<const ah_ext_runtime_lifetime_t *>(runtime->get_extension(runtime, AH_EXT_RUNTIME_LIFETIME));
     if (ext == nullptr || ext->struct_size < sizeof(ah_ext_runtime_lifetime_t))
-        throw RuntimeError("Runtime " + runtime_name + " keeps no lifetime (sandbox.lifetime and idle_timeout are the sandbox runtime's)");
+        throw RuntimeError("Runtime " + runtime_name + " keeps no lifetime (the sandbox, local and docker runtimes keep sandbox.lifetime and idle_timeout)");
     return *ext;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <actionhost/common/json_write.hpp>
+#include <actionhost/runtime_support/kept_alive_record.hpp>
 
 namespace actionhost::client {
 
@@ -23,11 +24,8 @@ std::string StateStore::default_dir(const std::optional<std::string> &configured
     return "/tmp/actionhost-" + std::to_string(getuid()) + "/runtimes";
 }
 
-std::string StateStore::path_of(const std::string &sid) const {
-    std::string safe;
-    for (char c : sid) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
-    return dir_ + "/" + safe + ".json";
-}
+// One naming for the client library and the backends, which remove it when their runtime ends by itself.
+std::string StateStore::path_of(const std::string &sid) const { return runtime_support::client_record_path(dir_, sid); }
 
 void StateStore::put(const json &record) {
     fs::create_directories(dir_);

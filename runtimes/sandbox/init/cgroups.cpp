@@ -1,5 +1,7 @@
 #include "cgroups.hpp"
 
+#include <actionhost/lifetime/cgroup_freezer.hpp>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,10 +57,7 @@ std::vector<pid_t> procs_of(const std::string &dir) {
     return pids;
 }
 
-void thaw_dir(const std::string &dir) {
-    if (fs::exists(dir + "/freezer.state")) write_text(dir + "/freezer.state", "THAWED");
-    if (fs::exists(dir + "/cgroup.freeze")) write_text(dir + "/cgroup.freeze", "0");
-}
+void thaw_dir(const std::string &dir) { actionhost::lifetime::thaw_cgroup(dir); }
 
 }  // namespace
 
@@ -177,28 +176,19 @@ void Cgroup::thaw() const {
 
 bool Cgroup::freeze() const {
     bool done = false;
-    for (const auto &dir : paths_) {
-        if (fs::exists(dir + "/freezer.state")) done = write_text(dir + "/freezer.state", "FROZEN") || done;
-        else if (fs::exists(dir + "/cgroup.freeze")) done = write_text(dir + "/cgroup.freeze", "1") || done;
-    }
+    for (const auto &dir : paths_) done = actionhost::lifetime::freeze_cgroup(dir) || done;
     return done;
 }
 
 bool Cgroup::has_freezer() const {
     for (const auto &dir : paths_)
-        if (fs::exists(dir + "/freezer.state") || fs::exists(dir + "/cgroup.freeze")) return true;
+        if (actionhost::lifetime::cgroup_has_freezer(dir)) return true;
     return false;
 }
 
 bool Cgroup::frozen() const {
-    for (const auto &dir : paths_) {
-        if (fs::exists(dir + "/freezer.state")) {
-            const std::string state = read_text(dir + "/freezer.state");
-            if (state.rfind("FROZEN", 0) == 0 || state.rfind("FREEZING", 0) == 0) return true;
-        } else if (fs::exists(dir + "/cgroup.freeze") && read_text(dir + "/cgroup.freeze").rfind("1", 0) == 0) {
-            return true;
-        }
-    }
+    for (const auto &dir : paths_)
+        if (actionhost::lifetime::cgroup_frozen(dir)) return true;
     return false;
 }
 

@@ -61,7 +61,7 @@ class Cgroup {
     void join_others(pid_t pid);
     // Lets a frozen (paused) group run again, so that a SIGKILL sent to its processes takes effect.
     void thaw() const;
-    // Freezes the group (lifetime_keeper.hpp's idle pause): false when it has no freezer. Returns once
+    // Freezes the group (the lifetime keeper's idle pause): false when it has no freezer. Returns once
     // asked; v1 passes through FREEZING on its own. frozen(): FROZEN or FREEZING (v1), or "1" (v2).
     bool freeze() const;
     bool frozen() const;

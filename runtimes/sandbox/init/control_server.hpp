@@ -14,13 +14,12 @@
 //   {"op": "net_change", "allow": [CIDR], "deny": [CIDR], "remove": [CIDR]}
 //                                     → as "net" without the log, once the filter holds the new policy
 //     (an entry allowed leaves the deny list and the reverse; "remove" takes it out of either)
-//   {"op": "lifetime"}                → {"ok": true, "lifetime_s", "time_left_s", "expires_at", "idle_timeout_s",
-//                                         "idle_action", "idle_s", "paused"}  (lifetime_keeper.hpp; nulls: none)
-//   {"op": "extend", "seconds": N}    → as "lifetime", the deadline N seconds later
+//   {"op": "lifetime"}, {"op": "extend", "seconds": N}: as every keeper of a lifetime answers them
+//                                     (actionhost/lifetime/lifetime_requests.hpp)
 //   a request refused as such         → {"ok": false, "error": "a sentence", "invalid": true}
 //   a failure of the machine's        → {"ok": false, "error": "a sentence"}  (its port taken)
-// A request is at most 4 KiB and must arrive within 5 s; a peer that sends more or dawdles is dropped.
-// Runs on the supervisor's event loop (one thread).
+// The socket's protocol (one line each way, 4 KiB, 5 s, the peer's uid checked) is
+// actionhost/lifetime/json_line_socket.hpp's. Runs on the supervisor's event loop (one thread).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -30,11 +29,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lifetime_keeper.hpp"
+#include <actionhost/lifetime/json_line_socket.hpp>
+#include <actionhost/lifetime/lifetime_keeper.hpp>
+
 #include "port_publisher.hpp"
 #include "user_net.hpp"
 
 namespace sandbox {
+
+using actionhost::lifetime::LifetimeKeeper;
 
 class ControlServer {
   public:
@@ -56,14 +59,11 @@ class ControlServer {
   private:
     nlohmann::json network_state(bool with_log);
     nlohmann::json change_network(const nlohmann::json &request);
-    nlohmann::json lifetime_state();
-    nlohmann::json extend(const nlohmann::json &request);
 
-    struct Impl;
-    std::unique_ptr<Impl> impl_;
     PortPublisher ports_;
     Network network_;
     LifetimeKeeper *lifetime_;
+    std::unique_ptr<actionhost::lifetime::JsonLineServer> server_;  // last: it calls answer() of the rest
 };
 
 }  // namespace sandbox

@@ -38,12 +38,12 @@
 #include <string>
 
 #include <actionhost/common/user_entry.hpp>
+#include <actionhost/lifetime/lifetime_keeper.hpp>
 
 #include "address_watch.hpp"
 #include "audit_sink.hpp"
 #include "cgroups.hpp"
 #include "control_server.hpp"
-#include "lifetime_keeper.hpp"
 #include "self_cleanup.hpp"
 #include "disk_mount.hpp"
 #include "forwarder.hpp"
@@ -54,6 +54,7 @@
 #include "privileges.hpp"
 #include "root_layout.hpp"
 #include "seccomp_filter.hpp"
+#include "socket_activity.hpp"
 #include "supervisor.hpp"
 #include "user_net.hpp"
 #include "workspace_dir.hpp"
@@ -549,7 +550,7 @@ int main(int argc, char **argv) {
     close(go[1]);
     close(out[1]);
     // The keeper's copy of the API listener, made after the clone so pid 1 never holds it: readable while
-    // the sandbox is paused means a request waits (lifetime_keeper.hpp).
+    // the sandbox is paused means a request waits (actionhost/lifetime/lifetime_keeper.hpp).
     int api_listener = -1;
     if (listen_fd >= 0 && o.idle_timeout_s > 0 && o.idle_action == "pause") api_listener = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
     if (listen_fd >= 0) close(listen_fd);  // pid 1 holds its copy
@@ -578,14 +579,14 @@ int main(int argc, char **argv) {
         watch.start_services = [requests_fd, api_listener, keeps_time, &o, &user_net, &cgroup, &ended_by_keeper, &audit_writer,
                                 audit_read = audit[0]](boost::asio::io_context &io, std::function<void()> end) -> std::shared_ptr<void> {
             struct Services {
-                std::unique_ptr<LifetimeKeeper> lifetime;  // before the control server, which uses it
+                std::unique_ptr<actionhost::lifetime::LifetimeKeeper> lifetime;  // before the control server, which uses it
                 std::unique_ptr<ControlServer> control;
                 std::unique_ptr<MachineAddressWatch> addresses;
                 std::unique_ptr<AuditSink> audit;
             };
             auto services = std::make_shared<Services>();
             if (keeps_time) {
-                SandboxControls controls;
+                actionhost::lifetime::SandboxControls controls;
                 controls.end = [end, &ended_by_keeper](const std::string &why) {
                     ended_by_keeper = why;
                     end();
@@ -599,8 +600,14 @@ int main(int argc, char **argv) {
                 std::vector<std::string> watched;
                 for (const std::string *path : {&o.socket_path, &o.ports_socket})
                     if (!path->empty()) watched.push_back(*path);
-                services->lifetime = std::make_unique<LifetimeKeeper>(
-                    io, LifetimeSettings{o.lifetime_s, o.idle_timeout_s, o.idle_action, watched, api_listener}, std::move(controls));
+                controls.connections = [watched] { return open_connections(watched); };
+                actionhost::lifetime::LifetimeSettings settings;
+                settings.lifetime_s = o.lifetime_s;
+                settings.idle_timeout_s = o.idle_timeout_s;
+                settings.idle_action = o.idle_action;
+                settings.wake_fd = api_listener;
+                settings.log_name = "ah-sandbox-init";
+                services->lifetime = std::make_unique<actionhost::lifetime::LifetimeKeeper>(io, settings, std::move(controls));
             }
             if (audit_writer) services->audit = std::make_unique<AuditSink>(io, audit_read, *audit_writer);
             if (requests_fd >= 0)

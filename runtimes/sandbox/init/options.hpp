@@ -3,15 +3,16 @@
 
 #include <sys/types.h>
 
+#include <actionhost/lifetime/lifetime_plan.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace sandbox {
 
-// The longest lifetime, idle timeout or extension (ten years): beyond it a deadline means "never",
-// which leaving the key unset says.
-inline constexpr long kMaxLifetimeSeconds = 10L * 366 * 24 * 3600;
+// The longest lifetime, idle timeout or extension (ten years), as every keeper of a lifetime bounds it.
+using actionhost::lifetime::kMaxLifetimeSeconds;
 
 // `[sandbox] volumes` entry (the backend checked it: runtime_support/volumes.hpp): the machine's
 // directory or file `outside` at `inside`, nosuid and nodev, read-only with `read_only`.
@@ -69,7 +70,7 @@ struct Options {
     // A root-owned workspace of a root caller: shown as the sandbox's user through an idmapped mount
     // (idmapped_workspace.hpp) rather than handed over with chown, where the kernel can.
     bool workspace_idmap = true;
-    // Lifetimes (lifetime_keeper.hpp), kept here outside the sandbox so nothing inside can change them:
+    // Lifetimes (actionhost/lifetime/lifetime_keeper.hpp), kept here outside the sandbox so nothing inside can change them:
     // the sandbox ends `lifetime_s` seconds after its start (0: never), and after `idle_timeout_s`
     // seconds without a connection through its sockets it is paused or stopped (idle_action).
     long lifetime_s = 0, idle_timeout_s = 0;

@@ -1,4 +1,4 @@
-// What a sandbox that ended by itself (its lifetime, idle_action = "stop": lifetime_keeper.hpp)
+// What a sandbox that ended by itself (its lifetime, idle_action = "stop": actionhost/lifetime/lifetime_keeper.hpp)
 // removes after it, since no client may be running to do it: what `ahctl stop` removes through the
 // backend (the run directory, the temporary workspace inside it) and the records that named the
 // session (the backend's and the client library's). The cgroups and sockets main.cpp removes for

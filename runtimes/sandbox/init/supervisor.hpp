@@ -8,7 +8,7 @@
 //
 // When it ends the sandbox:
 //   - SIGTERM, SIGINT or SIGHUP (blocked from the start, read through a signalfd);
-//   - the lifetime keeper says so (lifetime_keeper.hpp: the lifetime is over, or idle "stop");
+//   - the lifetime keeper says so (actionhost/lifetime/lifetime_keeper.hpp: the lifetime is over, or idle "stop");
 //   - the control socket's peer (the backend that started it) is gone before it said "detach": a
 //     client killed mid-start or mid-command (kill -9, Ctrl-C) takes its sandbox with it. A kept-alive
 //     sandbox is detached once it is recorded, and then lives on its own.

@@ -49,7 +49,9 @@ TEST(LibrarySearch, ProgramsNeverLoadLibrariesFromTheirWorkingDirectory) {
         const char *args;
     } programs[] = {{"bin/actionhost", "--version"},
                     {"bin/ahctl", "--help"},
-                    {"lib/actionhost/runtimes/sandbox/ah-sandbox-init", "--help"}};
+                    {"lib/actionhost/runtimes/sandbox/ah-sandbox-init", "--help"},
+                    {"lib/actionhost/runtimes/local/ah-local-keeper", "--help"},
+                    {"lib/actionhost/runtimes/docker/ah-docker-keeper", "--help"}};
     for (const auto &p : programs) {
         const std::string program = build_path(p.path);
         if (!std::filesystem::exists(program)) continue;  // a module left out of this build

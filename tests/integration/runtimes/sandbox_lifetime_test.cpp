@@ -3,7 +3,7 @@
 // (process, run directory, cgroups, records); extending moves the end; an idle one is frozen and the
 // next request — a plain wire client, no resume call — is answered and thaws it; idle "stop" ends it.
 // Careless input (negative, zero, huge, not a number, an unknown session) is refused with a sentence,
-// other backends refuse the keys, and the agent, root inside, cannot keep its sandbox alive.
+// backends that keep no lifetime refuse the keys, and the agent, root inside, cannot keep its sandbox alive.
 // Lifetimes of 2-4 s; every wait bounded.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -220,7 +220,8 @@ TEST(SandboxLifetime, BadValuesAndOtherBackendsAreRefusedWithASentence) {
     refused("sandbox", [](Config &c) { c.set("sandbox.idle_timeout", 5), c.set("sandbox.idle_action", "sleep"); }, "\"pause\" or \"stop\"");
     refused("sandbox", [](Config &c) { c.set("sandbox.idle_action", "stop"); }, "idle_timeout is not");
     refused("sandbox", [](Config &c) { c.set("sandbox.idle_timeout", 5), c.set("sandbox.network", "host"); }, "own network");
-    for (const char *backend : {"local", "docker"})
+    // local and docker keep lifetimes too (local_lifetime_test.cpp, docker_lifetime_test.cpp); these do not.
+    for (const char *backend : {"remote", "kubernetes"})
         refused(backend, [](Config &c) { c.set("sandbox.lifetime", 60); }, "lifetime");
 }
 

@@ -1,5 +1,6 @@
-// The sandbox's lifetime keeper on an event loop of the test's own, with a pretend sandbox (its end,
-// freeze and thaw recorded) and a real unix listener standing for the API socket: the lifetime ends
+// The lifetime keeper (actionhost/lifetime/lifetime_keeper.hpp, as ah-sandbox-init runs it) on an event
+// loop of the test's own, with a pretend sandbox (its end, freeze and thaw recorded) and a real unix
+// listener standing for the API socket, its connections counted as ah-sandbox-init counts them: the lifetime ends
 // it on time, extend moves the end and refuses careless values, idleness pauses it and a connection
 // resumes it, a connection held open keeps it awake, idle "stop" ends it, a sandbox someone else froze
 // is left alone. Also the connection counting of /proc/net/unix and the configuration's checks.
@@ -15,12 +16,14 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <actionhost/lifetime/lifetime_keeper.hpp>
+#include <actionhost/lifetime/lifetime_plan.hpp>
+
 #include "lifetime_args.hpp"
-#include "lifetime_keeper.hpp"
-#include "options.hpp"
 #include "socket_activity.hpp"
 
 using namespace sandbox;
+using namespace actionhost::lifetime;
 using namespace std::chrono_literals;
 using actionhost::sandbox_runtime::lifetime_args;
 
@@ -30,9 +33,11 @@ struct PretendSandbox {
     std::string ended;
     bool frozen = false, freezer = true;
     int freezes = 0, thaws = 0;
+    std::vector<std::string> watched;  // the sockets whose connections are activity
     SandboxControls controls() {
         return {[this](const std::string &why) { ended = why; }, [this] { return freezer && (frozen = true, ++freezes, true); },
-                [this] { return frozen = false, ++thaws, true; }, [this] { return frozen; }};
+                [this] { return frozen = false, ++thaws, true; }, [this] { return frozen; },
+                [this] { return open_connections(watched); }};
     }
 };
 
@@ -64,6 +69,15 @@ struct Listener {
     }
 };
 
+LifetimeSettings settings(long lifetime_s, long idle_timeout_s, const std::string &action, int wake_fd) {
+    LifetimeSettings s;
+    s.lifetime_s = lifetime_s;
+    s.idle_timeout_s = idle_timeout_s;
+    s.idle_action = action;
+    s.wake_fd = wake_fd;
+    return s;
+}
+
 // Runs the loop for `d` (bounded: the keeper's timers never end it by themselves).
 void run_for(boost::asio::io_context &io, std::chrono::milliseconds d) {
     io.restart();
@@ -75,7 +89,7 @@ void run_for(boost::asio::io_context &io, std::chrono::milliseconds d) {
 TEST(SandboxLifetimeKeeper, TheLifetimeEndsTheSandboxOnTimeAndExtendMovesIt) {
     boost::asio::io_context io;
     PretendSandbox box;
-    LifetimeKeeper keeper(io, LifetimeSettings{1, 0, "pause", {}, -1}, box.controls());
+    LifetimeKeeper keeper(io, settings(1, 0, "pause", -1), box.controls());
     EXPECT_EQ(keeper.state().value("lifetime_s", 0), 1);
     EXPECT_THROW(keeper.extend(0), std::invalid_argument);
     EXPECT_THROW(keeper.extend(-3), std::invalid_argument);
@@ -91,7 +105,7 @@ TEST(SandboxLifetimeKeeper, TheLifetimeEndsTheSandboxOnTimeAndExtendMovesIt) {
 TEST(SandboxLifetimeKeeper, WithoutALifetimeThereIsNothingToExtend) {
     boost::asio::io_context io;
     PretendSandbox box;
-    LifetimeKeeper keeper(io, LifetimeSettings{0, 0, "pause", {}, -1}, box.controls());
+    LifetimeKeeper keeper(io, settings(0, 0, "pause", -1), box.controls());
     EXPECT_TRUE(keeper.state()["time_left_s"].is_null());
     EXPECT_THROW(keeper.extend(10), std::invalid_argument);
 }
@@ -100,7 +114,8 @@ TEST(SandboxLifetimeKeeper, IdlenessPausesAndTheNextConnectionResumes) {
     boost::asio::io_context io;
     PretendSandbox box;
     Listener api;
-    LifetimeKeeper keeper(io, LifetimeSettings{0, 1, "pause", {api.path}, dup(api.fd)}, box.controls());
+    box.watched = {api.path};
+    LifetimeKeeper keeper(io, settings(0, 1, "pause", dup(api.fd)), box.controls());
     run_for(io, 2500ms);
     ASSERT_TRUE(box.frozen);
     EXPECT_TRUE(keeper.state().value("paused", false));
@@ -126,7 +141,8 @@ TEST(SandboxLifetimeKeeper, ASandboxSomeoneElseFrozeIsLeftToThem) {
     PretendSandbox box;
     box.frozen = true;  // Runtime::pause()
     Listener api;
-    LifetimeKeeper keeper(io, LifetimeSettings{0, 1, "pause", {api.path}, dup(api.fd)}, box.controls());
+    box.watched = {api.path};
+    LifetimeKeeper keeper(io, settings(0, 1, "pause", dup(api.fd)), box.controls());
     run_for(io, 2500ms);
     const int client = api.connect_one();
     run_for(io, 1500ms);
@@ -140,7 +156,8 @@ TEST(SandboxLifetimeKeeper, IdleStopEndsTheSandbox) {
     boost::asio::io_context io;
     PretendSandbox box;
     Listener api;
-    LifetimeKeeper keeper(io, LifetimeSettings{0, 1, "stop", {api.path}, -1}, box.controls());
+    box.watched = {api.path};
+    LifetimeKeeper keeper(io, settings(0, 1, "stop", -1), box.controls());
     run_for(io, 2500ms);
     EXPECT_EQ(box.ended, "idle");
 }

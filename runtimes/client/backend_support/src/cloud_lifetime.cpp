@@ -5,23 +5,18 @@
 #include <stdexcept>
 #include <vector>
 
-// The sandbox runtime's checks, compiled in here (runtimes/client/CMakeLists.txt) rather than copied:
-// one set of rules and sentences for every backend that honours the keys.
-#include "lifetime_args.hpp"
+// The checks every backend that keeps the keys makes (ah_lifetime): one set of rules and sentences.
+#include <actionhost/lifetime/lifetime_plan.hpp>
 
 namespace actionhost::runtime_support {
 
 LifetimeRequest lifetime_request(const std::optional<std::string> &lifetime, const std::optional<std::string> &idle_timeout,
                                  const std::optional<std::string> &idle_action) {
-    // lifetime_args answers ah-sandbox-init's options ("--lifetime", "N", ...); read back, they are the
-    // checked values. host_network is the sandbox runtime's own concern: a provider sees every request.
-    const std::vector<std::string> args = sandbox_runtime::lifetime_args({lifetime, idle_timeout, idle_action, false});
+    const lifetime::LifetimePlan plan = lifetime::plan_lifetime({lifetime, idle_timeout, idle_action});
     LifetimeRequest r;
-    for (size_t i = 0; i + 1 < args.size(); i += 2) {
-        if (args[i] == "--lifetime") r.lifetime_s = std::stol(args[i + 1]);
-        else if (args[i] == "--idle-timeout") r.idle_timeout_s = std::stol(args[i + 1]);
-        else if (args[i] == "--idle-action") r.idle_action = args[i + 1];
-    }
+    r.lifetime_s = plan.lifetime_s;
+    r.idle_timeout_s = plan.idle_timeout_s;
+    if (plan.idle_timeout_s > 0) r.idle_action = plan.idle_action;
     return r;
 }
 

@@ -1,5 +1,6 @@
 #include "actionhost/runtime_support/kept_alive_record.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -14,6 +15,12 @@ namespace fs = std::filesystem;
 
 std::string kept_alive_record_path(const std::string &state_dir, const std::string &kind, const std::string &session_id) {
     return state_dir + "/" + kind + "-" + session_id + ".backend.json";
+}
+
+std::string client_record_path(const std::string &state_dir, const std::string &session_id) {
+    std::string safe;
+    for (char c : session_id) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+    return state_dir + "/" + safe + ".json";
 }
 
 bool kept_alive_record_is_live(const nlohmann::json &record) {

@@ -28,7 +28,7 @@ typedef struct ah_ext_runtime_lifetime {
     uint32_t struct_size;
     /* *out_json = the state (free it with free_string). Errors: a status and host->set_error (no running
      * sandbox for the session). Thread: the client thread driving this runtime. Blocking: a round trip
-     * to the sandbox's supervisor. */
+     * to the process that keeps the time (the sandbox's supervisor; the local or docker keeper). */
     ah_status_t (*get)(ah_runtime_t *runtime, char **out_json);
     /* Moves the end `seconds` later (1 .. ten years); *out_json = the state after. AH_ERR_INVALID_ARGUMENT
      * with host->set_error for seconds out of range or a sandbox without a lifetime. Thread and blocking

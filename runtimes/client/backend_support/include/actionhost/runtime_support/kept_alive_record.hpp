@@ -10,6 +10,10 @@ namespace actionhost::runtime_support {
 
 // <state_dir>/<kind>-<session_id>.backend.json
 std::string kept_alive_record_path(const std::string &state_dir, const std::string &kind, const std::string &session_id);
+// The client library's record of the session (client/state_store.hpp: <state_dir>/<id>.json, the id's
+// characters outside [A-Za-z0-9._-] as '_'): what a runtime that ends by itself removes too, so that
+// `ahctl ps` no longer lists it.
+std::string client_record_path(const std::string &state_dir, const std::string &session_id);
 
 // Whether what a record names still runs: its "run_dir" still owned (owned_dir.hpp), else the process
 // "pid" (started at "pid_start" in boot "boot_id" when those are recorded).

@@ -1,32 +1,33 @@
-#include "lifetime_keeper.hpp"
+#include "actionhost/lifetime/lifetime_keeper.hpp"
 
 #include <cstdio>
 #include <stdexcept>
 
-#include "options.hpp"
-#include "socket_activity.hpp"
+#include "actionhost/lifetime/lifetime_plan.hpp"
 
-namespace sandbox {
+namespace actionhost::lifetime {
 
 namespace asio = boost::asio;
 using nlohmann::json;
 
 namespace {
 
-// Counting connections reads /proc/net/unix: once a second while the sandbox runs; ten times a second
-// while it is paused, so a published port's first connection (no listener of ours to wake on) waits
-// at most that long.
+// Connections are counted once a second while the sandbox runs; settings.paused_tick while it is
+// paused, so a caller with no wake descriptor (a published port, a TCP client) waits at most that.
 constexpr auto kRunningTick = std::chrono::seconds(1);
-constexpr auto kPausedTick = std::chrono::milliseconds(100);
 
 double seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
+json no_lifetime_state() {
+    return json{{"lifetime_s", nullptr}, {"time_left_s", nullptr}, {"expires_at", nullptr}, {"idle_timeout_s", nullptr},
+                {"idle_action", nullptr}, {"idle_s", nullptr}, {"paused", false}};
+}
+
 LifetimeKeeper::LifetimeKeeper(asio::io_context &io, LifetimeSettings settings, SandboxControls controls)
-    : s_(std::move(settings)), c_(std::move(controls)), deadline_timer_(io), tick_timer_(io), api_listener_(io),
-      last_activity_(Clock::now()) {
-    if (s_.api_listener_fd >= 0) api_listener_.assign(s_.api_listener_fd);  // ours now: closed with it
+    : s_(std::move(settings)), c_(std::move(controls)), deadline_timer_(io), tick_timer_(io), wake_(io), last_activity_(Clock::now()) {
+    if (s_.wake_fd >= 0) wake_.assign(s_.wake_fd);  // ours now: closed with it
     if (s_.lifetime_s > 0) {
         has_deadline_ = true;
         deadline_ = Clock::now() + std::chrono::seconds(s_.lifetime_s);
@@ -45,10 +46,10 @@ void LifetimeKeeper::arm_deadline() {
 }
 
 void LifetimeKeeper::tick() {
-    tick_timer_.expires_after(paused_by_us_ ? std::chrono::duration_cast<Clock::duration>(kPausedTick)
+    tick_timer_.expires_after(paused_by_us_ ? std::chrono::duration_cast<Clock::duration>(s_.paused_tick)
                                             : std::chrono::duration_cast<Clock::duration>(kRunningTick));
     tick_timer_.async_wait([this](const boost::system::error_code &ec) {
-        if (ec || !ended_because_.empty()) return;
+        if (ec || stopped_) return;
         look();
         tick();
     });
@@ -60,8 +61,11 @@ void LifetimeKeeper::look() {
         paused_by_us_ = false;
         last_activity_ = now;
         stop_waiting();
+        // A partial thaw (a SIGCONT to the host's process group alone) leaves the rest of what this
+        // keeper paused stopped: finished here. Thawing what runs already changes nothing.
+        c_.thaw();
     }
-    if (open_connections(s_.watched_sockets) > 0) {
+    if (c_.connections() > 0) {
         last_activity_ = now;
         if (paused_by_us_) resume("a connection");
         return;
@@ -73,53 +77,65 @@ void LifetimeKeeper::look() {
         return;
     }
     if (!c_.freeze()) {
-        std::fprintf(stderr, "ah-sandbox-init: warning: the sandbox is idle but cannot be paused (no cgroup freezer)\n");
+        std::fprintf(stderr, "%s: warning: the sandbox is idle but cannot be paused\n", s_.log_name.c_str());
         last_activity_ = now;  // said once per idle period, not every second
         return;
     }
     paused_by_us_ = true;
-    // A client that connected while the freezer was being written: its connection is already listed.
-    if (open_connections(s_.watched_sockets) > 0) return resume("a connection");
+    // A client that connected while the sandbox was being frozen: its connection is already listed.
+    if (c_.connections() > 0) return resume("a connection");
     wait_for_caller();
 }
 
-// While frozen, pid 1 accepts nothing: the API listener readable means a request is waiting.
+// While frozen, the sandbox accepts nothing: the wake listener readable means a request is waiting.
 void LifetimeKeeper::wait_for_caller() {
-    if (!api_listener_.is_open()) return;
-    api_listener_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code &ec) {
+    if (!wake_.is_open()) return;
+    wake_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code &ec) {
         if (!ec && paused_by_us_) resume("a request");
     });
 }
 
-// Not open (no idle pause, or no API socket) is no error: nothing waits then.
+// Not open (no idle pause, or no wake descriptor) is no error: nothing waits then.
 void LifetimeKeeper::stop_waiting() {
     boost::system::error_code ignored;
-    if (api_listener_.is_open()) api_listener_.cancel(ignored);
+    if (wake_.is_open()) wake_.cancel(ignored);
 }
 
 void LifetimeKeeper::resume(const char *why) {
     (void)why;
-    if (!c_.thaw()) std::fprintf(stderr, "ah-sandbox-init: warning: the paused sandbox could not be thawed\n");
+    if (!c_.thaw()) std::fprintf(stderr, "%s: warning: the paused sandbox could not be thawed\n", s_.log_name.c_str());
     paused_by_us_ = false;
     last_activity_ = Clock::now();
     stop_waiting();
 }
 
-void LifetimeKeeper::end(const std::string &why) {
-    if (!ended_because_.empty()) return;
-    ended_because_ = why;
+void LifetimeKeeper::give_back() {
+    stopped_ = true;
     deadline_timer_.cancel();
     tick_timer_.cancel();
     stop_waiting();
-    std::fprintf(stderr, "ah-sandbox-init: the sandbox ends: %s\n",
+    if (paused_by_us_) {
+        paused_by_us_ = false;
+        c_.thaw();
+    }
+}
+
+void LifetimeKeeper::end(const std::string &why) {
+    if (!ended_because_.empty()) return;
+    ended_because_ = why;
+    stopped_ = true;
+    deadline_timer_.cancel();
+    tick_timer_.cancel();
+    stop_waiting();
+    std::fprintf(stderr, "%s: the sandbox ends: %s\n", s_.log_name.c_str(),
                  why == "lifetime" ? "its lifetime is over" : "it was idle for its idle_timeout (idle_action = \"stop\")");
     c_.end(why);
 }
 
 json LifetimeKeeper::state() const {
     const auto now = Clock::now();
-    json out{{"lifetime_s", nullptr}, {"time_left_s", nullptr}, {"expires_at", nullptr}, {"idle_timeout_s", nullptr},
-             {"idle_action", nullptr}, {"idle_s", nullptr}, {"paused", paused_by_us_}};
+    json out = no_lifetime_state();
+    out["paused"] = paused_by_us_;
     if (has_deadline_) {
         const double left = std::max(0.0, seconds(deadline_ - now));
         const double epoch = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -147,4 +163,4 @@ json LifetimeKeeper::extend(long long by) {
     return state();
 }
 
-}  // namespace sandbox
+}  // namespace actionhost::lifetime
