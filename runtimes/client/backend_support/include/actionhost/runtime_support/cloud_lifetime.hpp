@@ -18,8 +18,8 @@ struct LifetimeRequest {
     std::string idle_action;  // "pause" or "stop" with an idle timeout, "" without
 };
 
-// The three keys as the configuration renders them (nullopt: unset), checked by the sandbox runtime's
-// own rules (actionhost/lifetime/lifetime_plan.hpp: whole seconds, at most ten years, "pause" or "stop",
+// The three keys as the configuration renders them (nullopt: unset), checked by the rules every
+// backend shares (actionhost/lifetime/lifetime_plan.hpp: whole seconds, at most ten years, "pause" or "stop",
 // no action without a timeout), so every backend refuses a careless value with the same sentence.
 // Throws std::runtime_error naming the key.
 LifetimeRequest lifetime_request(const std::optional<std::string> &lifetime, const std::optional<std::string> &idle_timeout,
