@@ -220,9 +220,11 @@ TEST(SandboxLifetime, BadValuesAndOtherBackendsAreRefusedWithASentence) {
     refused("sandbox", [](Config &c) { c.set("sandbox.idle_timeout", 5), c.set("sandbox.idle_action", "sleep"); }, "\"pause\" or \"stop\"");
     refused("sandbox", [](Config &c) { c.set("sandbox.idle_action", "stop"); }, "idle_timeout is not");
     refused("sandbox", [](Config &c) { c.set("sandbox.idle_timeout", 5), c.set("sandbox.network", "host"); }, "own network");
-    // local and docker keep lifetimes too (local_lifetime_test.cpp, docker_lifetime_test.cpp); these do not.
-    for (const char *backend : {"remote", "kubernetes"})
+    // local, docker and some cloud backends keep lifetimes too (local_lifetime_test.cpp, docker_lifetime_test.cpp,
+    // the cloud backends' *_lifetime_test.cpp); these do not, refused by their manifests before any start.
+    for (const char *backend : {"remote", "daytona"})
         refused(backend, [](Config &c) { c.set("sandbox.lifetime", 60); }, "lifetime");
+    refused("kubernetes", [](Config &c) { c.set("sandbox.idle_timeout", 60); }, "idle_timeout");
 }
 
 TEST(SandboxLifetime, AhctlExtendAndPsShowTheTimeLeft) {
