@@ -12,7 +12,7 @@
 
 #include <actionhost/common/json_io.hpp>
 
-#include "policy/policy_wire.hpp"
+#include "sys/worker_wire.hpp"
 
 extern char **environ;
 

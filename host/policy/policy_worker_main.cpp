@@ -7,7 +7,7 @@
 #include "modules/host_environment.hpp"
 #include "modules/plugin_module.hpp"
 #include "policy/policy_worker.hpp"
-#include "policy/policy_wire.hpp"
+#include "sys/worker_wire.hpp"
 
 namespace actionhost::host {
 namespace {
