@@ -113,6 +113,10 @@ class IsolatedPlugin {
             else break;
         }
         if (why.empty() && !reply.value("ok", false)) why = reply.value("error", std::string("its process gave no reason"));
+        // Streamed routes hand the plugin a writer it keeps for a response's life: not forwarded (yet), and
+        // a plugin that answers its routes only so is refused rather than loaded without them.
+        if (why.empty() && reply.value("stream_routes", false))
+            why = "its streamed HTTP routes (actionhost.http_stream_routes/1) are not forwarded to an isolated plugin";
         if (!why.empty()) {
             w->ch.child->signal_group(SIGKILL);
             if (auto st = w->ch.child->wait(std::chrono::seconds(5)); st && why.find("ended") != std::string::npos)
@@ -121,14 +125,13 @@ class IsolatedPlugin {
         }
         if (!routes_set_) {  // the first worker's routes are the plugin's for its life (the proxy's extension)
             routes_set_ = true;
-            for (const auto &p : reply.value("routes", nlohmann::json::array()))
+            const nlohmann::json routes = reply.contains("routes") ? reply["routes"] : nlohmann::json::array();
+            for (const auto &p : routes)
                 if (p.is_string()) route_paths_.push_back(p.get<std::string>());
             for (const auto &p : route_paths_) route_cptrs_.push_back(p.c_str());
             route_cptrs_.push_back(nullptr);
             routes_.paths = route_cptrs_.data();
             has_routes_ = route_paths_.size() > 0;
-            if (reply.value("stream_routes", false))
-                log(AH_LOG_WARNING, "its streamed HTTP routes (http_stream_routes) are not forwarded to an isolated plugin");
         }
         w->reader = std::thread([this, w] { read_loop(w); });
         worker_ = std::move(w);
