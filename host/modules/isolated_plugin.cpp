@@ -142,10 +142,19 @@ class IsolatedPlugin {
     common::Status ready_locked() {
         if (stopping_) return common::fail("the plugin is shutting down");
         if (!unavailable_.empty()) return common::fail(unavailable_);
-        if (worker_ && worker_->alive) return common::ok();
-        if (worker_) {
-            if (worker_->reader.joinable()) worker_->reader.join();  // it touches nothing of ours once dead
-            worker_.reset();
+        if (worker_ && worker_->alive && worker_->kill_reason.empty()) return common::ok();
+        // A worker being killed (a call missed its deadline) takes no new call, even before its reader has
+        // seen it end: it is retired, its reader still answers the calls it had.
+        if (worker_ && worker_->alive) retired_.push_back(std::move(worker_));
+        else if (worker_ && worker_->reader.joinable()) worker_->reader.join();  // it touches nothing of ours once dead
+        worker_.reset();
+        for (auto it = retired_.begin(); it != retired_.end();) {
+            if ((*it)->alive) {
+                ++it;
+                continue;
+            }
+            if ((*it)->reader.joinable()) (*it)->reader.join();
+            it = retired_.erase(it);
         }
         const auto now = Clock::now();
         while (!restarts_.empty() && now - restarts_.front() > s_.restart_window) restarts_.pop_front();
@@ -195,9 +204,11 @@ class IsolatedPlugin {
         }
         const std::string how = st ? st->describe() : "did not end when its socket closed, and was killed";
         int failed = 0;
+        std::string kill_reason;
         {
             std::lock_guard lock(mu_);
             w->alive = false;
+            kill_reason = w->kill_reason;
             const std::string why =
                 w->kill_reason.empty()
                     ? "the plugin's process (pid " + std::to_string(w->pid) + ") " + how + " during this call"
@@ -214,7 +225,7 @@ class IsolatedPlugin {
         cv_.notify_all();
         if (!stopping || failed > 0)
             log(AH_LOG_ERROR, "its process (pid " + std::to_string(w->pid) + ") " + how + " with " + std::to_string(failed) +
-                                  " call(s) running" + (w->kill_reason.empty() ? "" : " (" + w->kill_reason + ")") +
+                                  " call(s) running" + (kill_reason.empty() ? "" : " (" + kill_reason + ")") +
                                   "; it is started again for the next call");
     }
 
@@ -338,11 +349,15 @@ class IsolatedPlugin {
     // the reader waits for that (a grace), then kills what is left.
     void stop_worker() {
         std::shared_ptr<Worker> w;
+        std::vector<std::shared_ptr<Worker>> retired;
         {
             std::lock_guard lock(mu_);
             stopping_ = true;
             w = std::move(worker_);
+            retired.swap(retired_);
         }
+        for (auto &r : retired)  // killed already: their readers end as the kill lands
+            if (r->reader.joinable()) r->reader.join();
         if (!w) return;
         ::shutdown(w->ch.fd.get(), SHUT_WR);
         if (w->reader.joinable()) w->reader.join();
@@ -355,6 +370,7 @@ class IsolatedPlugin {
     std::mutex mu_;
     std::condition_variable cv_;
     std::shared_ptr<Worker> worker_;
+    std::vector<std::shared_ptr<Worker>> retired_;  // killed, their readers not yet joined
     std::map<uint64_t, Pending *> pending_;
     uint64_t next_id_ = 1;
     std::deque<Clock::time_point> restarts_;
