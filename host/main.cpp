@@ -19,6 +19,7 @@
 #include "cli/options.hpp"
 #include "core/host_core.hpp"
 #include "policy/policy_worker.hpp"
+#include "modules/isolated_plugin.hpp"
 #include <actionhost/modules/registry.hpp>
 #include "sys/orphan_reaper.hpp"
 #include "sys/user_init.hpp"
@@ -133,6 +134,8 @@ int take_audit_fd() {
 int main(int argc, char **argv) {
     // The policy worker (policy/policy_worker.hpp) is this executable started by the host itself.
     if (argc == 3 && std::strcmp(argv[1], "--policy-worker") == 0) return run_policy_worker(std::atoi(argv[2]));
+    // So is the worker of an isolated plugin (modules/isolated_plugin.hpp).
+    if (argc == 3 && std::strcmp(argv[1], "--plugin-worker") == 0) return run_plugin_worker(std::atoi(argv[2]));
     const auto t0 = std::chrono::steady_clock::now();
     auto parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc));
     if (!parsed) {

@@ -83,13 +83,24 @@ common::Status Router::load_locked(const std::string &name, std::vector<std::str
     }
     for (const auto &n : needs)
         if (!n.path.empty()) env_.set("needs." + n.need.name, n.path);
-    auto module = PluginModule::load(*m, env_);
+    const bool isolated = is_isolated(*m, isolation_);
+    auto module = isolated ? PluginModule::load_isolated(*m, env_, isolation_settings_for(*m, env_, isolation_))
+                           : PluginModule::load(*m, env_);
     if (!module) {
         env_.log(AH_LOG_ERROR, "host", module.error().message);
         return common::fail(refused_[name] = module.error().message);
     }
-    env_.log(AH_LOG_INFO, "host", "loaded plugin " + name + " " + m->version + " from " + m->library_path());
+    env_.log(AH_LOG_INFO, "host", "loaded plugin " + name + " " + m->version + " from " + m->library_path() +
+                                      (isolated ? " in a process of its own" : ""));
     modules_[name] = std::move(module).value();
+    return common::ok();
+}
+
+common::Status Router::configure_isolation() {
+    auto config = read_isolation_config(env_, registry_);
+    if (!config) return config.as_failure();
+    std::lock_guard lock(modules_mu_);
+    isolation_ = std::move(config).value();
     return common::ok();
 }
 

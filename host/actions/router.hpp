@@ -16,6 +16,7 @@
 #include "audit/audit_recorder.hpp"
 #include "modules/host_environment.hpp"
 #include "modules/image_needs.hpp"
+#include "modules/isolation_settings.hpp"
 #include "modules/plugin_module.hpp"
 #include <actionhost/common/result.hpp>
 #include <actionhost/modules/registry.hpp>
@@ -66,6 +67,9 @@ class Router {
     // Loads a plugin (and the plugins it requires) now; the error is the refusal line.
     common::Status load(const std::string &name);
     std::vector<std::string> loaded_names() const;
+    // Reads which plugins run isolated (host.isolate, host.isolate_timeout_s): before any plugin loads.
+    // A bad value stops the host's start with the key named.
+    common::Status configure_isolation();
     // Whether `name` was not loaded because the image lacks something its manifest "needs" (the host
     // starts without it; its actions answer an error observation naming the package).
     bool lacks_needs(const std::string &name) const;
@@ -141,6 +145,7 @@ class Router {
     std::map<std::string, std::string> refused_;  // name → why, so a broken module is not retried per action
     std::vector<std::string> lacking_needs_;      // refused for an unmet image need
     ImageNeeds needs_;
+    IsolationConfig isolation_;
     std::mutex sessions_mu_;
     std::map<std::string, std::shared_ptr<Session>> sessions_;
     std::mutex inflight_mu_;

@@ -101,6 +101,7 @@ HostCore::HostCore(HostCoreSettings s) {
 HostCore::~HostCore() { shutdown(); }
 
 common::Status HostCore::load_start_plugins() {
+    if (auto isolation = router_->configure_isolation(); !isolation) return isolation;
     // The policy stage first: a bad [security] setting or a broken policy module stops the host before any
     // action could pass unjudged.
     auto policy = PolicyStage::create(*env_, registry_, streams_);

@@ -3,9 +3,11 @@
 
 #include <actionhost/host.h>
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace actionhost::host {
 class StreamHub;
@@ -17,6 +19,9 @@ struct ah_call {
     std::string error;                       // set_error
     std::string session;
     actionhost::host::StreamHub *streams = nullptr;  // where emit_partial goes (may be null)
+    // In a plugin worker (modules/isolated_plugin.hpp): where emit_partial goes instead, to the host, whose
+    // followers the worker does not know. `stream` is 0 (unmarked) or an ah_output_stream_t.
+    std::function<void(int stream, std::string_view chunk)> relay;
 };
 
 namespace actionhost::host {

@@ -40,6 +40,7 @@ void HostEnvironment::set(const std::string &key, const std::string &value) {
 }
 
 void HostEnvironment::log(ah_log_level_t level, const std::string &who, const std::string &msg) const {
+    if (forward_log) return forward_log(level, who, msg);
     const common::LogLevel l = common::from_abi(level);
     if (l == common::LogLevel::Debug && !common::debug_logging_enabled()) return;
     if (log_ring) log_ring->append(common::format_log_line(l, who, msg, log_format_));

@@ -30,7 +30,7 @@ class HostEnvironment {
     // lives as long as this object.
     const char *config_get(const std::string &key);
     // The settings (not the environment, which the worker inherits), without SESSION_API_KEY: what the
-    // policy worker's modules read with config_get.
+    // policy worker's modules and an isolated plugin's worker read with config_get.
     nlohmann::json settings_for_policy_worker();
     void set(const std::string &key, const std::string &value);  // before plugins load
     void set_user_id(int user_id);  // before plugins load (the user set-up may find another uid)
@@ -42,6 +42,8 @@ class HostEnvironment {
     common::LogSink log_sink;
     // Also keeps every line for GET /logs (set by the host core; null: nowhere else).
     LogRing *log_ring = nullptr;
+    // In a plugin worker: every line goes to the host instead (modules/isolated_plugin.hpp).
+    std::function<void(ah_log_level_t, const std::string &who, const std::string &msg)> forward_log;
 
   private:
     Facts facts_;

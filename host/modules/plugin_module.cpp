@@ -7,6 +7,7 @@
 
 #include "http/stream_hub.hpp"
 #include "modules/call_state.hpp"
+#include "modules/isolated_plugin.hpp"
 
 namespace actionhost::host {
 
@@ -52,6 +53,11 @@ ah_status_t publish_partial(const ah_host_t *h, ah_call_t *call, const char *str
     auto *ctx = PluginHostContext::from(h);
     if (chunk.ptr == nullptr && chunk.len != 0) return AH_ERR_INVALID_ARGUMENT;
     const bool ok = LiveCalls::with(call, [&](ah_call *c) {
+        if (c->relay) {
+            if (chunk.len == 0) return;
+            const int marked = stream == nullptr ? 0 : std::string_view(stream) == "stdout" ? AH_OUTPUT_STDOUT : AH_OUTPUT_STDERR;
+            return c->relay(marked, std::string_view(chunk.ptr, chunk.len));
+        }
         if (c->streams == nullptr || chunk.len == 0 || !c->streams->has_followers(c->session)) return;
         nlohmann::json data = {{"chunk", std::string(chunk.ptr, chunk.len)}};
         if (stream != nullptr) data["stream"] = stream;
@@ -120,13 +126,34 @@ common::Result<std::unique_ptr<PluginModule>> PluginModule::load(const modules::
     auto opened = modules::ModuleLibrary::open(manifest);
     if (!opened) return opened.as_failure();
     m->lib_ = std::move(opened).value();
-    auto refuse = [&](const std::string &why) { return common::fail(m->lib_->refusal(why)); };
     const ah_plugin_entry_t *entry = m->lib_->plugin_entry();
+    const modules::ModuleLibrary *lib = m->lib_.get();  // names the library in a refusal, as the loader's do
+    return start(std::move(m), env, [entry](const ah_host_t *h) { return entry->create(h); },
+                 [lib](const std::string &why) { return lib->refusal(why); });
+}
+
+common::Result<std::unique_ptr<PluginModule>> PluginModule::load_isolated(const modules::Manifest &manifest, HostEnvironment &env,
+                                                                          IsolationSettings settings) {
+    // No library here: the proxy (isolated_plugin.hpp) is the plugin, and the worker loads the real one
+    // with the loader above.
+    std::unique_ptr<PluginModule> m(new PluginModule());
+    m->manifest_ = manifest;
+    const std::string who = "refusing plugin " + manifest.name + " (isolated in a process of its own): ";
+    return start(std::move(m), env,
+                 [&settings](const ah_host_t *h) { return create_isolated_plugin(h, std::move(settings)); },
+                 [who](const std::string &why) { return who + why; });
+}
+
+common::Result<std::unique_ptr<PluginModule>> PluginModule::start(std::unique_ptr<PluginModule> m, HostEnvironment &env,
+                                                                  const std::function<ah_plugin_t *(const ah_host_t *)> &create,
+                                                                  const std::function<std::string(const std::string &)> &refusal) {
+    const modules::Manifest &manifest = m->manifest_;
+    auto refuse = [&](const std::string &why) { return common::fail(refusal(why)); };
     m->ctx_ = std::make_unique<PluginHostContext>();
     m->ctx_->env = &env;
     m->ctx_->plugin_name = manifest.name;
     init_host_services(*m->ctx_);
-    m->plugin_ = entry->create(&m->ctx_->c);
+    m->plugin_ = create(&m->ctx_->c);
     if (m->plugin_ == nullptr) {
         std::string why = m->ctx_->take_error();
         return refuse("create failed" + (why.empty() ? std::string() : ": " + why));
@@ -187,7 +214,7 @@ common::Result<std::unique_ptr<PluginModule>> PluginModule::load(const modules::
     for (const auto &route : manifest.http_routes)
         if (!m->answers(route))
             env.log(AH_LOG_WARNING, manifest.name, "its manifest lists the route " + route + ", which the module does not answer");
-    if (manifest.never_unload) {
+    if (manifest.never_unload && m->lib_) {
         m->lib_->keep_loaded();
     }
     return m;

@@ -8,6 +8,7 @@
 #include <actionhost/plugin.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "modules/host_environment.hpp"
+#include "modules/isolated_plugin.hpp"
 #include <actionhost/modules/manifest.hpp>
 #include <actionhost/modules/module_library.hpp>
 
@@ -39,6 +41,10 @@ class PluginModule {
     // Loads, checks, creates and initialises the module described by `manifest`. A refusal is one line
     // naming the file and the reason.
     static common::Result<std::unique_ptr<PluginModule>> load(const modules::Manifest &manifest, HostEnvironment &env);
+    // The same module run in a worker process of its own, behind a proxy plugin (isolated_plugin.hpp):
+    // the same checks, the same calls, the same refusals (naming the isolation).
+    static common::Result<std::unique_ptr<PluginModule>> load_isolated(const modules::Manifest &manifest, HostEnvironment &env,
+                                                                       IsolationSettings settings);
     ~PluginModule();  // shutdown (if not yet), destroy, unload (unless never_unload)
     PluginModule(const PluginModule &) = delete;
     PluginModule &operator=(const PluginModule &) = delete;
@@ -77,8 +83,12 @@ class PluginModule {
 
   private:
     PluginModule() = default;
+    // create, the dispatch check, init and the extensions, whatever made the plugin.
+    static common::Result<std::unique_ptr<PluginModule>> start(std::unique_ptr<PluginModule> m, HostEnvironment &env,
+                                                               const std::function<ah_plugin_t *(const ah_host_t *)> &create,
+                                                               const std::function<std::string(const std::string &)> &refusal);
     modules::Manifest manifest_;
-    std::unique_ptr<modules::ModuleLibrary> lib_;
+    std::unique_ptr<modules::ModuleLibrary> lib_;  // null when isolated: the worker holds the library
     std::unique_ptr<PluginHostContext> ctx_;
     ah_plugin_t *plugin_ = nullptr;
     const ah_ext_http_routes_t *routes_ = nullptr;

@@ -1,20 +1,10 @@
 #include "policy/policy_worker.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include <actionhost/common/json_io.hpp>
 
-#include "policy/policy_wire.hpp"
-
-extern char **environ;
+#include "sys/worker_wire.hpp"
 
 namespace actionhost::host {
 
@@ -31,51 +21,25 @@ common::Status PolicyWorker::start() {
 }
 
 void PolicyWorker::kill_locked(const std::string &why) {
-    if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    if (!ch_.child) return;
+    ch_.child->signal_group(SIGKILL);
+    const auto status = ch_.child->wait(std::chrono::seconds(10));
     if (!why.empty() && s_.log) {
-        std::string how = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                              : "exited with status " + std::to_string(WEXITSTATUS(status));
-        s_.log(AH_LOG_ERROR, "the policy worker (pid " + std::to_string(pid_) + ") " + why + "; it " + how +
+        s_.log(AH_LOG_ERROR, "the policy worker (pid " + std::to_string(pid_) + ") " + why + "; it " +
+                                 (status ? status->describe() : std::string("did not end")) +
                                  " and is started again for the next action");
     }
+    ch_ = WorkerChannel{};
     pid_ = -1;
 }
 
 common::Status PolicyWorker::spawn_locked() {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-        return common::fail(std::string("socketpair: ") + std::strerror(errno), errno);
-    // The child's end becomes its fd 3 (dup2 clears close-on-exec); a number above 3 first, so the dup2 is
-    // never a no-op that would keep the flag.
-    const int child_end = ::fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
-    ::close(sv[1]);
-    if (child_end < 0) {
-        ::close(sv[0]);
-        return common::fail(std::string("fcntl: ") + std::strerror(errno), errno);
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, child_end, 3);
-    std::vector<std::string> args = {s_.program, "--policy-worker", "3"};
-    std::vector<char *> argv;
-    for (auto &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, s_.program.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(child_end);
-    if (rc != 0) {
-        ::close(sv[0]);
-        return common::fail("cannot start the policy worker " + s_.program + ": " + std::strerror(rc), rc);
-    }
-    pid_ = pid;
-    fd_ = sv[0];
+    auto spawned = spawn_worker(s_.program, "--policy-worker");
+    if (!spawned) return common::fail("cannot start the policy worker: " + spawned.error().message);
+    ch_ = std::move(spawned).value();
+    pid_ = ch_.child->pid();
+    fd_ = ch_.fd.get();
     auto sent = write_frame(fd_, common::dump_json(s_.init));
     auto reply = sent ? read_frame(fd_, std::chrono::steady_clock::now() + s_.start_timeout)
                       : common::Result<std::string>(sent.as_failure());

@@ -17,6 +17,7 @@
 #include <actionhost/common/result.hpp>
 
 #include "policy/policy_decision.hpp"
+#include "sys/worker_spawn.hpp"
 
 namespace actionhost::host {
 
@@ -55,8 +56,9 @@ class PolicyWorker {
 
     Settings s_;
     std::mutex mu_;
+    WorkerChannel ch_;  // the process and our end of its socket (sys/worker_spawn.hpp)
     pid_t pid_ = -1;
-    int fd_ = -1;
+    int fd_ = -1;       // ch_.fd's, while it runs
 };
 
 // The worker's side: reads the init frame from `fd`, loads the modules, answers questions until the

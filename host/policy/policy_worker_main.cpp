@@ -7,7 +7,7 @@
 #include "modules/host_environment.hpp"
 #include "modules/plugin_module.hpp"
 #include "policy/policy_worker.hpp"
-#include "policy/policy_wire.hpp"
+#include "sys/worker_wire.hpp"
 
 namespace actionhost::host {
 namespace {
@@ -66,9 +66,8 @@ nlohmann::json judge(PluginModule &m, HostEnvironment &env, const nlohmann::json
 }  // namespace
 
 int run_policy_worker(int fd) {
-    // No PR_SET_PDEATHSIG: it fires when the *thread* that spawned the worker ends (the host's plugin
-    // loader thread), not the host. A host that dies closes its end of the socket: read_frame fails, the
-    // worker ends.
+    // A host that dies closes its end of the socket: read_frame fails, the worker ends (it was also started
+    // with PR_SET_PDEATHSIG, from common/process's lasting thread: sys/worker_spawn.hpp).
     auto init_text = read_frame(fd, std::nullopt);
     if (!init_text) return 1;
     const auto init = nlohmann::json::parse(init_text.value(), nullptr, false);

@@ -145,9 +145,9 @@ common::Status string_map(const nlohmann::ordered_json &v, const std::string &wh
 }
 
 // The fields by which a plugin tells the host what it needs from it without the host knowing the plugin:
-// load, options, disabled_when, unavailable_error, route_fallbacks, python.
+// load, isolation, options, disabled_when, unavailable_error, route_fallbacks, python.
 common::Status parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m) {
-    static const char *const kPluginOnly[] = {"load", "options", "disabled_when", "unavailable_error", "route_fallbacks", "python"};
+    static const char *const kPluginOnly[] = {"load", "isolation", "options", "disabled_when", "unavailable_error", "route_fallbacks", "python"};
     if (m.kind != ModuleKind::Plugin) {
         for (const char *key : kPluginOnly)
             if (j.contains(key))
@@ -158,6 +158,11 @@ common::Status parse_plugin_fields(const nlohmann::ordered_json &j, Manifest &m)
         if (!j.at("load").is_string() || (j.at("load") != "always" && j.at("load") != "on_demand"))
             return common::fail("\"load\" must be \"always\" or \"on_demand\"");
         m.autoload = j.at("load") == "always";
+    }
+    if (j.contains("isolation")) {
+        if (!j.at("isolation").is_string() || (j.at("isolation") != "process" && j.at("isolation") != "none"))
+            return common::fail("\"isolation\" must be \"process\" (a child process of the host) or \"none\" (in the host, the default)");
+        m.isolate_process = j.at("isolation") == "process";
     }
     if (j.contains("options")) {
         if (!j.at("options").is_object())

@@ -82,6 +82,9 @@ struct Manifest {
     // refuses any other of them when set, naming the backend, rather than leave it silently ignored.
     std::vector<std::string> sandbox_keys;
     bool autoload = false;  // "load": "always" — loaded at every host start, named or not
+    // "isolation": "process" — the host runs the plugin in a child process of its own, behind the same
+    // ABI (docs/plugin-guide.md, "Isolation"); "none", the default: in the host's process.
+    bool isolate_process = false;
     std::vector<OptionSpec> options;
     // The plugin is off while every key of `disabled_when` has its value (from an option, --set or the
     // environment); its actions then answer an error observation with `unavailable_error`, which they

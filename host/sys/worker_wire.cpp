@@ -1,4 +1,4 @@
-#include "policy/policy_wire.hpp"
+#include "sys/worker_wire.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 
 namespace actionhost::host {
@@ -34,12 +35,7 @@ common::Status read_exact(int fd, char *buf, size_t len, std::optional<std::chro
     return common::ok();
 }
 
-}  // namespace
-
-common::Status write_frame(int fd, const std::string &payload) {
-    const uint32_t len = static_cast<uint32_t>(payload.size());
-    std::string frame(reinterpret_cast<const char *>(&len), sizeof len);
-    frame += payload;
+common::Status send_all(int fd, const std::string &frame) {
     size_t sent = 0;
     while (sent < frame.size()) {
         // MSG_NOSIGNAL: a worker that died must be an error here, not a SIGPIPE for the host.
@@ -51,10 +47,36 @@ common::Status write_frame(int fd, const std::string &payload) {
     return common::ok();
 }
 
+void append_frame(std::string &out, std::string_view payload) {
+    const uint32_t len = static_cast<uint32_t>(payload.size());
+    out.append(reinterpret_cast<const char *>(&len), sizeof len);
+    out.append(payload);
+}
+
+}  // namespace
+
+common::Status write_frame(int fd, const std::string &payload) {
+    if (payload.size() > kMaxFrame) return common::fail("a frame of " + std::to_string(payload.size()) + " bytes");
+    std::string frame;
+    frame.reserve(payload.size() + 4);
+    append_frame(frame, payload);
+    return send_all(fd, frame);
+}
+
+common::Status write_frames(int fd, const std::string &message, std::string_view raw) {
+    if (message.size() > kMaxFrame || raw.size() > kMaxFrame)
+        return common::fail("a frame of " + std::to_string(std::max(message.size(), raw.size())) + " bytes");
+    std::string frames;
+    frames.reserve(message.size() + raw.size() + 8);
+    append_frame(frames, message);
+    append_frame(frames, raw);
+    return send_all(fd, frames);
+}
+
 common::Result<std::string> read_frame(int fd, std::optional<std::chrono::steady_clock::time_point> deadline) {
     uint32_t len = 0;
     if (auto r = read_exact(fd, reinterpret_cast<char *>(&len), sizeof len, deadline); !r) return r.as_failure();
-    if (len > kMaxPolicyFrame) return common::fail("a frame of " + std::to_string(len) + " bytes");
+    if (len > kMaxFrame) return common::fail("a frame of " + std::to_string(len) + " bytes");
     std::string payload(len, '\0');
     if (auto r = read_exact(fd, payload.data(), len, deadline); !r) return r.as_failure();
     return payload;

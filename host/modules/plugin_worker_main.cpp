@@ -1,0 +1,202 @@
+// The plugin worker process (`actionhost --plugin-worker FD`): loads one isolated plugin with the real
+// module loader and runs the calls the host forwards, each on a thread of its own, as the host would run
+// them (isolated_plugin.hpp). Everything the plugin sends through its host services for a call goes back
+// tagged with the call's id.
+#include <unistd.h>
+
+#include <actionhost/common/json_io.hpp>
+#include <actionhost/modules/manifest.hpp>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "modules/call_state.hpp"
+#include "modules/host_environment.hpp"
+#include "modules/isolated_plugin.hpp"
+#include "modules/plugin_module.hpp"
+#include "sys/worker_wire.hpp"
+
+namespace actionhost::host {
+namespace {
+
+class Outbox {
+  public:
+    explicit Outbox(int fd) : fd_(fd) {}
+    void send(const nlohmann::json &m) {
+        std::lock_guard lock(mu_);
+        (void)write_frame(fd_, common::dump_json(m));  // a host that is gone closes our input too: we end there
+    }
+    void send(const nlohmann::json &m, std::string_view raw) {
+        std::lock_guard lock(mu_);
+        (void)write_frames(fd_, common::dump_json(m), raw);
+    }
+
+  private:
+    int fd_;
+    std::mutex mu_;
+};
+
+// The calls running on their threads: the plugin is destroyed only once none does.
+class Running {
+  public:
+    void enter() {
+        std::lock_guard lock(mu_);
+        ++n_;
+    }
+    void leave() {
+        std::lock_guard lock(mu_);
+        --n_;
+        cv_.notify_all();
+    }
+    bool wait_idle(std::chrono::seconds grace) {
+        std::unique_lock lock(mu_);
+        return cv_.wait_for(lock, grace, [&] { return n_ == 0; });
+    }
+
+  private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int n_ = 0;
+};
+
+void run_execute(PluginModule &m, Outbox &out, const nlohmann::json &msg, const std::string &action_json) {
+    const uint64_t id = msg.value("id", uint64_t{0});
+    const std::string action = msg.value("action", std::string()), session = msg.value("session", std::string()),
+                      cwd = msg.value("cwd", std::string()), request_id = msg.value("request_id", std::string());
+    ah_call call;
+    call.session = session;
+    call.relay = [&out, id](int stream, std::string_view chunk) {
+        out.send({{"t", "partial"}, {"id", id}, {"stream", stream}, {"raw", true}}, chunk);
+    };
+    ah_action_call_t c{};
+    c.struct_size = sizeof c;
+    c.call = &call;
+    c.action_json = ah_bytes_t{action_json.data(), action_json.size()};
+    c.action = action.c_str();
+    c.session = session.c_str();
+    c.cwd = cwd.c_str();
+    c.request_id = request_id.c_str();
+    ah_status_t st;
+    {
+        LiveCallGuard live(&call);
+        PluginModule::Busy busy(m);
+        st = m.execute(c);
+    }
+    const bool has = call.observation.has_value();
+    out.send({{"t", "done"}, {"id", id}, {"status", st}, {"error", call.error}, {"has_observation", has}, {"raw", true}},
+             has ? std::string_view(*call.observation) : std::string_view());
+}
+
+struct ReplyState {
+    bool sent = false;
+    int32_t status = 500;
+    std::string content_type, body;
+};
+
+void run_route(PluginModule &m, Outbox &out, const nlohmann::json &msg, const std::string &body) {
+    const uint64_t id = msg.value("id", uint64_t{0});
+    const std::string method = msg.value("method", std::string()), path = msg.value("path", std::string()),
+                      query = msg.value("query", std::string());
+    ah_http_request_t rq{};
+    rq.struct_size = sizeof rq;
+    rq.method = method.c_str();
+    rq.path = path.c_str();
+    rq.query = query.c_str();
+    rq.body = ah_bytes_t{body.data(), body.size()};
+    ReplyState state;
+    ah_http_reply_t rp{};
+    rp.struct_size = sizeof rp;
+    rp.reply_data = &state;
+    rp.send = [](ah_http_reply_t *r, int32_t status, const char *content_type, ah_bytes_t b) {
+        auto *s = static_cast<ReplyState *>(r->reply_data);
+        if (s->sent) return;  // at most once, as the host's own reply
+        s->sent = true;
+        s->status = status;
+        s->content_type = content_type ? content_type : "";
+        s->body.assign(b.ptr ? b.ptr : "", b.ptr ? b.len : 0);
+    };
+    ah_status_t st;
+    {
+        PluginModule::Busy busy(m);
+        st = m.http_routes() ? m.handle_http(rq, rp) : AH_ERR_UNSUPPORTED;
+    }
+    out.send({{"t", "reply"}, {"id", id}, {"status", st}, {"error", st == AH_OK ? std::string() : m.take_error()},
+              {"sent", state.sent}, {"http_status", state.status}, {"content_type", state.content_type}, {"raw", true}},
+             state.body);
+}
+
+}  // namespace
+
+int run_plugin_worker(int fd) {
+    // A host that dies closes its end of the socket: read_frame fails and the worker ends (the host also
+    // started it with PR_SET_PDEATHSIG).
+    auto init_text = read_frame(fd, std::nullopt);
+    if (!init_text) return 1;
+    const auto init = nlohmann::json::parse(init_text.value(), nullptr, false);
+    if (!init.is_object()) return 1;
+    Outbox out(fd);
+    const nlohmann::json f = init.contains("facts") ? init["facts"] : nlohmann::json::object();
+    HostEnvironment::Facts facts{f.value("working_dir", std::string("/")), f.value("username", std::string()),
+                                 f.value("install_dir", std::string()), f.value("version", std::string()),
+                                 f.value("user_id", 1000)};
+    std::map<std::string, std::string> settings;
+    const nlohmann::json given = init.contains("settings") ? init["settings"] : nlohmann::json::object();
+    for (const auto &[k, v] : given.items())
+        if (v.is_string()) settings[k] = v.get<std::string>();
+    HostEnvironment env(facts, settings);
+    auto manifest = modules::read_manifest(init.value("manifest", std::string()));
+    if (!manifest) {
+        out.send({{"ok", false}, {"error", manifest.error().message}});
+        return 1;
+    }
+    const std::string name = manifest.value().name;
+    // The host prefixes its plugin's name to each line; other speakers keep theirs.
+    env.forward_log = [&out, name](ah_log_level_t level, const std::string &who, const std::string &msg) {
+        out.send({{"t", "log"}, {"level", static_cast<int>(level)}, {"msg", who == name ? msg : "[" + who + "] " + msg}});
+    };
+    auto loaded = PluginModule::load(manifest.value(), env);
+    if (!loaded) {
+        out.send({{"ok", false}, {"error", loaded.error().message}});
+        return 1;
+    }
+    std::unique_ptr<PluginModule> m = std::move(loaded).value();
+    nlohmann::json routes = nlohmann::json::array();
+    for (const auto &r : m->manifest().http_routes)
+        if (m->http_routes() != nullptr && m->answers(r)) routes.push_back(r);
+    out.send({{"ok", true}, {"pid", ::getpid()}, {"routes", routes}, {"stream_routes", m->http_stream_routes() != nullptr}});
+
+    Running running;
+    for (;;) {
+        auto text = read_frame(fd, std::nullopt);
+        if (!text) break;  // the host closed the socket (destroy) or died
+        const auto msg = nlohmann::json::parse(text.value(), nullptr, false);
+        if (!msg.is_object()) break;
+        std::string raw;
+        if (msg.value("raw", false)) {
+            auto r = read_frame(fd, std::nullopt);
+            if (!r) break;
+            raw = std::move(r).value();
+        }
+        const std::string t = msg.value("t", std::string());
+        if (t == "shutdown") {
+            m->shutdown();
+        } else if (t == "execute" || t == "route") {
+            running.enter();
+            std::thread([&m, &out, &running, msg, raw = std::move(raw), t] {
+                if (t == "execute") run_execute(*m, out, msg, raw);
+                else run_route(*m, out, msg, raw);
+                running.leave();
+            }).detach();
+        }
+    }
+    m->shutdown();
+    // Never destroyed under a running call (plugin.h's promise); the host kills us past its own grace.
+    const char *grace = std::getenv("ACTIONHOST_SHUTDOWN_GRACE_SECONDS");
+    if (!running.wait_idle(std::chrono::seconds(grace ? std::atoi(grace) : 30))) std::_Exit(0);
+    m.reset();
+    return 0;
+}
+
+}  // namespace actionhost::host
