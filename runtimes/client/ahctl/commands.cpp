@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "image_commands.hpp"
+#include "plugin_commands.hpp"
 #include "lifetime_commands.hpp"
 #include "audit_commands.hpp"
 #include "network_commands.hpp"
@@ -688,7 +689,7 @@ int cmd_runtimes(const Options &o) {
 // killed mid-start or a reboot leaves nothing past the next ahctl call. Thorough (every record
 // checked) where the command lists or acts on all of them.
 void sweep_leftovers(const Options &o) {
-    if (o.command == "runtimes") return;
+    if (o.command == "runtimes" || o.command == "plugin") return;  // neither starts a sandbox
     Config config;
     try {
         config = load_config(o, current_environment());
@@ -719,6 +720,7 @@ int run_command(const Options &o) {
         {"images", cmd_images},
         {"rmi", cmd_rmi},
         {"push", cmd_push},
+        {"plugin", cmd_plugin},
         {"env", [](const Options &o) { return cmd_env(o, &open_runtime); }},
         {"cp", [](const Options &o) { return cmd_cp(o, &open_runtime); }},
         {"git", [](const Options &o) { return cmd_git(o, &open_runtime); }},
