@@ -6,6 +6,7 @@
 #include <actionhost/common/json_write.hpp>
 #include <actionhost/common/text.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>

@@ -229,21 +229,37 @@ TEST_F(PluginDistribution, ALibraryForAnotherMachineIsRefused) {
     expect_refused({reg() + "/platform/fx_good:1.0.0"}, work_ / "plugins", "is built for linux/arm64, this machine is linux/amd64");
 }
 
+// An artifact whose annotations and config say linux/amd64 but whose layer holds an arm64 library (a
+// layer of another machine's build re-tagged): the ELF header is what counts.
 TEST_F(PluginDistribution, APlatformAnnotationThatLiesIsRefused) {
+    const std::string arm = plugin_copy("fx_good");
+    std::string elf = read_file(arm + "/libah_fx_good.so");
+    elf[18] = static_cast<char>(183);
+    elf[19] = 0;
+    write_file(arm + "/libah_fx_good.so", elf);
+    push(arm, "lying/arm");
     push(plugin_copy("fx_good"), "lying/fx_good");
-    const std::string url = "http://" + reg() + "/v2/lying/fx_good/manifests/";
-    const ProcessResult m = run_process({"curl", "-sf", "-H", "Accept: application/vnd.oci.image.manifest.v1+json", url + "1.0.0"});
-    ASSERT_EQ(m.exit_code, 0) << m.output;
-    // The annotation says amd64 while the library is an arm64 ELF: a re-tagged artifact whose layer
-    // another machine's build went into. Here: the annotation alone changed, to arm64.
-    json doc = json::parse(m.output);
-    doc["annotations"]["io.actionhost.plugin.platform"] = "linux/arm64";
+    const std::string base = "http://" + reg() + "/v2/";
+    const auto manifest_of = [&](const std::string &repo) {
+        const ProcessResult m = run_process({"curl", "-sf", "-H", "Accept: application/vnd.oci.image.manifest.v1+json", base + repo + "/manifests/1.0.0"});
+        EXPECT_EQ(m.exit_code, 0) << m.output;
+        return json::parse(m.output);
+    };
+    const json arm_layer = manifest_of("lying/arm")["layers"][0];
+    json doc = manifest_of("lying/fx_good");
+    // The arm64 layer mounted into the amd64 plugin's repository, and put in its manifest.
+    const ProcessResult mount = run_process({"curl", "-sf", "-X", "POST", base + "lying/fx_good/blobs/uploads/?mount=" +
+                                                                             arm_layer["digest"].get<std::string>() + "&from=lying/arm"});
+    ASSERT_EQ(mount.exit_code, 0) << mount.output;
+    doc["layers"][0] = arm_layer;
+    ASSERT_EQ(doc["annotations"]["io.actionhost.plugin.platform"], "linux/amd64");
     const std::string file = work_ / "manifest.json";
     write_file(file, doc.dump());
     const ProcessResult put = run_process({"curl", "-sf", "-X", "PUT", "-H", "Content-Type: application/vnd.oci.image.manifest.v1+json",
-                                           "--data-binary", "@" + file, url + "2.0.0"});
+                                           "--data-binary", "@" + file, base + "lying/fx_good/manifests/2.0.0"});
     ASSERT_EQ(put.exit_code, 0) << put.output;
-    expect_refused({reg() + "/lying/fx_good:2.0.0"}, work_ / "plugins", "is built for linux/arm64, this machine is linux/amd64");
+    expect_refused({reg() + "/lying/fx_good:2.0.0"}, work_ / "plugins",
+                   "its library libah_fx_good.so is built for linux/arm64, this machine is linux/amd64 (its platform annotation says linux/amd64)");
 }
 
 TEST_F(PluginDistribution, AnUnsignedPluginIsRefusedWhenASignatureIsRequired) {
@@ -256,6 +272,27 @@ TEST_F(PluginDistribution, ASignatureByAnotherKeyIsRefused) {
     push(plugin_copy("fx_good"), "stranger/fx_good", {"--sign", key("stranger.pem")});
     expect_refused({reg() + "/stranger/fx_good:1.0.0", "--require-signature", key("author.pub.pem")}, work_ / "plugins",
                    "verifies with none of the required keys");
+}
+
+// ahctl --plugin REF at start: installed into <state dir>/plugins and loaded by the runtime's host at
+// start; a refused one (here: unsigned, with --plugin-key) starts nothing.
+TEST_F(PluginDistribution, APluginGivenAtStartIsInstalledAndLoaded) {
+    push(plugin_copy("fx_good"), "atstart/fx_good");
+    const std::string state = work_ / "state";
+    const std::string ref = reg() + "/atstart/fx_good:1.0.0";
+    const ProcessResult refused = ahctl({"-r", "local", "--state-dir", state, "--plugin", ref, "--plugin-key", key("author.pub.pem"), "start"});
+    EXPECT_EQ(refused.exit_code, 4) << refused.output;
+    EXPECT_NE(refused.output.find("is not signed"), std::string::npos) << refused.output;
+    EXPECT_FALSE(fs::exists(state + "/plugins/fx_good"));
+
+    const ProcessResult started = ahctl({"-r", "local", "--state-dir", state, "--plugin", ref, "-q", "start"});
+    ASSERT_EQ(started.exit_code, 0) << started.output;
+    const std::string sid = started.output.substr(started.output.rfind('\n', started.output.size() - 2) + 1, std::string::npos);
+    const std::string id = sid.substr(0, sid.find('\n'));
+    EXPECT_TRUE(fs::exists(state + "/plugins/fx_good/manifest.json"));
+    const ProcessResult logs = ahctl({"--state-dir", state, "logs", id});
+    EXPECT_NE(logs.output.find("loaded plugin fx_good 1.0.0 from " + state + "/plugins/fx_good/"), std::string::npos) << logs.output;
+    EXPECT_EQ(ahctl({"--state-dir", state, "stop", id}).exit_code, 0);
 }
 
 TEST_F(PluginDistribution, BadCommandLinesAreUsageErrors) {
