@@ -158,7 +158,8 @@ common::Result<VersionRange> VersionRange::parse(std::string_view text) {
             if (word == "*" || word == "x" || word == "X") continue;
             if (auto added = add_comparators(word, all); !added) return added.as_failure();
         }
-        if (words.empty() && bar != std::string_view::npos)
+        // An empty text is any version; an empty side of "||" is a typo, not "any".
+        if (words.empty() && (bar != std::string_view::npos || at > 0))
             return common::fail("the version range \"" + std::string(text) + "\" has an empty alternative around \"||\"");
         r.alternatives_.push_back(std::move(all));
         if (bar == std::string_view::npos) break;

@@ -198,7 +198,9 @@ TEST_F(PluginDistribution, TheHostRefusesADependencyOutsideItsRange) {
 }
 
 TEST_F(PluginDistribution, ATamperedBlobIsRefused) {
-    const std::string dir = plugin_copy("fx_good");
+    // A description of its own: the registry stores a blob once for every repository, and the other
+    // tests' fx_good layer must stay whole.
+    const std::string dir = plugin_copy("fx_good", [](json &m) { m["description"] = "to be tampered with"; });
     push(dir, "tampered/fx_good");
     // The layer's blob in the registry's storage, changed in place (same size).
     const ProcessResult m = run_process({"curl", "-sf", "-H", "Accept: application/vnd.oci.image.manifest.v1+json",

@@ -250,6 +250,7 @@ FetchedDocument RegistryClient::manifest(const std::string &reference) {
 
 void RegistryClient::blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress) {
     if (store.has(d.digest)) return;
+    if (base_.empty()) to_origin();  // a blob asked for before any manifest: from the registry itself
     if (d.size < 0 || d.size > settings_.max_blob_bytes)
         throw std::runtime_error("the blob " + d.digest + " of " + ref_.path + " is " + std::to_string(d.size) +
                                  " bytes, past what an image may hold (sandbox.image_max_size_mb): refused");
