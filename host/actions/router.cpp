@@ -3,6 +3,7 @@
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/common/observation.hpp>
 #include <actionhost/common/sanitizers.hpp>
+#include <actionhost/modules/version_range.hpp>
 #include <algorithm>
 #include <chrono>
 
@@ -74,6 +75,14 @@ common::Status Router::load_locked(const std::string &name, std::vector<std::str
     for (const auto &dep : m->requires_plugins) {
         if (auto loaded = load_locked(dep, chain); !loaded)
             return common::fail(refused_[name] = "plugin '" + name + "' requires '" + dep + "': " + loaded.error().message);
+        // The manifest's range was checked when it was parsed; the loaded dependency must be in it.
+        const std::string &range_text = m->plugin_ranges.count(dep) ? m->plugin_ranges.at(dep) : std::string();
+        if (auto range = modules::VersionRange::parse(range_text); range && !range.value().any()) {
+            const std::string found = registry_.find(dep)->version;
+            if (!range.value().contains(found))
+                return common::fail(refused_[name] = "plugin '" + name + "' requires '" + dep + "' " + range_text + ", but the one found is " +
+                                                     found + " (" + registry_.find(dep)->dir + ")");
+        }
     }
     const std::vector<NeedStatus> needs = needs_.check(*m);
     if (auto met = needs_met(name, needs); !met) {

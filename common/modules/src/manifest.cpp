@@ -2,6 +2,8 @@
 
 #include <actionhost/common/json_write.hpp>
 
+#include "actionhost/modules/version_range.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
@@ -75,6 +77,29 @@ bool valid_module(const std::string &m) {
 bool valid_name(const std::string &n) {
     return !n.empty() && n.size() <= 64 && (alnum(n[0]) || n[0] == '_') &&
            all_of(n, [](char c) { return alnum(c) || c == '_' || c == '.' || c == '-'; });
+}
+
+// "requires.plugins": a list of names (any version), or an object of name → version range.
+common::Status required_plugins(const nlohmann::ordered_json &requires_, Manifest &m) {
+    if (!requires_.contains("plugins")) return common::ok();
+    const auto &v = requires_.at("plugins");
+    if (v.is_array()) {
+        if (auto r = string_list(requires_, "plugins", m.requires_plugins, "requires"); !r) return r.as_failure();
+        for (const auto &name : m.requires_plugins) m.plugin_ranges[name] = "";
+        return common::ok();
+    }
+    if (!v.is_object())
+        return common::fail("requires.plugins must be a list of plugin names or an object of name to version range "
+                            "({\"jupyter\": \">=1.2 <2\"})");
+    for (const auto &[name, range] : v.items()) {
+        if (!valid_name(name)) return common::fail("requires.plugins: \"" + name + "\" is not a plugin name");
+        if (!range.is_string()) return common::fail("requires.plugins." + name + " must be a version range string, e.g. \">=1.2 <2\"");
+        if (auto r = VersionRange::parse(range.get<std::string>()); !r)
+            return common::fail("requires.plugins." + name + ": " + r.error().message);
+        m.requires_plugins.push_back(name);
+        m.plugin_ranges[name] = range.get<std::string>();
+    }
+    return common::ok();
 }
 
 // "provides.images": [{"dir": "relative/dir", "title": "..."}] (see ImageFeed).
@@ -358,7 +383,7 @@ common::Result<Manifest> parse_manifest(std::string_view json_text, const std::s
         if (!j.at("requires").is_object())
             return common::fail("\"requires\" must be an object");
         if (auto r = string_list(j.at("requires"), "executables", m.requires_executables, "requires"); !r) return r.as_failure();
-        if (auto r = string_list(j.at("requires"), "plugins", m.requires_plugins, "requires"); !r) return r.as_failure();
+        if (auto r = required_plugins(j.at("requires"), m); !r) return r.as_failure();
     }
     if (j.contains("needs"))
         if (auto r = parse_needs(j.at("needs"), m); !r) return r.as_failure();

@@ -76,18 +76,26 @@ const char *first_null(const std::pair<const char *, bool> (&slots)[N]) {
 
 }  // namespace
 
+common::Status abi_supported(const ah_version_t &declared, ModuleKind kind) {
+    const ah_version_t ours = AH_ABI_VERSION_INIT;
+    const std::string who = kind == ModuleKind::Plugin ? "host" : "client";
+    if (declared.major != ours.major)
+        return common::fail("its manifest declares ABI " + to_string(declared) + ", this " + who + " implements " + to_string(ours) +
+                            " (major differs)");
+    if (declared.minor > ours.minor)
+        return common::fail("its manifest declares ABI " + to_string(declared) + ", newer than this " + who + "'s " + to_string(ours) +
+                            " (minor is newer)");
+    return common::ok();
+}
+
 common::Result<std::unique_ptr<ModuleLibrary>> ModuleLibrary::open(const Manifest &manifest) {
     std::unique_ptr<ModuleLibrary> m(new ModuleLibrary());
     m->manifest_ = manifest;
     auto refuse = [&](const std::string &why) { return common::fail(m->refusal(why)); };
     for (const auto &exe : manifest.requires_executables)
         if (!on_path(exe)) return refuse("it requires the executable '" + exe + "', which is not installed");
-    const ah_version_t ours = AH_ABI_VERSION_INIT;
     // Refused from the manifest alone: the library is not even opened.
-    if (manifest.abi_version.major != ours.major)
-        return refuse("its manifest declares ABI " + to_string(manifest.abi_version) + ", this " +
-                      (manifest.kind == ModuleKind::Plugin ? "host" : "client") + " implements " + to_string(ours) +
-                      " (major differs)");
+    if (auto supported = abi_supported(manifest.abi_version, manifest.kind); !supported) return refuse(supported.error().message);
     try {
         std::lock_guard lock(loader_lock());
         m->lib_ = std::make_unique<boost::dll::shared_library>(

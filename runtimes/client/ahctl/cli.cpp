@@ -45,6 +45,7 @@ const std::vector<Command> &command_table() {
         {"images", {}},
         {"rmi", {}},
         {"push", {}},
+        {"plugin", {{"--sign", 1}, {"--require-signature", 1}, {"--dir", 1}}},
         {"port", {{"--address", 1}, {"--rm", 0}}},
         {"ui", {{"--open", 0}}},
         {"net", {}},
@@ -60,7 +61,7 @@ const std::vector<Command> &command_table() {
 
 const std::vector<std::string> kGlobalOptions = {"--config", "--runtime", "--workspace", "--session", "--state-dir",
                                                  "--install-dir", "--keep", "--quiet", "--json", "--all", "--count",
-                                                 "--jobs", "--plugins", "--plugin-dir", "--set", "--env", "--repo", "--image", "--publish", "--timeout",
+                                                 "--jobs", "--plugins", "--plugin-dir", "--plugin", "--plugin-key", "--set", "--env", "--repo", "--image", "--publish", "--timeout",
                                                  "--help", "--version"};
 
 size_t positive_count(const std::string &name, const std::string &v) {
@@ -142,6 +143,8 @@ Options parse_command_line(int argc, char **argv) {
     auto *jobs_opt = app.add_option("-j,--jobs", jobs);
     app.add_option("-p,--plugins", plugins)->delimiter(',')->allow_extra_args(false);
     app.add_option("--plugin-dir", plugin_dirs)->allow_extra_args(false);
+    app.add_option("--plugin", o.plugin_refs)->allow_extra_args(false);
+    app.add_option("--plugin-key", o.plugin_keys)->delimiter(',')->allow_extra_args(false);
     app.add_option("--set", sets)->allow_extra_args(false);
     app.add_option("-e,--env", env)->allow_extra_args(false);
     app.add_option("--publish", o.publish)->allow_extra_args(false);

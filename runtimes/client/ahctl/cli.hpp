@@ -30,6 +30,8 @@ struct Options {
     std::optional<std::string> install_dir;
     std::vector<std::string> plugins;
     std::vector<std::string> plugin_dirs;  // --plugin-dir DIR (repeatable): the host's --plugin-dir
+    std::vector<std::string> plugin_refs;  // --plugin REF (repeatable): installed from a registry, loaded at start
+    std::vector<std::string> plugin_keys;  // --plugin-key PUB.pem (repeatable): what --plugin REF must be signed by
     std::vector<std::pair<std::string, std::string>> sets;  // --set section.key=value
     std::vector<std::pair<std::string, std::string>> env;   // --env KEY=VALUE (sandbox variables)
     std::optional<std::string> repo;                        // --repo URL[@branch] ([sandbox] selected_repo)

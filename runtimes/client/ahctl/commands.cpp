@@ -10,6 +10,7 @@
 #include <actionhost/client/errors.hpp>
 #include <actionhost/client/file_copy.hpp>
 #include <actionhost/client/fleet.hpp>
+#include <actionhost/client/plugins.hpp>
 #include <actionhost/client/registry.hpp>
 #include <actionhost/client/runtime.hpp>
 #include <actionhost/client/state_store.hpp>
@@ -25,6 +26,7 @@
 #include <sstream>
 
 #include "image_commands.hpp"
+#include "plugin_commands.hpp"
 #include "lifetime_commands.hpp"
 #include "audit_commands.hpp"
 #include "network_commands.hpp"
@@ -129,6 +131,22 @@ RuntimeOptions base_runtime_options(const Options &o, Config config) {
     return ro;
 }
 
+// --plugin REF: each plugin installed from its registry into <state dir>/plugins (with what it
+// requires), that directory given to the host, and the plugin loaded at start. Before the runtime
+// starts: a refused plugin (signature, ABI, platform, range) starts nothing.
+void add_registry_plugins(const Options &o, RuntimeOptions &ro) {
+    if (o.plugin_refs.empty()) return;
+    const std::string dir = state_dir_of(ro.config) + "/plugins";
+    for (const auto &ref : o.plugin_refs) {
+        const auto installed = install_plugin(ro.config, {ref, dir, o.plugin_keys}, [quiet = o.quiet](const std::string &line) {
+            if (!quiet) std::cerr << "[ahctl] " << actionhost::common::printable_for_terminal(line) << "\n";
+        });
+        if (!installed.empty() && std::find(ro.plugins.begin(), ro.plugins.end(), installed.back().name) == ro.plugins.end())
+            ro.plugins.push_back(installed.back().name);
+    }
+    if (std::find(ro.plugin_dirs.begin(), ro.plugin_dirs.end(), dir) == ro.plugin_dirs.end()) ro.plugin_dirs.push_back(dir);
+}
+
 // Starts (or reattaches to) the runtime the options select, drawing the progress line.
 std::vector<PortRequest> publish_requests(const Options &o) {
     std::vector<PortRequest> out;
@@ -169,7 +187,9 @@ std::unique_ptr<Runtime> open_runtime(const Options &o, bool keep = false) {
         }
     }
     std::string name = select_runtime_name(config, env);
+    const bool reattaching = o.session && StateStore(state_dir_of(config)).get(*o.session).has_value();
     RuntimeOptions ro = base_runtime_options(o, std::move(config));
+    if (!reattaching) add_registry_plugins(o, ro);
     ro.session_id = o.session.value_or("");
     auto progress = std::make_shared<Progress>(name, !o.quiet);
     ro.on_status = [progress](const std::string &s, const std::string &d) { progress->on_status(s, d); };
@@ -523,7 +543,9 @@ int cmd_start(const Options &o) {
     for (const auto &p : ports)
         if (p.machine_port != 0 && o.count.value_or(1) > 1)
             throw UsageError("start --count " + std::to_string(*o.count) + " --publish: one machine port cannot serve several sandboxes; give only the sandbox's port");
-    auto started = start_runtimes(base_runtime_options(o, config), o.count.value_or(1), o.jobs.value_or(0));
+    RuntimeOptions base = base_runtime_options(o, config);
+    add_registry_plugins(o, base);
+    auto started = start_runtimes(std::move(base), o.count.value_or(1), o.jobs.value_or(0));
     int result = kOk;
     for (auto &s : started) {
         if (s.runtime) {
@@ -688,7 +710,7 @@ int cmd_runtimes(const Options &o) {
 // killed mid-start or a reboot leaves nothing past the next ahctl call. Thorough (every record
 // checked) where the command lists or acts on all of them.
 void sweep_leftovers(const Options &o) {
-    if (o.command == "runtimes") return;
+    if (o.command == "runtimes" || o.command == "plugin") return;  // neither starts a sandbox
     Config config;
     try {
         config = load_config(o, current_environment());
@@ -719,6 +741,7 @@ int run_command(const Options &o) {
         {"images", cmd_images},
         {"rmi", cmd_rmi},
         {"push", cmd_push},
+        {"plugin", cmd_plugin},
         {"env", [](const Options &o) { return cmd_env(o, &open_runtime); }},
         {"cp", [](const Options &o) { return cmd_cp(o, &open_runtime); }},
         {"git", [](const Options &o) { return cmd_git(o, &open_runtime); }},

@@ -42,6 +42,8 @@ images::StoreSettings store_settings(const Config &config, const std::string &ro
 
 }  // namespace
 
+images::RegistrySettings registry_settings(const Config &config) { return store_settings(config, "").registry; }
+
 std::string image_store_root(const Config &config) {
     const std::string configured = config.get_string("sandbox.image_store", "");
     return configured.empty() ? images::ImageStore::default_root(config.get_string("core.state_dir", "")) : configured;

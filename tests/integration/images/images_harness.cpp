@@ -203,35 +203,4 @@ ChrootHost::~ChrootHost() {
     stop_group(pid_);
 }
 
-LocalRegistry::LocalRegistry(const std::string &htpasswd) {
-    if (access("/usr/bin/docker-registry", X_OK) != 0) {
-        why_not_ = "no /usr/bin/docker-registry (apt-get install docker-registry)";
-        return;
-    }
-    port_ = free_port();
-    std::string config = "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: " + dir_ / "data" +
-                         "\nhttp:\n  addr: 127.0.0.1:" + std::to_string(port_) + "\n";
-    if (!htpasswd.empty()) {
-        actionhost::testing::write_file(dir_ / "htpasswd", htpasswd);
-        config += "auth:\n  htpasswd:\n    realm: actionhost-test\n    path: " + dir_ / "htpasswd" + "\n";
-    }
-    actionhost::testing::write_file(dir_ / "config.yml", config);
-    pid_ = spawn_logged({"/usr/bin/docker-registry", "serve", dir_ / "config.yml"}, dir_ / "registry.log");
-    for (int i = 0; i < 300 && pid_ > 0; ++i) {
-        try {
-            actionhost::testing::Http http("127.0.0.1", port_, 2);
-            const int st = http.get("/v2/").status;
-            if (st == 200 || st == 401) {
-                started_ = true;
-                return;
-            }
-        } catch (const std::exception &) {
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    why_not_ = "docker-registry did not answer: " + actionhost::testing::read_file(dir_ / "registry.log");
-}
-
-LocalRegistry::~LocalRegistry() { stop_group(pid_); }
-
 }  // namespace images_test

@@ -11,6 +11,7 @@
 
 #include "runtime_harness.hpp"
 #include "support/free_port.hpp"
+#include "support/local_registry.hpp"
 #include "support/temp_dir.hpp"
 
 namespace images_test {
@@ -59,20 +60,7 @@ class ChrootHost {
     std::unique_ptr<actionhost::client::WireClient> wire_;
 };
 
-// Debian's docker-registry on 127.0.0.1:<free port>, storage in a temp dir; optional htpasswd auth.
-class LocalRegistry {
-  public:
-    explicit LocalRegistry(const std::string &htpasswd = "");
-    ~LocalRegistry();
-    bool started() const { return started_; }
-    const std::string &why_not() const { return why_not_; }
-    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-
-  private:
-    actionhost::testing::TempDir dir_{"ahregistry"};
-    int pid_ = -1, port_ = 0;
-    bool started_ = false;
-    std::string why_not_;
-};
+// Debian's docker-registry on 127.0.0.1:<free port> (tests/support/local_registry.hpp).
+using actionhost::testing::LocalRegistry;
 
 }  // namespace images_test

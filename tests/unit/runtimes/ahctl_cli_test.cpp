@@ -98,3 +98,20 @@ TEST(AhctlCli, CountJobsAndAllAreGlobalOptions) {
         EXPECT_THROW(parse({"stop", "--all", "--jobs", bad}), UsageError) << bad;
     }
 }
+
+// ahctl plugin SUB ...: the subcommand and its words positional, its own options by name; --plugin and
+// --plugin-key are global (any command that starts a runtime), apart from --plugins and --plugin-dir.
+TEST(AhctlCli, PluginCommandsAndTheirOptions) {
+    Options install = parse({"plugin", "install", "127.0.0.1:5000/p/hello:1.2.0", "--dir", "/d", "--require-signature", "a.pem,b.pem"});
+    EXPECT_EQ(install.command, "plugin");
+    EXPECT_EQ(install.args, (std::vector<std::string>{"install", "127.0.0.1:5000/p/hello:1.2.0"}));
+    EXPECT_EQ(install.named["--dir"], (std::vector<std::string>{"/d"}));
+    EXPECT_EQ(install.named["--require-signature"], (std::vector<std::string>{"a.pem,b.pem"}));
+    Options start = parse({"--plugin", "r/p/a:1.0.0", "--plugin", "r/p/b:2.0.0", "--plugin-key", "k.pem", "-p", "bash", "--plugin-dir", "/x", "start"});
+    EXPECT_EQ(start.plugin_refs, (std::vector<std::string>{"r/p/a:1.0.0", "r/p/b:2.0.0"}));
+    EXPECT_EQ(start.plugin_keys, (std::vector<std::string>{"k.pem"}));
+    EXPECT_EQ(start.plugins, (std::vector<std::string>{"bash"}));
+    EXPECT_EQ(start.plugin_dirs, (std::vector<std::string>{"/x"}));
+    EXPECT_THROW(parse({"run", "--sign", "k.pem", "--", "true"}), UsageError);  // a plugin option elsewhere
+    EXPECT_TRUE(help_text("plugin").has_value());
+}

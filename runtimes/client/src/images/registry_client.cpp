@@ -250,6 +250,7 @@ FetchedDocument RegistryClient::manifest(const std::string &reference) {
 
 void RegistryClient::blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress) {
     if (store.has(d.digest)) return;
+    if (base_.empty()) to_origin();  // a blob asked for before any manifest: from the registry itself
     if (d.size < 0 || d.size > settings_.max_blob_bytes)
         throw std::runtime_error("the blob " + d.digest + " of " + ref_.path + " is " + std::to_string(d.size) +
                                  " bytes, past what an image may hold (sandbox.image_max_size_mb): refused");
@@ -341,6 +342,46 @@ std::string RegistryClient::put_manifest(const std::string &tag, const std::stri
     if (a.status != 201)
         throw std::runtime_error("the registry " + ref_.registry + " refused the manifest for " + ref_.path + ":" + tag + ": " + error_text(a.status, a.body));
     return header_of(a.headers, "docker-content-digest");
+}
+
+void RegistryClient::to_origin() {
+    const std::string origin = registry_base_url(ref_.registry, settings_.insecure);
+    if (base_ == origin) return;
+    base_ = origin;
+    authorization_.clear();
+}
+
+std::vector<std::string> RegistryClient::list(const std::string &first_path, const std::string &key, size_t max_entries) {
+    to_origin();
+    std::vector<std::string> out;
+    std::string path = first_path;
+    // Bounded: a registry whose "next" page never ends stops at max_entries, as a broken one does.
+    for (int page = 0; page < 1000 && !path.empty() && out.size() < max_entries; ++page) {
+        const Answer a = send(path, Outgoing::get("application/json"), nullptr);
+        if (a.status != 200) throw std::runtime_error("the registry " + ref_.registry + " answered " + error_text(a.status, a.body) + " for " + path);
+        const auto j = nlohmann::json::parse(a.body, nullptr, false);
+        if (!j.is_object()) throw std::runtime_error("the registry " + ref_.registry + " answered " + path + " with no JSON object");
+        // A repository without tags is listed with "tags": null by distribution.
+        if (j.contains(key) && j[key].is_array())
+            for (const auto &e : j[key])
+                if (e.is_string() && out.size() < max_entries) out.push_back(e.get<std::string>());
+        // Link: </v2/_catalog?last=x&n=100>; rel="next"
+        const std::string link = header_of(a.headers, "link");
+        const size_t open = link.find('<'), close = link.find('>');
+        path = link.find("rel=\"next\"") != std::string::npos && open != std::string::npos && close > open
+                   ? link.substr(open + 1, close - open - 1)
+                   : "";
+        if (!path.empty() && path[0] != '/') path.clear();  // only a path on the same registry is followed
+    }
+    return out;
+}
+
+std::vector<std::string> RegistryClient::tags(size_t max_entries) {
+    return list("/v2/" + ref_.path + "/tags/list?n=1000", "tags", max_entries);
+}
+
+std::vector<std::string> RegistryClient::catalog(size_t max_entries) {
+    return list("/v2/_catalog?n=1000", "repositories", max_entries);
 }
 
 }  // namespace actionhost::client::images

@@ -57,6 +57,11 @@ class RegistryClient {
     void upload_blob(const Descriptor &d, const BlobStore &store, const std::function<void(int64_t)> &progress = {});
     // The manifest `bytes` under `tag` (after its blobs); returns the digest the registry gives it.
     std::string put_manifest(const std::string &tag, const std::string &bytes, const std::string &media_type);
+    // Listing (the registry itself, never a mirror): the tags of the repository (GET /v2/<path>/tags/list)
+    // and the repositories of the whole registry (GET /v2/_catalog), following the registry's pages
+    // (Link: <...>; rel="next") up to `max_entries`. std::runtime_error with the registry's answer.
+    std::vector<std::string> tags(size_t max_entries = 10000);
+    std::vector<std::string> catalog(size_t max_entries = 10000);
     // The base URL requests go to ("https://registry-1.docker.io", a mirror's, ...).
     const std::string &base_url() const { return base_; }
 
@@ -83,6 +88,8 @@ class RegistryClient {
     Answer send(const std::string &path_or_url, const Outgoing &out, const std::function<bool(std::string_view)> &sink);
     Answer send_once(const std::string &url, const Outgoing &out, const std::function<bool(std::string_view)> &sink, bool authorized);
     void to_registry();  // the first push call: the registry itself, with push scope
+    void to_origin();    // a listing: the registry itself, keeping what a push chose
+    std::vector<std::string> list(const std::string &first_path, const std::string &key, size_t max_entries);
     void authorize(const std::string &challenge);
     std::string credential_server() const;  // whose credentials the current base gets: the registry's, or a mirror's own
 

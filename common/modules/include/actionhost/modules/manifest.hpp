@@ -67,7 +67,12 @@ struct Manifest {
     bool load_on_route = false;            // load the plugin on the first request to one of its routes
     bool policy = false;                   // provides.policy: a policy module (ext/policy.h), loaded only as one
     std::vector<std::string> requires_executables;
+    // "requires": {"plugins": ...}: the plugins loaded first, by name, either a list of names (any
+    // version) or an object of name → version range ({"jupyter": ">=1.2 <2"}, version_range.hpp).
+    // `requires_plugins` keeps the names in the manifest's order; `plugin_ranges` the range of each
+    // ("" = any version), checked when parsing so a bad range is refused with the manifest.
     std::vector<std::string> requires_plugins;
+    std::map<std::string, std::string> plugin_ranges;
     std::vector<ImageNeed> needs;
     bool never_unload = false;
     // Runtimes only: "plugin_dirs": true — the backend shows its host the client machine's plugin

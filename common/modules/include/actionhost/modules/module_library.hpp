@@ -22,6 +22,11 @@ class shared_library;
 
 namespace actionhost::modules {
 
+// Whether a module whose manifest declares ABI `declared` may be loaded by this build, judged from the
+// manifest alone (the loader's first check, and `ahctl plugin install`'s before anything is written):
+// the same major as ours and a minor not newer. The error says which and why.
+common::Status abi_supported(const ah_version_t &declared, ModuleKind kind);
+
 class ModuleLibrary {
   public:
     // Opens `manifest.library_path()` and negotiates it. Refuses (the error is the one line)
