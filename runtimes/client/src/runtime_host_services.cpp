@@ -16,7 +16,7 @@ void Runtime::Impl::svc_log(const ah_runtime_host_t *h, ah_log_level_t level, co
     of(h)->log(common::from_abi(level), msg ? msg : "");
 }
 
-void Runtime::Impl::svc_set_error(const ah_runtime_host_t *h, const char *msg) { of(h)->last_error = msg ? msg : ""; }
+void Runtime::Impl::svc_set_error(const ah_runtime_host_t *h, const char *msg) { of(h)->set_error(msg ? msg : ""); }
 
 void Runtime::Impl::svc_set_status(const ah_runtime_host_t *h, const char *s, const char *detail) {
     of(h)->status(s ? s : "", detail ? detail : "");
@@ -93,7 +93,7 @@ ah_status_t Runtime::Impl::svc_wait_alive(const ah_runtime_host_t *h, const char
         WireClient probe(url ? url : "", key ? key : "", of(h)->options.wire_policy);
         return probe.wait_alive(timeout_s) ? AH_OK : AH_ERR_TIMEOUT;
     } catch (const std::exception &e) {
-        of(h)->last_error = e.what();
+        of(h)->set_error(e.what());
         return AH_ERR_INVALID_ARGUMENT;
     }
 }

@@ -20,6 +20,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <actionhost/common/log.hpp>
@@ -45,7 +47,11 @@ struct Runtime::Impl {
     RuntimeOptions options;
     Environment env;
     std::string runtime_name, module_name, session_id, install_dir, host_command_json, env_json, api_key;
-    std::string url, endpoint_key, runtime_id, last_status, last_error, state_dir, workspace;
+    std::string url, endpoint_key, runtime_id, last_status, state_dir, workspace;
+    // What set_error recorded, per thread (runtime.h promises it per thread and safe concurrently: a
+    // backend's helper thread failing must not overwrite, or race with, the error of the client's call).
+    std::mutex error_mutex;
+    std::unordered_map<std::thread::id, std::string> last_errors;
     std::string images_root;  // the image store's directory (images/image_store.hpp)
     std::vector<std::string> plugins;  // the host's plugins (from the record when reattaching)
     std::vector<std::string> plugin_dirs;  // absolute; the host's --plugin-dir, made visible by the backend
@@ -72,9 +78,17 @@ struct Runtime::Impl {
     void log(common::LogLevel level, const std::string &msg) {
         if (options.on_log) options.on_log(common::to_abi(level), msg);
     }
+    void set_error(std::string msg) {
+        std::lock_guard lock(error_mutex);
+        last_errors[std::this_thread::get_id()] = std::move(msg);
+    }
+    // This thread's recorded error (cleared), or `fallback` when it recorded none.
     std::string take_error(const std::string &fallback) {
-        std::string e = last_error.empty() ? fallback : last_error;
-        last_error.clear();
+        std::lock_guard lock(error_mutex);
+        const auto it = last_errors.find(std::this_thread::get_id());
+        if (it == last_errors.end()) return fallback;
+        std::string e = it->second.empty() ? fallback : std::move(it->second);
+        last_errors.erase(it);
         return e;
     }
     void check(ah_status_t st, const char *what) {
