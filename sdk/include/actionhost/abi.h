@@ -7,13 +7,34 @@
  *  - Every struct that crosses starts with `struct_size` (or an ah_version_t then `struct_size` for the
  *    entry structs). A receiver reads only the fields that size covers. Within a major version structs
  *    are append-only; a new major may reorder (the host refuses modules of another major).
- *  - Every function states its thread, whether it blocks, and who owns what it takes and returns.
+ *  - Every function states its thread with a tag (below), whether it blocks, and who owns what it takes
+ *    and returns.
  *  - Strings are UTF-8, NUL-terminated unless passed as {ptr, len}. Borrowed pointers are valid only
  *    for the duration of the call they were passed to, unless the function's comment says otherwise.
  *  - Function pointers in a published struct are never NULL.
  *  - Optional capabilities are extensions, found by id with get_extension. Ids are
  *    "actionhost.<name>/<version>" (name in snake_case, version an integer bumped on any change to the
  *    table); their macros are AH_EXT_<NAME>; their tables are ah_ext_<name>_t (ext/ holds them).
+ */
+/*
+ * Thread tags (after CLAP's): each function's comment starts with the threads the host — or, for
+ * runtime backends, the client library — actually calls it on (tests/abi checks them), or, for a
+ * service, the threads a module may call it from:
+ *  [load-thread]  the one thread loading a plugin: in the host, a loader thread at start for the plugins
+ *                 of its command line, or the HTTP worker thread of the first request needing a plugin
+ *                 loaded on demand; in the policy worker process, its one thread; in the client's
+ *                 in-process runtime (cli), the client thread that connects. create, then init run on
+ *                 it, one after the other, never concurrently with another call into that plugin.
+ *  [call-thread]  a host worker thread serving one request (an action, an HTTP route); several run at
+ *                 once, within the limits the function states.
+ *  [main-thread]  the thread that stops the host: the host process's main thread, after a signal or a
+ *                 failed start (in the cli runtime, the client thread that closes it); it also destroys.
+ *  [policy-thread] the policy worker process's one thread: its calls never overlap.
+ *  [client-thread] (runtime backends) the client thread driving one runtime: calls on one runtime never
+ *                 overlap; different runtimes may be driven from different threads at once.
+ *  [any-thread]   any thread, concurrently with anything; for a service: callable from any thread.
+ *  [same-thread]  only on the thread of the call that is failing or being answered.
+ * A '|' joins alternatives: [main-thread | load-thread] (stopped at exit, or at once when its load fails).
  */
 #ifndef ACTIONHOST_ABI_H
 #define ACTIONHOST_ABI_H

@@ -30,7 +30,7 @@ typedef struct ah_host_info {
     const char *host_version; /* the host's own version string, e.g. "0.1.0" */
 } ah_host_info_t;
 
-/* Every service below: Thread: any, unless it says otherwise. Blocking: none of them waits for another
+/* Every service below: [any-thread] unless its tag says otherwise (tags: abi.h). Blocking: none of them waits for another
  * thread or for I/O beyond writing a log line; each returns promptly. */
 typedef struct ah_host {
     uint32_t struct_size;
@@ -38,33 +38,34 @@ typedef struct ah_host {
     void *host_data;          /* the host's own; a plugin never touches it */
     const ah_host_info_t *info;
 
-    /* Writes one line to the host log. `msg` is borrowed. */
+    /* [any-thread] Writes one line to the host log. `msg` is borrowed. */
     void (*log)(const struct ah_host *host, ah_log_level_t level, const char *msg);
 
-    /* Records why the call into the plugin that is failing failed; copied. With `call` (during
+    /* [same-thread] Records why the call into the plugin that is failing failed; copied. With `call` (during
      * `execute`): the text of that call's error observation. With NULL, outside `execute` (in create,
-     * init, an HTTP route's handle): the host reads it when that call returns a failure — in the
-     * refusal it logs, or the error answer of the route. Thread: the thread of the failing call. */
+     * init, an HTTP route's handle): the host keeps one such text per thread and reads
+     * it when that call returns a failure — in the refusal it logs, or the error answer of the route —
+     * so it must be set on the thread of the failing call; with `call`, any thread while it runs. */
     void (*set_error)(const struct ah_host *host, ah_call_t *call, const char *msg);
 
-    /* Sets the observation of `call`: one JSON object in the OpenHands observation shape
+    /* [any-thread, while `execute` of this call runs] Sets the observation of `call`: one JSON object in the OpenHands observation shape
      * ({"observation":..., "content":..., "extras":{...}}). Copied; a second call replaces the first.
      * Invalid JSON is not an error here: the host turns it into an `error` observation and logs the
-     * plugin as misbehaving. Thread: any, while `execute` of this call runs; afterwards AH_ERR_STATE. */
+     * plugin as misbehaving. After `execute` returned: AH_ERR_STATE. `json` is borrowed. */
     ah_status_t (*set_observation)(const struct ah_host *host, ah_call_t *call, ah_bytes_t json);
 
-    /* Emits a chunk of partial output of a still-running call (raw text as produced, e.g. terminal
+    /* [any-thread, while `execute` of this call runs] Emits a chunk of partial output of a still-running call (raw text as produced, e.g. terminal
      * output) to anyone following the session live. Copied. Does not change the final observation.
-     * Thread: any, while `execute` of this call runs; chunks are delivered in call order. */
+     * Chunks are delivered in call order. */
     ah_status_t (*emit_partial)(const struct ah_host *host, ah_call_t *call, ah_bytes_t chunk);
 
-    /* Looks up a configuration value: first a command-line option a manifest declares for the key, then
+    /* [any-thread] Looks up a configuration value: first a command-line option a manifest declares for the key, then
      * `--set KEY=VALUE` on the host command line, then the host's environment; keys the host computes
      * start with "actionhost." (docs/configuration.md lists every key). Returns NULL when unset. The
      * string is owned by the host and valid until the plugin is destroyed. */
     const char *(*config_get)(const struct ah_host *host, const char *key);
 
-    /* Returns the host's optional service `id` ("actionhost.<name>/<version>", see abi.h) or NULL when
+    /* [any-thread] Returns the host's optional service `id` ("actionhost.<name>/<version>", see abi.h) or NULL when
      * the host does not offer it. The pointer is valid for the host's life. */
     const void *(*get_extension)(const struct ah_host *host, const char *id);
 } ah_host_t;

@@ -11,8 +11,12 @@
  * Lifecycle (each step at most once, in this order; function pointers are never NULL):
  *   entry->create(host) -> plugin->init -> plugin->execute* -> plugin->shutdown -> plugin->destroy
  *
- * Threads: create, init, shutdown and destroy run on the host's main thread. `execute` runs on host
- * worker threads: calls for *different* sessions may run concurrently; calls for the same session never
+ * Threads (tags: abi.h): create and init run on the thread loading the plugin [load-thread] — a loader
+ * thread at the host's start, or the HTTP worker of the first action that needs a plugin loaded on
+ * demand — not the host's main thread, so a plugin must not assume the thread that created it is the
+ * one that destroys it (nor keep thread-local state from init for execute). shutdown and destroy run on the thread that stops the host [main-thread], or on the
+ * load thread at once when init fails or the host refuses the plugin after init. `execute` runs on host
+ * worker threads [call-thread]: calls for *different* sessions may run concurrently; calls for the same session never
  * overlap (the host serialises them, as OpenHands serialises all actions) — except a call whose arguments
  * match its declaration's "interrupt_when" (manifest), which the host passes while another call of the
  * session runs (at most one such call at a time), so the plugin can stop what that call waits for.
@@ -32,7 +36,8 @@
 extern "C" {
 #endif
 
-/* One action handed to a plugin. Owned by the host; every pointer is borrowed for the call. */
+/* One action handed to a plugin. Owned by the host; every pointer is borrowed for the call (copy what
+ * must outlive `execute`). */
 typedef struct ah_action_call {
     uint32_t struct_size;
     ah_call_t *call;        /* handle for host->set_observation / emit_partial / set_error */
@@ -49,31 +54,31 @@ typedef struct ah_plugin {
     uint32_t struct_size;
     void *plugin_data; /* the plugin's own state; the host never touches it */
 
-    /* Starts whatever the plugin drives (a shell, a kernel, a browser) or defers that to first use.
+    /* [load-thread] Starts whatever the plugin drives (a shell, a kernel, a browser) or defers that to first use.
      * Returns AH_OK, or an error with details through host->set_error(host, NULL, msg): the host then
-     * refuses the plugin and, for a plugin named on its command line, fails to start. Thread: main (or
-     * the worker of the first action needing a plugin loaded on demand). May block for its start. */
+     * refuses the plugin and, for a plugin named on its command line, fails to start. May block for its
+     * start. */
     ah_status_t (*init)(struct ah_plugin *plugin);
 
-    /* Executes one action: `call->action_json` already passed the host's validation against the schema
+    /* [call-thread] Executes one action: `call->action_json` already passed the host's validation against the schema
      * this plugin's manifest declares (defaults filled). The plugin reports its result with
      * host->set_observation before returning AH_OK. Operational failures (a command that fails, a file
      * that is missing) are observations, not error statuses. A non-AH_OK status (details via
      * host->set_error) becomes an `error` observation. Must not throw. Blocks for as long as the action
-     * runs. Thread: a host worker thread (see the contract at the top of this file). */
+     * runs. Concurrency: see the contract at the top of this file. */
     ah_status_t (*execute)(struct ah_plugin *plugin, const ah_action_call_t *call);
 
-    /* Asks the plugin to stop: running `execute` calls must return promptly, child processes must be
-     * stopped. Called once, on the main thread, possibly while `execute` calls are still in flight; the
+    /* [main-thread | load-thread] Asks the plugin to stop: running `execute` calls must return promptly,
+     * child processes must be stopped. Called once, possibly while `execute` calls are still in flight; the
      * host waits for them to return before calling `destroy` (see the promise above). */
     void (*shutdown)(struct ah_plugin *plugin);
 
-    /* Frees the plugin. Called at most once, on the main thread, after `shutdown` and after every
+    /* [main-thread | load-thread] Frees the plugin. Called at most once, after `shutdown` and after every
      * `execute` and extension call has returned. `plugin` is invalid afterwards. */
     void (*destroy)(struct ah_plugin *plugin);
 
-    /* Returns the plugin's optional capability `id` or NULL. The pointer stays valid until `destroy`.
-     * Thread: any. */
+    /* [any-thread] Returns the plugin's optional capability `id` or NULL; `id` is borrowed. The table
+     * returned is the plugin's and stays valid until `destroy`. */
     const void *(*get_extension)(const struct ah_plugin *plugin, const char *id);
 } ah_plugin_t;
 
@@ -83,12 +88,13 @@ typedef struct ah_plugin_entry {
     const char *name;         /* must equal the manifest's "name" */
     const char *version;      /* the plugin's own version; must equal the manifest's "version" */
 
-    /* Creates one plugin instance bound to `host` (borrowed until destroy). Returns NULL on failure,
-     * after host->set_error(host, NULL, reason). Thread: main. */
+    /* [load-thread] Creates one plugin instance bound to `host` (borrowed until destroy). Returns NULL on
+     * failure, after host->set_error(host, NULL, reason). The instance is the plugin's until destroy. */
     ah_plugin_t *(*create)(const ah_host_t *host);
 } ah_plugin_entry_t;
 
-/* The one symbol a plugin module exports. */
+/* The one symbol a plugin module exports. [load-thread] Returns a pointer to a constant the module owns,
+ * valid while the library is loaded. */
 #define AH_PLUGIN_ENTRY_SYMBOL "actionhost_plugin_entry"
 typedef const ah_plugin_entry_t *(*ah_plugin_entry_fn)(void);
 

@@ -9,6 +9,11 @@
  * Extensions (a C table of function pointers, e.g. ext/http_routes.h): return the table from
  * Plugin::extension(id); its static functions receive the ah_plugin_t and reach the C++ plugin with
  * sdk::with_plugin<MyPlugin>(plugin, [&](MyPlugin &self) { ... }), which runs behind the same barrier.
+ *
+ * Threads (tags: abi.h): each virtual runs on the thread of the C entry point it wraps — the constructor
+ * and init() [load-thread], execute() [call-thread], shutdown() and the destructor [main-thread |
+ * load-thread], extension() [any-thread]; Host's and Call's members are the services of host.h, with
+ * their tags (Call only while its execute runs). To build answers and read arguments: actionhost/json.h.
  */
 #ifndef ACTIONHOST_PLUGIN_HPP
 #define ACTIONHOST_PLUGIN_HPP

@@ -11,7 +11,7 @@
  *
  * Lifecycle (function pointers are never NULL):
  *   entry->create(host, name) -> connect -> (endpoint | pause | resume)* -> close -> destroy
- * Threads: all calls on one runtime come from one client thread at a time (never concurrently);
+ * Threads (tags: abi.h): all calls on one runtime come from one client thread at a time [client-thread] (never concurrently);
  * different runtime instances may be driven from different threads at once, so a backend keeps no
  * unguarded state shared between its instances. The client library's services (ah_runtime_host_t)
  * may be called from any thread of the backend, for any instance, concurrently.
@@ -75,35 +75,35 @@ typedef struct ah_runtime_host {
     void *host_data; /* the client library's own; a backend never touches it */
     const ah_runtime_info_t *info;
 
-    /* Writes one log line. `msg` borrowed. Blocking: no. */
+    /* [any-thread] Writes one log line. `msg` borrowed. Blocking: no. */
     void (*log)(const struct ah_runtime_host *host, ah_log_level_t level, const char *msg);
-    /* Records why the failing call (of this runtime, on this thread) failed; shown to the user. Copied.
+    /* [same-thread] Records why the failing call (of this runtime, on this thread) failed; shown to the user. Copied.
      * Blocking: no. Thread: the thread of the failing call. */
     void (*set_error)(const struct ah_runtime_host *host, const char *msg);
-    /* Reports progress as an AH_STATUS_* string plus free text (may be ""). Copied. Blocking: no more
+    /* [any-thread] Reports progress as an AH_STATUS_* string plus free text (may be ""). Copied. Blocking: no more
      * than the client's progress display (a line on a terminal). */
     void (*set_status)(const struct ah_runtime_host *host, const char *runtime_status, const char *detail);
 
-    /* Reads configuration: "core.<key>", "sandbox.<key>", "<section>.<key>" from config.toml after env
+    /* [any-thread] Reads configuration: "core.<key>", "sandbox.<key>", "<section>.<key>" from config.toml after env
      * overrides, rendered as text (TOML arrays/tables as JSON). NULL when unset. The string is owned by
      * the client library and valid until destroy. Blocking: no. */
     const char *(*config_get)(const struct ah_runtime_host *host, const char *key);
 
-    /* Makes one HTTP request and waits for its answer: Blocking: yes, up to call->timeout_s (the
+    /* [any-thread] Makes one HTTP request and waits for its answer: Blocking: yes, up to call->timeout_s (the
      * library's default when <= 0) per attempt. Returns AH_OK when a response arrived (any status), else
      * AH_ERR_IO or AH_ERR_TIMEOUT with result->error set. `call` is borrowed; `result` is filled and
      * must be freed with http_result_free (also after an error). */
     ah_status_t (*http_request)(const struct ah_runtime_host *host, const ah_http_call_t *call,
                                 ah_http_result_t *result);
-    /* Frees what http_request put in `result`. Blocking: no. */
+    /* [any-thread] Frees what http_request put in `result`. Blocking: no. */
     void (*http_result_free)(const struct ah_runtime_host *host, ah_http_result_t *result);
 
-    /* Polls GET <url>/alive until it answers 200 or `timeout_s` passes (AH_ERR_TIMEOUT). Blocking: yes,
+    /* [any-thread] Polls GET <url>/alive until it answers 200 or `timeout_s` passes (AH_ERR_TIMEOUT). Blocking: yes,
      * up to timeout_s. Strings borrowed. */
     ah_status_t (*wait_alive)(const struct ah_runtime_host *host, const char *url, const char *session_api_key,
                               double timeout_s);
 
-    /* Optional client services by id ("actionhost.<name>/<version>"); NULL when absent. The pointer is
+    /* [any-thread] Optional client services by id ("actionhost.<name>/<version>"); NULL when absent. The pointer is
      * valid until destroy. Blocking: no. */
     const void *(*get_extension)(const struct ah_runtime_host *host, const char *id);
 } ah_runtime_host_t;
@@ -120,22 +120,22 @@ typedef struct ah_runtime {
     uint32_t struct_size;
     void *runtime_data; /* the backend's */
 
-    /* Provisions the sandbox (or attaches to an existing one), starts the host and waits until it is
+    /* [client-thread] Provisions the sandbox (or attaches to an existing one), starts the host and waits until it is
      * alive, reporting progress with host->set_status. Blocking: yes, for the whole start (seconds to
      * minutes for a cloud provider). Errors: a status and host->set_error. */
     ah_status_t (*connect)(struct ah_runtime *runtime);
-    /* Fills `out` with where the host is reached. Valid after a successful connect. Blocking: no. */
+    /* [client-thread] Fills `out` with where the host is reached. Valid after a successful connect. Blocking: no. */
     ah_status_t (*endpoint)(struct ah_runtime *runtime, ah_runtime_endpoint_t *out);
-    /* Suspends / restarts the sandbox, keeping its workspace. AH_ERR_UNSUPPORTED when impossible.
+    /* [client-thread] Suspends / restarts the sandbox, keeping its workspace. AH_ERR_UNSUPPORTED when impossible.
      * Blocking: yes, until the provider has done it. */
     ah_status_t (*pause)(struct ah_runtime *runtime);
     ah_status_t (*resume)(struct ah_runtime *runtime);
-    /* Ends the session: stops and removes the sandbox, or keeps/pauses it when the configuration says
+    /* [client-thread] Ends the session: stops and removes the sandbox, or keeps/pauses it when the configuration says
      * keep_runtime_alive. Blocking: yes, until done. */
     ah_status_t (*close)(struct ah_runtime *runtime);
-    /* Frees the runtime; `runtime` is invalid afterwards. Blocking: no (close did the work). */
+    /* [client-thread] Frees the runtime; `runtime` is invalid afterwards. Blocking: no (close did the work). */
     void (*destroy)(struct ah_runtime *runtime);
-    /* The backend's optional capability `id` or NULL; valid until destroy. Blocking: no. */
+    /* [client-thread] The backend's optional capability `id` or NULL; valid until destroy. Blocking: no. */
     const void *(*get_extension)(const struct ah_runtime *runtime, const char *id);
 } ah_runtime_t;
 
@@ -144,12 +144,13 @@ typedef struct ah_runtime_entry {
     uint32_t struct_size;
     const char *name;         /* module name; must equal the manifest's "name" */
     const char *version;      /* must equal the manifest's "version" */
-    /* Creates a runtime of kind `runtime_name` (one of the manifest's provides.runtimes). NULL on
+    /* [client-thread] Creates a runtime of kind `runtime_name` (one of the manifest's provides.runtimes). NULL on
      * failure after host->set_error. Thread: the client thread. */
     ah_runtime_t *(*create)(const ah_runtime_host_t *host, const char *runtime_name);
 } ah_runtime_entry_t;
 
 #define AH_RUNTIME_ENTRY_SYMBOL "actionhost_runtime_entry"
+/* [client-thread] Returns a pointer to a constant the module owns, valid while the library is loaded. */
 typedef const ah_runtime_entry_t *(*ah_runtime_entry_fn)(void);
 
 #ifdef __cplusplus

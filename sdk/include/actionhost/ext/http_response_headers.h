@@ -20,7 +20,7 @@ extern "C" {
 
 typedef struct ah_ext_http_response_headers {
     uint32_t struct_size;
-    /* The headers of `result` (filled by host->http_request) as a NULL-terminated list of "name: value"
+    /* [any-thread] The headers of `result` (filled by host->http_request) as a NULL-terminated list of "name: value"
      * lines, names in lower case, one line per name (repeated headers joined with ", "). An empty list
      * when no response arrived. Valid until host->http_result_free(result). Thread: any. */
     const char *const *(*headers)(const struct ah_runtime_host *host, const ah_http_result_t *result);

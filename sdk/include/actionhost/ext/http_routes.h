@@ -28,7 +28,7 @@ typedef struct ah_http_request {
 typedef struct ah_http_reply {
     uint32_t struct_size;
     void *reply_data; /* the host's */
-    /* Sends the response; `body` is copied. Call at most once; without a call the host answers 500. */
+    /* [same-thread] Sends the response; `body` is copied. Call at most once; without a call the host answers 500. */
     void (*send)(struct ah_http_reply *reply, int32_t status, const char *content_type, ah_bytes_t body);
 } ah_http_reply_t;
 
@@ -36,7 +36,7 @@ typedef struct ah_ext_http_routes {
     uint32_t struct_size;
     /* NULL-terminated list of exact paths this plugin answers. Owned by the plugin, valid until destroy. */
     const char *const *paths;
-    /* Handles one request. Thread: a host worker thread; may run concurrently with itself and with
+    /* [call-thread] Handles one request. Thread: a host worker thread; may run concurrently with itself and with
      * execute. Must not throw. */
     ah_status_t (*handle)(struct ah_plugin *plugin, const ah_http_request_t *request, ah_http_reply_t *reply);
 } ah_ext_http_routes_t;

@@ -43,14 +43,14 @@ typedef struct ah_http_stream_request {
 typedef struct ah_http_stream_reply {
     uint32_t struct_size;
     void *reply_data; /* the host's */
-    /* Adds a response header. Before `send`/`begin_stream` only (AH_ERR_STATE after). Copied. */
+    /* [same-thread] Adds a response header. Before `send`/`begin_stream` only (AH_ERR_STATE after). Copied. */
     ah_status_t (*set_header)(struct ah_http_stream_reply *reply, const char *name, const char *value);
-    /* Sends a complete response; `body` is copied. AH_ERR_STATE when the response was already started. */
+    /* [same-thread] Sends a complete response; `body` is copied. AH_ERR_STATE when the response was already started. */
     ah_status_t (*send)(struct ah_http_stream_reply *reply, int32_t status, const char *content_type, ah_bytes_t body);
-    /* Starts a streamed (chunked) response; the headers go out at once. The body is what `write` passes
+    /* [same-thread] Starts a streamed (chunked) response; the headers go out at once. The body is what `write` passes
      * afterwards; the response ends when `handle` returns. */
     ah_status_t (*begin_stream)(struct ah_http_stream_reply *reply, int32_t status, const char *content_type);
-    /* Writes one piece of a streamed body and flushes it to the client. Returns AH_ERR_IO once the client
+    /* [same-thread] Writes one piece of a streamed body and flushes it to the client. Returns AH_ERR_IO once the client
      * has gone (then return from `handle`), AH_ERR_STATE before `begin_stream`. */
     ah_status_t (*write)(struct ah_http_stream_reply *reply, ah_bytes_t chunk);
 } ah_http_stream_reply_t;
@@ -59,7 +59,7 @@ typedef struct ah_ext_http_stream_routes {
     uint32_t struct_size;
     /* NULL-terminated list of exact paths this plugin answers. Owned by the plugin, valid until destroy. */
     const char *const *paths;
-    /* Handles one request. Thread: a host worker thread, one per connection; may run concurrently with
+    /* [call-thread] Handles one request. Thread: a host worker thread, one per connection; may run concurrently with
      * itself and with execute. A streamed response may keep `handle` running for as long as the client
      * listens: the plugin's `shutdown` must make such calls return promptly (the host waits for every
      * running `handle` before `destroy`). Must not throw. */

@@ -29,7 +29,7 @@ typedef enum ah_output_stream {
 
 typedef struct ah_ext_partial_streams {
     uint32_t struct_size;
-    /* Emits `chunk` (raw text as produced; copied) of `call` marked as `stream` (an ah_output_stream_t)
+    /* [any-thread, while `execute` of this call runs] Emits `chunk` (raw text as produced; copied) of `call` marked as `stream` (an ah_output_stream_t)
      * to anyone following the session live. Does not change the final observation. Thread: any, while
      * `execute` of this call runs (afterwards AH_ERR_STATE). Blocking: no. AH_ERR_INVALID_ARGUMENT for
      * an unknown `stream`. */

@@ -56,7 +56,7 @@ typedef struct ah_policy_query {
 typedef struct ah_policy_verdict {
     uint32_t struct_size;
     void *verdict_data; /* the host's */
-    /* Gives the module's answer. `rule` (a short name of what matched, e.g. "no-curl-pipe-sh") and
+    /* [policy-thread] Gives the module's answer. `rule` (a short name of what matched, e.g. "no-curl-pipe-sh") and
      * `reason` (one sentence the client and the audit trail show) are copied; either may be NULL. Call at
      * most once; a second call replaces the first. Without a call the answer is ALLOW with risk UNKNOWN. A
      * decision or risk outside the enums is read as DENY (and logged as the module misbehaving). */
@@ -66,7 +66,7 @@ typedef struct ah_policy_verdict {
 
 typedef struct ah_ext_policy {
     uint32_t struct_size;
-    /* Judges one action. Returns AH_OK after verdict->set (or without it: allow); any other status
+    /* [policy-thread] Judges one action. Returns AH_OK after verdict->set (or without it: allow); any other status
      * (details through host->set_error(host, NULL, msg)) denies the action, as does not returning within
      * the host's deadline. Must not throw; should answer in microseconds to milliseconds: every action
      * waits for it. Thread: the policy worker's one thread — calls never overlap, with themselves or with

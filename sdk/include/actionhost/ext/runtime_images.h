@@ -24,7 +24,7 @@ extern "C" {
 
 typedef struct ah_ext_runtime_images {
     uint32_t struct_size;
-    /* The image this runtime's configuration names — sandbox.base_container_image (or `ahctl --image`)
+    /* [any-thread] The image this runtime's configuration names — sandbox.base_container_image (or `ahctl --image`)
      * when the user set it; OpenHands' default image is never implied — made ready in the store.
      * `owners_json` says who the unpacked files belong to: {"map_owners": true, "uid_base": N,
      * "gid_base": N} maps every owner into the id range from N (a root caller's sandbox ids), {} leaves
@@ -39,7 +39,7 @@ typedef struct ah_ext_runtime_images {
      * is {"error": why}, freed the same way.
      * Progress: host->set_status. Blocking: yes (a pull may take minutes). Thread: any. */
     ah_status_t (*prepare)(const struct ah_runtime_host *host, const char *owners_json, char **out_json);
-    /* Frees a string this service returned. Blocking: no. Thread: any. */
+    /* [any-thread] Frees a string this service returned. Blocking: no. Thread: any. */
     void (*free_string)(const struct ah_runtime_host *host, char *text);
 } ah_ext_runtime_images_t;
 

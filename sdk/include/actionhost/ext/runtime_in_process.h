@@ -23,13 +23,14 @@ extern "C" {
 typedef struct ah_ext_runtime_in_process {
     uint32_t struct_size;
     void *ext_data; /* the backend's */
-    /* Serves one request of the host's API (docs/api.md). `call->url` is the request path with its query
+    /* [client-thread] Serves one request of the host's API (docs/api.md). `call->url` is the request path with its query
      * ("/execute_action", "/download_files?path=/w"); method, headers and body as on the wire. Returns
      * AH_OK when an answer was produced (any HTTP status) and fills `result` (status, body; `error` "").
      * The caller frees the result with result_free. Thread: the client thread of the runtime; calls on
      * one runtime are never concurrent. Valid after a successful connect, until close. Never throws. */
     ah_status_t (*handle)(const struct ah_ext_runtime_in_process *ext, const ah_http_call_t *call,
                           ah_http_result_t *result);
+    /* [client-thread] Frees what handle put in `result` (the body handle returned stays valid until then). */
     void (*result_free)(const struct ah_ext_runtime_in_process *ext, ah_http_result_t *result);
 } ah_ext_runtime_in_process_t;
 

@@ -26,15 +26,15 @@ extern "C" {
 
 typedef struct ah_ext_runtime_lifetime {
     uint32_t struct_size;
-    /* *out_json = the state (free it with free_string). Errors: a status and host->set_error (no running
+    /* [client-thread] *out_json = the state (free it with free_string). Errors: a status and host->set_error (no running
      * sandbox for the session). Thread: the client thread driving this runtime. Blocking: a round trip
      * to the process that keeps the time (the sandbox's supervisor; the local or docker keeper). */
     ah_status_t (*get)(ah_runtime_t *runtime, char **out_json);
-    /* Moves the end `seconds` later (1 .. ten years); *out_json = the state after. AH_ERR_INVALID_ARGUMENT
+    /* [client-thread] Moves the end `seconds` later (1 .. ten years); *out_json = the state after. AH_ERR_INVALID_ARGUMENT
      * with host->set_error for seconds out of range or a sandbox without a lifetime. Thread and blocking
      * as get. */
     ah_status_t (*extend)(ah_runtime_t *runtime, int64_t seconds, char **out_json);
-    /* Frees a string this extension returned. Thread: any. Blocking: no. */
+    /* [any-thread] Frees a string this extension returned. Thread: any. Blocking: no. */
     void (*free_string)(ah_runtime_t *runtime, char *text);
 } ah_ext_runtime_lifetime_t;
 

@@ -19,19 +19,19 @@ extern "C" {
 
 typedef struct ah_ext_runtime_network {
     uint32_t struct_size;
-    /* *out_json = {"mode": "none"|"internet"|"host", "allow": [RULE], "deny": [RULE], "refused": N,
+    /* [client-thread] *out_json = {"mode": "none"|"internet"|"host", "allow": [RULE], "deny": [RULE], "refused": N,
      * "log": [{"address", "protocol", "port", "packets"}]} — the lists, counter and log only for
      * "internet" (free it with free_string). Thread: the client thread driving this runtime. Blocking:
      * a round trip to the sandbox's supervisor, which reads the filter (~10 ms). */
     ah_status_t (*get_policy)(ah_runtime_t *runtime, char **out_json);
-    /* Changes the policy in force: change_json = {"allow": [RULE], "deny": [RULE], "remove": [RULE]} (an
+    /* [client-thread] Changes the policy in force: change_json = {"allow": [RULE], "deny": [RULE], "remove": [RULE]} (an
      * entry allowed leaves the deny list and the reverse; "remove" takes it out of either). All or
      * nothing: the filter is replaced in one transaction, its counter and log kept. *out_json = the
      * policy now, as get_policy without the log. Errors: AH_ERR_INVALID_ARGUMENT for an entry that is
      * neither a CIDR (or address) nor a domain name ("pypi.org", "*.github.com"), or a sandbox whose network is not "internet" (host->set_error says which). Thread and
      * blocking as get_policy. */
     ah_status_t (*change_policy)(ah_runtime_t *runtime, const char *change_json, char **out_json);
-    /* Frees a string this extension returned. Thread: any. Blocking: no. */
+    /* [any-thread] Frees a string this extension returned. Thread: any. Blocking: no. */
     void (*free_string)(ah_runtime_t *runtime, char *text);
 } ah_ext_runtime_network_t;
 

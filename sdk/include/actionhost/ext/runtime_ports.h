@@ -23,7 +23,7 @@ extern "C" {
 
 typedef struct ah_ext_runtime_ports {
     uint32_t struct_size;
-    /* Publishes the sandbox's TCP `port` (1..65535) on the machine at `address` (an IP address; NULL or
+    /* [client-thread] Publishes the sandbox's TCP `port` (1..65535) on the machine at `address` (an IP address; NULL or
      * "" → 127.0.0.1) and `machine_port` (0: a free one). *out_address = where the machine reaches it,
      * "127.0.0.1:41234" or "[::1]:8080" (free it with free_string). Connections are carried to the port on
      * the sandbox's own loopback (127.0.0.1, else ::1); one to a port nothing listens on is closed.
@@ -32,13 +32,13 @@ typedef struct ah_ext_runtime_ports {
      * the sandbox's supervisor (well under a millisecond here). */
     ah_status_t (*publish)(ah_runtime_t *runtime, uint16_t port, uint16_t machine_port, const char *address,
                            char **out_address);
-    /* Stops publishing `port` and closes the connections it carried. Errors: not published. Thread and
+    /* [client-thread] Stops publishing `port` and closes the connections it carried. Errors: not published. Thread and
      * blocking as publish. */
     ah_status_t (*unpublish)(ah_runtime_t *runtime, uint16_t port);
-    /* *out_json = [{"port": N, "address": "127.0.0.1:M"}, ...] in port order (free it with free_string).
+    /* [client-thread] *out_json = [{"port": N, "address": "127.0.0.1:M"}, ...] in port order (free it with free_string).
      * Thread and blocking as publish. */
     ah_status_t (*list)(ah_runtime_t *runtime, char **out_json);
-    /* Frees a string this extension returned. Thread: any. Blocking: no. */
+    /* [any-thread] Frees a string this extension returned. Thread: any. Blocking: no. */
     void (*free_string)(ah_runtime_t *runtime, char *text);
 } ah_ext_runtime_ports_t;
 

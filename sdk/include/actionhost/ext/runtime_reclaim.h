@@ -23,22 +23,22 @@ extern "C" {
 /* Flags of reclaim. */
 #define AH_RECLAIM_THOROUGH 1u /* also check every record of core.state_dir (slower with many sessions) */
 
-/* Told the session id of each kept-alive session reclaim found ended. `session_id` is borrowed for the
+/* [same-thread] Told the session id of each kept-alive session reclaim found ended. `session_id` is borrowed for the
  * call. Called on the thread that called reclaim, before reclaim returns. */
 typedef void (*ah_session_ended_fn)(void *context, const char *session_id);
 
 typedef struct ah_ext_runtime_reclaim {
     uint32_t struct_size;
-    /* Whether this session's kept-alive sandbox still runs: 1 yes, 0 no (it ended, or never was). Never
+    /* [client-thread] Whether this session's kept-alive sandbox still runs: 1 yes, 0 no (it ended, or never was). Never
      * connects; does not block on the sandbox (it reads local state). Thread: the client thread driving
      * this runtime. Must not throw. */
     int32_t (*exists)(ah_runtime_t *runtime);
-    /* Ends this session's kept-alive sandbox without connecting to it, whatever it is doing, and removes
+    /* [client-thread] Ends this session's kept-alive sandbox without connecting to it, whatever it is doing, and removes
      * everything of it. AH_OK when nothing of it remains (also when there was none); else an error status
      * with the reason through host->set_error. Thread: the client thread driving this runtime. Blocks
      * until the sandbox has ended (milliseconds; a few seconds at most for one that must be killed). */
     ah_status_t (*discard)(ah_runtime_t *runtime);
-    /* Removes what this backend's ended sandboxes left on this machine (AH_RECLAIM_* flags); calls
+    /* [client-thread] Removes what this backend's ended sandboxes left on this machine (AH_RECLAIM_* flags); calls
      * `ended(context, session_id)` for each kept-alive session of core.state_dir found ended, whose
      * record the client may then drop (`ended` may be NULL; `context` is the caller's, passed through).
      * Cheap without AH_RECLAIM_THOROUGH: made to run before every start. Thread: the client thread

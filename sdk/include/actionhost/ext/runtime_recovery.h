@@ -27,7 +27,7 @@ typedef enum ah_recovery {
 
 typedef struct ah_ext_runtime_recovery {
     uint32_t struct_size;
-    /* The sandbox URL answered `http_status` to a request of the client. Returns an ah_recovery_t as
+    /* [client-thread] The sandbox URL answered `http_status` to a request of the client. Returns an ah_recovery_t as
      * int32_t; on AH_RECOVERY_DISCONNECTED the reason is given with host->set_error. Thread: the client
      * thread driving this runtime. May block (a resume waits for the sandbox). Must not throw. */
     int32_t (*on_sandbox_error)(ah_runtime_t *runtime, int32_t http_status);

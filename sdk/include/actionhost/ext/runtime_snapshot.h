@@ -22,16 +22,16 @@ extern "C" {
 
 typedef struct ah_ext_runtime_snapshot {
     uint32_t struct_size;
-    /* Stops every process of the connected sandbox (its cgroup freezer) and describes its writable layer:
+    /* [client-thread] Stops every process of the connected sandbox (its cgroup freezer) and describes its writable layer:
      * *out_json = {"upper": the directory, "image": the manifest digest of the image below it,
      * "map_owners": bool, "uid_base": N, "gid_base": N} (owners as actionhost.images/1 takes them). The
      * sandbox stays frozen until thaw. Free the string with free_string. Errors: a status and
      * host->set_error (no image below the sandbox, no freezer for an unprivileged caller's sandbox).
      * Thread: the client thread driving this runtime. Blocking: until every process is stopped. */
     ah_status_t (*freeze_layer)(ah_runtime_t *runtime, char **out_json);
-    /* Lets the sandbox run again. Idempotent. Blocking: until every process is thawed. */
+    /* [client-thread] Lets the sandbox run again. Idempotent. Blocking: until every process is thawed. */
     ah_status_t (*thaw)(ah_runtime_t *runtime);
-    /* Frees a string freeze_layer returned. Blocking: no. */
+    /* [any-thread] Frees a string freeze_layer returned. Blocking: no. */
     void (*free_string)(ah_runtime_t *runtime, char *text);
 } ah_ext_runtime_snapshot_t;
 
