@@ -60,6 +60,14 @@ TEST(RuntimeLoader, AGoodBackendLoads) {
     EXPECT_NE(a.runtime, nullptr);
 }
 
+// runtime.h: set_error records the failing call's reason per thread, so a backend's helper thread setting
+// another text cannot replace the reason of the call that failed.
+TEST(RuntimeLoader, SetErrorIsKeptPerThread) {
+    auto a = create("fxr_create_error");
+    EXPECT_EQ(a.runtime, nullptr);
+    EXPECT_NE(a.error.find("could not be created: the backend's own reason"), std::string::npos) << a.error;
+}
+
 TEST(RuntimeLoader, ANullSlotIsRefused) {
     EXPECT_EQ(create("fxr_null_slot").error,
               "refusing runtime module " + library("fxr_null_slot") + ": its runtime struct has a NULL 'pause' function");
