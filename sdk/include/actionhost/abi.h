@@ -19,7 +19,7 @@
 /*
  * Thread tags (after CLAP's): each function's comment starts with the threads the host — or, for
  * runtime backends, the client library — actually calls it on, or, for a service, the threads a module
- * may call it from:
+ * may call it from (tests/abi/fixtures/thread_fixture_plugin.cpp checks the plugin's on the real host):
  *  [load-thread]  the one thread loading a plugin: in the host, a loader thread at start for the plugins
  *                 of its command line, or the HTTP worker thread of the first request needing a plugin
  *                 loaded on demand; in the policy worker process, its one thread; in the client's
