@@ -22,10 +22,12 @@
  * may call it from (tests/abi/fixtures/thread_fixture_plugin.cpp checks the plugin's on the real host):
  *  [load-thread]  the one thread loading a plugin: in the host, a loader thread at start for the plugins
  *                 of its command line, or the HTTP worker thread of the first request needing a plugin
- *                 loaded on demand; in the policy worker process, its one thread; in the client's
+ *                 loaded on demand; in the policy worker process, its one thread; in an isolated
+ *                 plugin's worker process ("isolation": "process"), its main thread; in the client's
  *                 in-process runtime (cli), the client thread that connects. create, then init run on
  *                 it, one after the other, never concurrently with another call into that plugin.
- *  [call-thread]  a host worker thread serving one request (an action, an HTTP route); several run at
+ *  [call-thread]  a host worker thread serving one request (an action, an HTTP route) — in an isolated
+ *                 plugin's worker, a thread of the worker's own per forwarded call; several run at
  *                 once, within the limits the function states.
  *  [main-thread]  the thread that stops the host: the host process's main thread, after a signal or a
  *                 failed start (in the cli runtime, the client thread that closes it); it also destroys.
