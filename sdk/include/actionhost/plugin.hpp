@@ -13,7 +13,7 @@
  * Threads (tags: abi.h): each virtual runs on the thread of the C entry point it wraps — the constructor
  * and init() [load-thread], execute() [call-thread], shutdown() and the destructor [main-thread |
  * load-thread], extension() [any-thread]; Host's and Call's members are the services of host.h, with
- * their tags (Call only while its execute runs). To build answers and read arguments: actionhost/json.h.
+ * their tags (Call only while its execute runs).
  */
 #ifndef ACTIONHOST_PLUGIN_HPP
 #define ACTIONHOST_PLUGIN_HPP
