@@ -251,8 +251,9 @@ Result<std::vector<Entry>> read_entries(const std::string &dir) {
 
 namespace {
 
-Result<Summary> verify_once(const std::string &dir, bool &past_head) {
-    past_head = false;
+// `look_again`: the answer may come from reading while a live writer appended (see verify).
+Result<Summary> verify_once(const std::string &dir, bool &look_again) {
+    look_again = false;
     const std::vector<unsigned> segments = segments_of(dir);
     if (segments.empty()) return fail("no audit trail in " + dir + " (no segment file)");
     for (size_t i = 1; i < segments.size(); ++i)
@@ -319,11 +320,14 @@ Result<Summary> verify_once(const std::string &dir, bool &past_head) {
     const auto head = read_json_object_file(dir + "/head");
     if (!head) return fail("the head file is missing or unreadable: the end of the chain cannot be confirmed");
     const uint64_t head_seq = head->value("seq", uint64_t{0});
-    if (head_seq > prev_seq)
+    if (head_seq > prev_seq) {
+        // Or a line and its head were written between reading the segments and reading the head.
+        look_again = true;
         return fail("the chain ends at seq " + std::to_string(prev_seq) + " but the head names seq " + std::to_string(head_seq) +
                     ": entries were cut from the end");
+    }
     if (head_seq < prev_seq) {
-        past_head = true;
+        look_again = true;
         return fail("seq " + std::to_string(head_seq + 1) + " and after are past the head (seq " + std::to_string(head_seq) +
                     "): added after the writer's last entry, or the writer stopped between a line and its head");
     }
@@ -334,13 +338,14 @@ Result<Summary> verify_once(const std::string &dir, bool &past_head) {
 }  // namespace
 
 Result<Summary> verify(const std::string &dir) {
-    // A live writer replaces the head just after each line: entries past the head are looked at again
-    // (three times, 50 ms apart) before they count as a break.
-    bool past_head = false;
-    Result<Summary> r = verify_once(dir, past_head);
-    for (int i = 0; i < 3 && past_head; ++i) {
+    // A live writer appends a line, then replaces the head: entries past the head, and a head past the
+    // entries read a moment before (a line and its head written between the two reads), are looked at
+    // again (three times, 50 ms apart) before they count as a break. A real cut or addition stays one.
+    bool look_again = false;
+    Result<Summary> r = verify_once(dir, look_again);
+    for (int i = 0; i < 3 && look_again; ++i) {
         ::usleep(50'000);
-        r = verify_once(dir, past_head);
+        r = verify_once(dir, look_again);
     }
     return r;
 }
