@@ -1,5 +1,6 @@
 #include "cgroups.hpp"
 
+#include <actionhost/common/io/small_file.hpp>
 #include <actionhost/lifetime/cgroup_freezer.hpp>
 
 #include <dirent.h>
@@ -24,19 +25,9 @@ namespace {
 
 const char *const kV1Controllers[] = {"memory", "pids", "cpu", "freezer"};
 
-bool write_text(const std::string &path, const std::string &text) {
-    std::ofstream out(path);
-    out << text;
-    out.flush();
-    return static_cast<bool>(out);
-}
-
-std::string read_text(const std::string &path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+// The one small-file reader and writer (common/io/small_file.hpp); cgroup.procs may list many pids.
+bool write_text(const std::string &path, const std::string &text) { return actionhost::common::io::write_small_file(path, text); }
+std::string read_text(const std::string &path) { return actionhost::common::io::read_small_file(path, 4 << 20); }
 
 std::string v2_root() {
     return fs::exists("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";

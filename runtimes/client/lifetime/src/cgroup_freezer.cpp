@@ -2,8 +2,7 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include <actionhost/common/io/small_file.hpp>
 
 namespace actionhost::lifetime {
 
@@ -11,19 +10,9 @@ namespace {
 
 bool exists(const std::string &path) { return ::access(path.c_str(), F_OK) == 0; }
 
-bool write_text(const std::string &path, const std::string &text) {
-    std::ofstream out(path);
-    out << text;
-    out.flush();
-    return static_cast<bool>(out);
-}
-
-std::string read_text(const std::string &path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+// The one small-file reader and writer (common/io/small_file.hpp); cgroup.procs may list many pids.
+bool write_text(const std::string &path, const std::string &text) { return actionhost::common::io::write_small_file(path, text); }
+std::string read_text(const std::string &path) { return actionhost::common::io::read_small_file(path, 4 << 20); }
 
 }  // namespace
 

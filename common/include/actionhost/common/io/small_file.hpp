@@ -34,6 +34,22 @@ inline std::string read_small_file(const std::string &path, size_t max_bytes = 6
     return text;
 }
 
+// Replaces the text of a small file (a cgroup's freezer.state, pids.max) with `text`, written whole;
+// false when it cannot be opened or the kernel refuses the value (a write error).
+inline bool write_small_file(const std::string &path, std::string_view text) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    size_t done = 0;
+    for (int tries = 0; done < text.size() && tries < 1000; ++tries) {  // bounded: a kernel file takes it at once
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+    }
+    const bool closed = ::close(fd) == 0;
+    return done == text.size() && closed;
+}
+
 // The value of the line "<name> <value>" of a flat-keyed kernel file (a cgroup's memory.stat,
 // cpu.stat, memory.events); nullopt when no such line holds a whole number.
 inline std::optional<uint64_t> flat_keyed_value(std::string_view text, std::string_view name) {
