@@ -60,6 +60,29 @@ std::unique_ptr<Poco::Net::HTTPClientSession> Engine::open_session(double idle_t
     return session;
 }
 
+std::istream &Engine::send(Poco::Net::HTTPClientSession &session, const std::string &method, const std::string &path,
+                           const std::vector<std::string> &headers, const std::string &body, const std::string &content_type,
+                           Poco::Net::HTTPResponse &response) {
+    Poco::Net::HTTPRequest request(method, std::string(kApiVersion) + path, Poco::Net::HTTPMessage::HTTP_1_1);
+    request.set("Host", "docker");
+    for (const auto &h : headers) {
+        const size_t colon = h.find(':');
+        if (colon == std::string::npos) continue;
+        size_t v = colon + 1;
+        while (v < h.size() && h[v] == ' ') ++v;
+        request.set(h.substr(0, colon), h.substr(v));
+    }
+    if (!body.empty()) {
+        request.setContentType(content_type);
+        request.setContentLength(static_cast<std::streamsize>(body.size()));
+    } else if (method == "POST") {
+        request.setContentLength(0);
+    }
+    std::ostream &out = session.sendRequest(request);
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    return session.receiveResponse(response);
+}
+
 EngineReply Engine::stream(const std::string &method, const std::string &path, const std::string &body,
                            const std::string &content_type, const std::vector<std::string> &headers,
                            const std::function<void(const nlohmann::json &)> &on_message, double idle_timeout_s,
@@ -68,25 +91,8 @@ EngineReply Engine::stream(const std::string &method, const std::string &path, c
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total_timeout_s);
     try {
         std::unique_ptr<Poco::Net::HTTPClientSession> session = open_session(idle_timeout_s);
-        Poco::Net::HTTPRequest request(method, std::string(kApiVersion) + path, Poco::Net::HTTPMessage::HTTP_1_1);
-        request.set("Host", "docker");
-        for (const auto &h : headers) {
-            const size_t colon = h.find(':');
-            if (colon == std::string::npos) continue;
-            size_t v = colon + 1;
-            while (v < h.size() && h[v] == ' ') ++v;
-            request.set(h.substr(0, colon), h.substr(v));
-        }
-        if (!body.empty()) {
-            request.setContentType(content_type);
-            request.setContentLength(static_cast<std::streamsize>(body.size()));
-        } else if (method == "POST") {
-            request.setContentLength(0);
-        }
-        std::ostream &out = session->sendRequest(request);
-        out.write(body.data(), static_cast<std::streamsize>(body.size()));
         Poco::Net::HTTPResponse response;
-        std::istream &in = session->receiveResponse(response);
+        std::istream &in = send(*session, method, path, headers, body, content_type, response);
         const int status = static_cast<int>(response.getStatus());
         if (status != 200) {
             std::ostringstream rest;
@@ -117,18 +123,8 @@ EngineReply Engine::direct_call(const std::string &method, const std::string &pa
     const std::string where = unix_socket_.empty() ? tcp_host_ + ":" + std::to_string(tcp_port_) : unix_socket_;
     try {
         std::unique_ptr<Poco::Net::HTTPClientSession> session = open_session(timeout_s);
-        Poco::Net::HTTPRequest request(method, std::string(kApiVersion) + path, Poco::Net::HTTPMessage::HTTP_1_1);
-        request.set("Host", "docker");
-        if (!body.empty()) {
-            request.setContentType(content_type);
-            request.setContentLength(static_cast<std::streamsize>(body.size()));
-        } else if (method == "POST") {
-            request.setContentLength(0);
-        }
-        std::ostream &out = session->sendRequest(request);
-        out.write(body.data(), static_cast<std::streamsize>(body.size()));
         Poco::Net::HTTPResponse response;
-        std::istream &in = session->receiveResponse(response);
+        std::istream &in = send(*session, method, path, {}, body, content_type, response);
         std::ostringstream answer;
         answer << in.rdbuf();
         return {static_cast<int>(response.getStatus()), answer.str()};

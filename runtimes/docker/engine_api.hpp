@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <istream>
 #include <vector>
 
 namespace Poco::Net {
 class HTTPClientSession;
+class HTTPResponse;
 }
 
 namespace docker {
@@ -58,6 +60,11 @@ class Engine {
 
   private:
     std::unique_ptr<Poco::Net::HTTPClientSession> open_session(double idle_timeout_s) const;
+    // Sends one request on `session` (headers as "Name: value" lines) and reads the answer's head into
+    // `response`; returns its body. What stream and direct_call share.
+    static std::istream &send(Poco::Net::HTTPClientSession &session, const std::string &method, const std::string &path,
+                              const std::vector<std::string> &headers, const std::string &body, const std::string &content_type,
+                              Poco::Net::HTTPResponse &response);
     EngineReply direct_call(const std::string &method, const std::string &path, const std::string &body,
                             const std::string &content_type, double timeout_s);
 
