@@ -106,8 +106,7 @@ common::Result<std::unique_ptr<PolicyStage>> PolicyStage::create(HostEnvironment
         s.program = f.install_dir + "/bin/actionhost";
         s.module_names = names;
         s.init = {{"manifests", manifests},
-                  {"facts", {{"working_dir", f.working_dir}, {"username", f.username}, {"install_dir", f.install_dir},
-                             {"version", f.version}, {"user_id", f.user_id}}},
+                  {"facts", env.facts_for_worker()},
                   {"settings", env.settings_for_policy_worker()}};
         s.timeout = std::chrono::milliseconds(timeout_ms.value());
         s.log = [&env](ah_log_level_t level, const std::string &m) { env.log(level, "policy", m); };

@@ -56,4 +56,23 @@ nlohmann::json HostEnvironment::settings_for_policy_worker() {
     return out;
 }
 
+nlohmann::json HostEnvironment::facts_for_worker() const {
+    return {{"working_dir", facts_.working_dir}, {"username", facts_.username}, {"install_dir", facts_.install_dir},
+            {"version", facts_.version}, {"user_id", facts_.user_id}};
+}
+
+HostEnvironment::Facts HostEnvironment::facts_from_worker_init(const nlohmann::json &init) {
+    const nlohmann::json f = init.contains("facts") ? init["facts"] : nlohmann::json::object();
+    return {f.value("working_dir", std::string("/")), f.value("username", std::string()), f.value("install_dir", std::string()),
+            f.value("version", std::string()), f.value("user_id", 1000)};
+}
+
+std::map<std::string, std::string> HostEnvironment::settings_from_worker_init(const nlohmann::json &init) {
+    std::map<std::string, std::string> settings;
+    const nlohmann::json given = init.contains("settings") ? init["settings"] : nlohmann::json::object();
+    for (const auto &[k, v] : given.items())
+        if (v.is_string()) settings[k] = v.get<std::string>();
+    return settings;
+}
+
 }  // namespace actionhost::host

@@ -32,6 +32,12 @@ class HostEnvironment {
     // The settings (not the environment, which the worker inherits), without SESSION_API_KEY: what the
     // policy worker's modules and an isolated plugin's worker read with config_get.
     nlohmann::json settings_for_policy_worker();
+    // A worker process's environment (the policy worker, an isolated plugin's): what the host sends —
+    // its facts as JSON — and what the worker makes of the init message's "facts" and "settings" (strings
+    // only; absent parts give the defaults). One shape for both workers.
+    nlohmann::json facts_for_worker() const;
+    static Facts facts_from_worker_init(const nlohmann::json &init);
+    static std::map<std::string, std::string> settings_from_worker_init(const nlohmann::json &init);
     void set(const std::string &key, const std::string &value);  // before plugins load
     void set_user_id(int user_id);  // before plugins load (the user set-up may find another uid)
 

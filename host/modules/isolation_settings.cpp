@@ -46,8 +46,7 @@ IsolationSettings isolation_settings_for(const modules::Manifest &m, HostEnviron
     s.program = f.install_dir + "/bin/actionhost";
     s.manifest_path = m.dir + "/manifest.json";
     s.plugin_name = m.name;
-    s.facts = {{"working_dir", f.working_dir}, {"username", f.username}, {"install_dir", f.install_dir},
-               {"version", f.version}, {"user_id", f.user_id}};
+    s.facts = env.facts_for_worker();
     s.settings = env.settings_for_policy_worker();
     s.default_timeout = config.timeout;
     return s;

@@ -72,15 +72,7 @@ int run_policy_worker(int fd) {
     if (!init_text) return 1;
     const auto init = nlohmann::json::parse(init_text.value(), nullptr, false);
     if (!init.is_object()) return 1;
-    const nlohmann::json f = init.contains("facts") ? init["facts"] : nlohmann::json::object();
-    HostEnvironment::Facts facts{f.value("working_dir", std::string("/")), f.value("username", std::string()),
-                                 f.value("install_dir", std::string()), f.value("version", std::string()),
-                                 f.value("user_id", 1000)};
-    std::map<std::string, std::string> settings;
-    const nlohmann::json given = init.contains("settings") ? init["settings"] : nlohmann::json::object();
-    for (const auto &[k, v] : given.items())
-        if (v.is_string()) settings[k] = v.get<std::string>();
-    HostEnvironment env(facts, settings);
+    HostEnvironment env(HostEnvironment::facts_from_worker_init(init), HostEnvironment::settings_from_worker_init(init));
     std::vector<std::unique_ptr<PluginModule>> mods;
     std::string error;
     const nlohmann::json manifests = init.contains("manifests") ? init["manifests"] : nlohmann::json::array();
