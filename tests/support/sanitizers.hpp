@@ -14,6 +14,12 @@ inline constexpr bool kAddressSanitizer = common::kAddressSanitizer;
 // shadow of the others' accesses, so CPU-bound work runs 5-15x slower and memory use grows 5-10x.
 inline constexpr bool kThreadSanitizer = common::kThreadSanitizer;
 
+// What a sanitizer build's host takes beyond a plain one's, in MiB: under ASan+UBSan the host's check
+// sites alone carry ~64 MiB of data relocated (so written) at load, ~190 MiB resident in all against a
+// plain host's ~15. A test that bounds a command by the sandbox's memory limit adds this to the limit, so
+// the limit still bounds the command and not the host beside it.
+inline constexpr int kSanitizerHostMemoryMb = kThreadSanitizer ? 512 : kAddressSanitizer ? 256 : 0;
+
 // How much longer CPU-bound work takes under the sanitizer build (ASan measures 2-3x on parsing loops;
 // CI runs two tests at once on two cores). Latency bounds that guard against seconds-long stalls scale
 // by it; a bound that only holds in the plain build would fail CI on a time, not on a regression.

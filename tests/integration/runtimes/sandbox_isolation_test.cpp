@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "runtime_harness.hpp"
+#include "support/sanitizers.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace runtimes_test;
@@ -166,8 +167,10 @@ TEST(SandboxIsolation, ForkBombIsStoppedByThePidsLimit) {
 }
 
 TEST(SandboxIsolation, MemoryHogIsKilledAndTheHostSurvives) {
-    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.memory_limit_mb", 192); });
-    json hog = run(*s->runtime, "python3 -c \"b = bytearray(512 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('survived')\"", 60);
+    const int limit_mb = 192 + actionhost::testing::kSanitizerHostMemoryMb;
+    auto s = start_runtime("sandbox", [&](Config &c) { c.set("sandbox.memory_limit_mb", limit_mb); });
+    json hog = run(*s->runtime, "python3 -c \"b = bytearray(" + std::to_string(2 * limit_mb) +
+                                    " * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('survived')\"", 60);
     EXPECT_NE(exit_code(hog), 0) << hog.dump();
     EXPECT_EQ(hog.value("content", "").find("survived"), std::string::npos) << hog.dump();
     json after = run(*s->runtime, "echo still here");

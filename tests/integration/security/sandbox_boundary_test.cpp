@@ -286,14 +286,16 @@ TEST(SandboxBoundary, FillingTmpfsLeavesTheHostAnswering) {
 
 // 6b. A command the OOM killer ends is reported as such, and the host survives.
 TEST(SandboxBoundary, AnOutOfMemoryKillIsReported) {
-    auto s = start_runtime("sandbox", [](Config &c) { c.set("sandbox.memory_limit_mb", 192); });
+    const int limit_mb = 192 + actionhost::testing::kSanitizerHostMemoryMb;
+    auto s = start_runtime("sandbox", [&](Config &c) { c.set("sandbox.memory_limit_mb", limit_mb); });
     if (probe(*s, "test -r /sys/fs/cgroup/memory/memory.limit_in_bytes -o -r /sys/fs/cgroup/memory.max && echo yes || echo no") != "yes")
         GTEST_SKIP() << "no memory cgroup for this user: the sandbox has no memory limit to enforce (docs/security.md)";
-    json hog = run(*s->runtime, "python3 -c \"b = bytearray(512 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('survived')\"", 60);
+    json hog = run(*s->runtime, "python3 -c \"b = bytearray(" + std::to_string(2 * limit_mb) +
+                                    " * 1024 * 1024); b[::4096] = b'x' * len(b[::4096]); print('survived')\"", 60);
     EXPECT_NE(exit_code(hog), 0) << hog.dump();
     // The agent reads the metadata suffix after the output (as OpenHands shows it).
     const std::string suffix = hog["extras"]["metadata"].value("suffix", "");
-    EXPECT_NE(suffix.find("killed by the kernel's out-of-memory killer (memory limit 192 MiB)"), std::string::npos)
+    EXPECT_NE(suffix.find("killed by the kernel's out-of-memory killer (memory limit " + std::to_string(limit_mb) + " MiB)"), std::string::npos)
         << hog.dump();
     EXPECT_EQ(content(run(*s->runtime, "echo still here")), "still here");
 }
