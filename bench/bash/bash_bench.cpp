@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
         http_stats = stats(h);
     };
     // The floor alone, back to back, no HTTP round trip between its commands. Not stricter by itself: where
-    // the floor has two modes (one CPU or two: docs/design.md, "What a round trip costs"), either series
+    // the floor has two modes (one CPU or two: docs/performance.md, "A round trip"), either series
     // may land in either.
     const Stats floor_echo_alone = stats(time_n(n, [&] { floor.run("echo hi"); }));
     const Stats floor_true_alone = stats(time_n(n, [&] { floor.run("true"); }));

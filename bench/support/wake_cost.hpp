@@ -4,7 +4,7 @@
 // On a virtual machine whose idle CPUs halt at once (Firecracker with haltpoll.guest_halt_poll_ns=0,
 // for one), a thread woken on an idle CPU waits for that CPU to come back from the hypervisor: tens of
 // microseconds, against one or two on a CPU that polls before it halts. A round trip through a server
-// and a terminal crosses CPUs several times (docs/design.md, "What a round trip costs").
+// and a terminal crosses CPUs several times (docs/performance.md, "A round trip").
 #pragma once
 
 #include <optional>

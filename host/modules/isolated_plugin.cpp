@@ -6,11 +6,13 @@
 
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/ext/http_routes.h>
+#include <actionhost/ext/http_stream_routes.h>
 #include <actionhost/ext/partial_streams.h>
 
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,14 @@ struct Worker {
     std::string kill_reason;  // guarded by IsolatedPlugin::mu_: why the host killed it, for the other calls
 };
 
+// One call of a streamed route's reply made in the worker (set_header, send, begin_stream, write), to be
+// made on the real reply by the thread running the route's handle.
+struct StreamOp {
+    std::string t;  // "s_hdr", "s_send", "s_begin", "s_write"
+    nlohmann::json m;
+    std::string raw;
+};
+
 // One forwarded call waiting for its answer.
 struct Pending {
     ah_call_t *call = nullptr;  // execute's; null for a route
@@ -48,6 +58,8 @@ struct Pending {
     bool sent = false;
     int32_t http_status = 500;
     std::string content_type, body;
+    // a streamed route's reply calls, in the order the plugin made them
+    std::deque<StreamOp> ops;
 };
 
 class IsolatedPlugin {
@@ -61,12 +73,19 @@ class IsolatedPlugin {
         c_.destroy = [](ah_plugin_t *p) { delete self(p); };
         c_.get_extension = [](const ah_plugin_t *p, const char *id) -> const void * {
             auto *me = static_cast<IsolatedPlugin *>(p->plugin_data);
-            if (id != nullptr && std::strcmp(id, AH_EXT_HTTP_ROUTES) == 0 && me->has_routes_) return &me->routes_;
+            if (id == nullptr || !me->has_routes_) return nullptr;
+            // The worker's plugin answers its routes through one of the two extensions: the proxy offers that one.
+            if (std::strcmp(id, AH_EXT_HTTP_ROUTES) == 0 && !me->stream_routes_offered_) return &me->routes_;
+            if (std::strcmp(id, AH_EXT_HTTP_STREAM_ROUTES) == 0 && me->stream_routes_offered_) return &me->stream_routes_;
             return nullptr;
         };
         routes_.struct_size = sizeof routes_;
         routes_.handle = [](ah_plugin_t *p, const ah_http_request_t *rq, ah_http_reply_t *rp) {
             return self(p)->handle(*rq, *rp);
+        };
+        stream_routes_.struct_size = sizeof stream_routes_;
+        stream_routes_.handle = [](ah_plugin_t *p, const ah_http_stream_request_t *rq, ah_http_stream_reply_t *rp) {
+            return self(p)->handle_stream(*rq, *rp);
         };
         if (host_->get_extension != nullptr)
             streams_ext_ = static_cast<const ah_ext_partial_streams_t *>(host_->get_extension(host_, AH_EXT_PARTIAL_STREAMS));
@@ -113,10 +132,6 @@ class IsolatedPlugin {
             else break;
         }
         if (why.empty() && !reply.value("ok", false)) why = reply.value("error", std::string("its process gave no reason"));
-        // Streamed routes hand the plugin a writer it keeps for a response's life: not forwarded (yet), and
-        // a plugin that answers its routes only so is refused rather than loaded without them.
-        if (why.empty() && reply.value("stream_routes", false))
-            why = "its streamed HTTP routes (actionhost.http_stream_routes/1) are not forwarded to an isolated plugin";
         if (!why.empty()) {
             w->ch.child->signal_group(SIGKILL);
             if (auto st = w->ch.child->wait(std::chrono::seconds(5)); st && why.find("ended") != std::string::npos)
@@ -131,7 +146,9 @@ class IsolatedPlugin {
             for (const auto &p : route_paths_) route_cptrs_.push_back(p.c_str());
             route_cptrs_.push_back(nullptr);
             routes_.paths = route_cptrs_.data();
+            stream_routes_.paths = route_cptrs_.data();
             has_routes_ = route_paths_.size() > 0;
+            stream_routes_offered_ = reply.value("stream_routes", false);
         }
         w->reader = std::thread([this, w] { read_loop(w); });
         worker_ = std::move(w);
@@ -243,6 +260,9 @@ class IsolatedPlugin {
             const ah_bytes_t chunk{raw.data(), raw.size()};
             if (stream == 0 || streams_ext_ == nullptr) host_->emit_partial(host_, p.call, chunk);
             else streams_ext_->emit_partial_stream(host_, p.call, stream, chunk);
+        } else if (t == "s_hdr" || t == "s_send" || t == "s_begin" || t == "s_write") {
+            p.ops.push_back(StreamOp{t, m, std::move(raw)});
+            cv_.notify_all();
         } else if (t == "done" || t == "reply") {
             p.done = true;
             p.status = m.value("status", static_cast<int32_t>(AH_ERR_INTERNAL));
@@ -258,8 +278,12 @@ class IsolatedPlugin {
         }
     }
 
-    // Sends one call and waits for its answer until `wait`; a call past it has the worker killed.
-    void forward(Pending &p, nlohmann::json message, std::string_view raw, std::chrono::seconds wait) {
+    // Sends one call and waits for its answer until `wait`; a call past it has the worker killed. A
+    // streamed route's reply calls (p.ops) are made with `on_op` on this thread as they come, each answered
+    // to the worker with its status; once `on_op` says the response is streaming, there is no deadline: a
+    // stream lives as long as its client listens (the plugin's shutdown ends it, as in the host).
+    void forward(Pending &p, nlohmann::json message, std::string_view raw, std::chrono::seconds wait,
+                 const std::function<ah_status_t(const StreamOp &, bool &streaming)> &on_op = nullptr) {
         uint64_t id;
         std::shared_ptr<Worker> w;
         {
@@ -286,7 +310,26 @@ class IsolatedPlugin {
             p.status = AH_ERR_IO;
             p.error = "the call could not be sent to the plugin's process: " + sent.error().message;
         }
-        const bool answered = cv_.wait_until(lock, Clock::now() + wait + s_.grace, [&] { return p.done; });
+        const auto deadline = Clock::now() + wait + s_.grace;
+        bool streaming = false, answered = false;
+        for (;;) {
+            const auto ready = [&] { return p.done || !p.ops.empty(); };
+            if (streaming) cv_.wait(lock, ready);
+            else if (!cv_.wait_until(lock, deadline, ready)) break;
+            if (p.ops.empty()) {
+                answered = true;
+                break;
+            }
+            StreamOp op = std::move(p.ops.front());
+            p.ops.pop_front();
+            lock.unlock();
+            const ah_status_t st = on_op ? on_op(op, streaming) : AH_ERR_UNSUPPORTED;
+            {
+                std::lock_guard wl(w->write_mu);
+                (void)write_frame(w->ch.fd.get(), common::dump_json({{"t", "s_status"}, {"id", id}, {"status", st}}));
+            }
+            lock.lock();
+        }
         pending_.erase(id);
         if (answered) return;
         p.done = true;
@@ -328,6 +371,36 @@ class IsolatedPlugin {
                                   {"query", rq.query ? rq.query : ""}};
         forward(p, std::move(message), std::string_view(rq.body.ptr ? rq.body.ptr : "", rq.body.len), s_.default_timeout);
         if (p.sent) rp.send(&rp, p.http_status, p.content_type.c_str(), ah_bytes_t{p.body.data(), p.body.size()});
+        if (!p.error.empty()) host_->set_error(host_, nullptr, p.error.c_str());
+        return p.status;
+    }
+
+    // A streamed route: the worker's plugin gets a reply whose every call comes here to be made on `rp`
+    // (plugin_worker_main.cpp), so headers, a complete answer or a stream reach the client as the plugin
+    // makes them, and write reports the client's departure as it happens.
+    ah_status_t handle_stream(const ah_http_stream_request_t &rq, ah_http_stream_reply_t &rp) {
+        Pending p;
+        nlohmann::json headers = nlohmann::json::array();
+        for (size_t i = 0; i < rq.header_count; ++i)
+            headers.push_back({rq.headers[i].name ? rq.headers[i].name : "", rq.headers[i].value ? rq.headers[i].value : ""});
+        nlohmann::json message = {{"t", "stream_route"}, {"method", rq.method ? rq.method : ""}, {"path", rq.path ? rq.path : ""},
+                                  {"query", rq.query ? rq.query : ""}, {"headers", std::move(headers)},
+                                  {"remote_address", rq.remote_address ? rq.remote_address : ""}};
+        const auto on_op = [&rp](const StreamOp &op, bool &streaming) -> ah_status_t {
+            const ah_bytes_t raw{op.raw.data(), op.raw.size()};
+            if (op.t == "s_hdr")
+                return rp.set_header(&rp, op.m.value("name", std::string()).c_str(), op.m.value("value", std::string()).c_str());
+            const int32_t status = op.m.value("status", 500);
+            const std::string type = op.m.value("content_type", std::string());
+            if (op.t == "s_send") return rp.send(&rp, status, type.c_str(), raw);
+            if (op.t == "s_begin") {
+                const ah_status_t st = rp.begin_stream(&rp, status, type.c_str());
+                if (st == AH_OK) streaming = true;
+                return st;
+            }
+            return rp.write(&rp, raw);
+        };
+        forward(p, std::move(message), std::string_view(rq.body.ptr ? rq.body.ptr : "", rq.body.len), s_.default_timeout, on_op);
         if (!p.error.empty()) host_->set_error(host_, nullptr, p.error.c_str());
         return p.status;
     }
@@ -376,11 +449,13 @@ class IsolatedPlugin {
     std::deque<Clock::time_point> restarts_;
     std::string unavailable_;
     bool stopping_ = false;
-    // The proxy's http_routes extension: the paths the worker's plugin answers.
-    bool routes_set_ = false, has_routes_ = false;
+    // The proxy's route extension, http_routes or http_stream_routes as the worker's plugin offers: the
+    // paths it answers.
+    bool routes_set_ = false, has_routes_ = false, stream_routes_offered_ = false;
     std::vector<std::string> route_paths_;
     std::vector<const char *> route_cptrs_;
     ah_ext_http_routes_t routes_{};
+    ah_ext_http_stream_routes_t stream_routes_{};
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "http/stream_hub.hpp"
 #include "modules/call_state.hpp"
 #include "modules/isolated_plugin.hpp"
+#include "modules/json_extension.hpp"
 
 namespace actionhost::host {
 
@@ -91,7 +92,10 @@ const char *svc_config_get(const ah_host_t *h, const char *key) {
 }
 
 const void *svc_get_extension(const ah_host_t *, const char *id) {
-    if (id != nullptr && std::string_view(id) == AH_EXT_PARTIAL_STREAMS) return &kPartialStreams;
+    if (id == nullptr) return nullptr;
+    const std::string_view wanted(id);
+    if (wanted == AH_EXT_PARTIAL_STREAMS) return &kPartialStreams;
+    if (wanted == AH_EXT_JSON) return &json_extension();
     return nullptr;
 }
 

@@ -9,8 +9,11 @@
 
 #include <condition_variable>
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "modules/call_state.hpp"
 #include "modules/host_environment.hpp"
@@ -127,6 +130,100 @@ void run_route(PluginModule &m, Outbox &out, const nlohmann::json &msg, const st
              state.body);
 }
 
+// The streamed routes running here: each reply call waits for the host's status of it ("s_status"), so a
+// plugin's write returns AH_ERR_IO as soon as the client has gone, exactly as in the host, and a slow
+// client slows the plugin instead of filling the host's memory.
+class StreamCalls {
+  public:
+    // Sends one reply call of route `id` and waits for the host's status; AH_ERR_IO once the host is gone.
+    ah_status_t call(Outbox &out, uint64_t id, const nlohmann::json &m, std::string_view raw = {}) {
+        {
+            std::lock_guard lock(mu_);
+            if (host_gone_) return AH_ERR_IO;
+            status_[id].reset();
+        }
+        out.send(m, raw);
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return host_gone_ || status_[id].has_value(); });
+        return host_gone_ ? AH_ERR_IO : *status_[id];
+    }
+    void answered(uint64_t id, ah_status_t status) {
+        std::lock_guard lock(mu_);
+        if (auto it = status_.find(id); it != status_.end()) it->second = status;
+        cv_.notify_all();
+    }
+    void ended(uint64_t id) {
+        std::lock_guard lock(mu_);
+        status_.erase(id);
+    }
+    void host_gone() {
+        std::lock_guard lock(mu_);
+        host_gone_ = true;
+        cv_.notify_all();
+    }
+
+  private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::map<uint64_t, std::optional<ah_status_t>> status_;
+    bool host_gone_ = false;
+};
+
+struct StreamReplyState {
+    Outbox *out;
+    StreamCalls *calls;
+    uint64_t id;
+};
+
+void run_stream_route(PluginModule &m, Outbox &out, StreamCalls &calls, const nlohmann::json &msg, const std::string &body) {
+    const uint64_t id = msg.value("id", uint64_t{0});
+    const std::string method = msg.value("method", std::string()), path = msg.value("path", std::string()),
+                      query = msg.value("query", std::string()), remote = msg.value("remote_address", std::string());
+    std::vector<std::pair<std::string, std::string>> header_text;
+    if (const auto it = msg.find("headers"); it != msg.end() && it->is_array())
+        for (const auto &h : *it)
+            if (h.is_array() && h.size() == 2 && h[0].is_string() && h[1].is_string())
+                header_text.emplace_back(h[0].get<std::string>(), h[1].get<std::string>());
+    std::vector<ah_http_header_t> headers;
+    for (const auto &[name, value] : header_text) headers.push_back({name.c_str(), value.c_str()});
+    ah_http_stream_request_t rq{sizeof rq, method.c_str(), path.c_str(), query.c_str(), ah_bytes_t{body.data(), body.size()},
+                                headers.data(), headers.size(), remote.c_str()};
+    StreamReplyState state{&out, &calls, id};
+    ah_http_stream_reply_t rp{};
+    rp.struct_size = sizeof rp;
+    rp.reply_data = &state;
+    rp.set_header = [](ah_http_stream_reply_t *r, const char *name, const char *value) -> ah_status_t {
+        auto *s = static_cast<StreamReplyState *>(r->reply_data);
+        if (name == nullptr || value == nullptr) return AH_ERR_INVALID_ARGUMENT;
+        return s->calls->call(*s->out, s->id, {{"t", "s_hdr"}, {"id", s->id}, {"name", name}, {"value", value}});
+    };
+    rp.send = [](ah_http_stream_reply_t *r, int32_t status, const char *content_type, ah_bytes_t b) -> ah_status_t {
+        auto *s = static_cast<StreamReplyState *>(r->reply_data);
+        if (b.ptr == nullptr && b.len != 0) return AH_ERR_INVALID_ARGUMENT;
+        return s->calls->call(*s->out, s->id,
+                              {{"t", "s_send"}, {"id", s->id}, {"status", status}, {"content_type", content_type ? content_type : ""}, {"raw", true}},
+                              std::string_view(b.ptr ? b.ptr : "", b.len));
+    };
+    rp.begin_stream = [](ah_http_stream_reply_t *r, int32_t status, const char *content_type) -> ah_status_t {
+        auto *s = static_cast<StreamReplyState *>(r->reply_data);
+        return s->calls->call(*s->out, s->id,
+                              {{"t", "s_begin"}, {"id", s->id}, {"status", status}, {"content_type", content_type ? content_type : ""}});
+    };
+    rp.write = [](ah_http_stream_reply_t *r, ah_bytes_t chunk) -> ah_status_t {
+        auto *s = static_cast<StreamReplyState *>(r->reply_data);
+        if (chunk.ptr == nullptr && chunk.len != 0) return AH_ERR_INVALID_ARGUMENT;
+        return s->calls->call(*s->out, s->id, {{"t", "s_write"}, {"id", s->id}, {"raw", true}},
+                              std::string_view(chunk.ptr ? chunk.ptr : "", chunk.len));
+    };
+    ah_status_t st;
+    {
+        PluginModule::Busy busy(m);
+        st = m.http_stream_routes() ? m.handle_http_stream(rq, rp) : AH_ERR_UNSUPPORTED;
+    }
+    calls.ended(id);
+    out.send({{"t", "reply"}, {"id", id}, {"status", st}, {"error", st == AH_OK ? std::string() : m.take_error()}, {"sent", false}});
+}
+
 }  // namespace
 
 int run_plugin_worker(int fd) {
@@ -156,10 +253,11 @@ int run_plugin_worker(int fd) {
     std::unique_ptr<PluginModule> m = std::move(loaded).value();
     nlohmann::json routes = nlohmann::json::array();
     for (const auto &r : m->manifest().http_routes)
-        if (m->http_routes() != nullptr && m->answers(r)) routes.push_back(r);
+        if ((m->http_routes() != nullptr || m->http_stream_routes() != nullptr) && m->answers(r)) routes.push_back(r);
     out.send({{"ok", true}, {"pid", ::getpid()}, {"routes", routes}, {"stream_routes", m->http_stream_routes() != nullptr}});
 
     Running running;
+    StreamCalls stream_calls;
     for (;;) {
         auto text = read_frame(fd, std::nullopt);
         if (!text) break;  // the host closed the socket (destroy) or died
@@ -174,15 +272,19 @@ int run_plugin_worker(int fd) {
         const std::string t = msg.value("t", std::string());
         if (t == "shutdown") {
             m->shutdown();
-        } else if (t == "execute" || t == "route") {
+        } else if (t == "s_status") {
+            stream_calls.answered(msg.value("id", uint64_t{0}), msg.value("status", static_cast<ah_status_t>(AH_ERR_IO)));
+        } else if (t == "execute" || t == "route" || t == "stream_route") {
             running.enter();
-            std::thread([&m, &out, &running, msg, raw = std::move(raw), t] {
+            std::thread([&m, &out, &running, &stream_calls, msg, raw = std::move(raw), t] {
                 if (t == "execute") run_execute(*m, out, msg, raw);
-                else run_route(*m, out, msg, raw);
+                else if (t == "route") run_route(*m, out, msg, raw);
+                else run_stream_route(*m, out, stream_calls, msg, raw);
                 running.leave();
             }).detach();
         }
     }
+    stream_calls.host_gone();  // a reply call waiting for the host's status gets AH_ERR_IO: its handle ends
     m->shutdown();
     // Never destroyed under a running call (plugin.h's promise); the host kills us past its own grace.
     const char *grace = std::getenv("ACTIONHOST_SHUTDOWN_GRACE_SECONDS");

@@ -293,6 +293,8 @@ class SandboxRuntime : public Backend {
         set_flag(args, "--user-id", std::to_string(uid));
         set_flag(args, "--host", "127.0.0.1");
         set_flag(args, "--port-file", std::string(kPortDirInside) + "/port");
+        // The image's own plugins (ahctl plugin install --as), searched after the bundle's.
+        if (image) args.insert(args.end(), {"--plugin-dir", kImagePluginDir});
         // The image's own environment (its PATH above all), for the host only, inside (image_env.hpp).
         if (image) {
             auto settled = host_env();  // what the configuration and the sandbox's identity set stays theirs

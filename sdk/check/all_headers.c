@@ -6,6 +6,7 @@
 #include <actionhost/ext/http_routes.h>
 #include <actionhost/ext/policy.h>
 #include <actionhost/ext/http_stream_routes.h>
+#include <actionhost/ext/json.h>
 #include <actionhost/ext/partial_streams.h>
 #include <actionhost/ext/runtime_images.h>
 #include <actionhost/ext/runtime_in_process.h>
@@ -23,5 +24,5 @@ size_t actionhost_sdk_check_sizes(void) {
     return sizeof(ah_host_t) + sizeof(ah_plugin_t) + sizeof(ah_runtime_t) + sizeof(ah_ext_http_routes_t) +
            sizeof(ah_ext_http_stream_routes_t) + sizeof(ah_ext_runtime_in_process_t) + sizeof(ah_ext_runtime_reclaim_t) +
            sizeof(ah_ext_partial_streams_t) + sizeof(ah_ext_runtime_images_t) + sizeof(ah_ext_runtime_snapshot_t) +
-           sizeof(ah_ext_runtime_ports_t) + sizeof(ah_ext_runtime_network_t);
+           sizeof(ah_ext_runtime_ports_t) + sizeof(ah_ext_runtime_network_t) + sizeof(ah_ext_json_t);
 }

@@ -3,22 +3,13 @@
 // Answer:   {"observation": "hello", "content": "Hello, Ada!", "message": "Greeted Ada.", "extras": {...}}
 // Its manifest declares the action's arguments (name: a string, required; loud: a boolean, false by
 // default), so the host refuses `{"name": 3}` or a missing name before execute runs, and fills `loud`.
+// JSON goes through the host's JSON service (JsonDoc, JsonWriter): a name with quotes, backslashes or
+// newlines comes back exactly as it was sent.
 #include <actionhost/plugin.hpp>
 
 #include <string>
 
 namespace {
-
-// Pulls a string argument out of the action JSON. A real plugin would use a JSON library; this one
-// keeps its dependencies to the SDK alone.
-std::string string_arg(std::string_view json, const std::string &key) {
-    const std::string needle = "\"" + key + "\":\"";
-    const size_t at = json.find(needle);
-    if (at == std::string_view::npos) return "";
-    const size_t start = at + needle.size();
-    const size_t end = json.find('"', start);
-    return std::string(json.substr(start, end - start));
-}
 
 class HelloPlugin : public actionhost::sdk::Plugin {
   public:
@@ -30,11 +21,20 @@ class HelloPlugin : public actionhost::sdk::Plugin {
     }
 
     ah_status_t execute(actionhost::sdk::Call &call) override {
-        std::string name = string_arg(call.action_json(), "name");  // present and a string: the host checked
-        if (call.action_json().find("\"loud\":true") != std::string_view::npos) name += " (LOUDLY)";
+        const actionhost::sdk::JsonDoc action(host(), call.action_json());
+        std::string name(action.string("/args/name").value_or(""));  // present and a string: the host checked
+        if (action.boolean("/args/loud").value_or(false)) name += " (LOUDLY)";
         call.emit_partial("greeting " + name + "...");
-        call.reply("{\"observation\":\"hello\",\"content\":\"Hello, " + name + "!\",\"message\":\"Greeted " + name +
-                   ".\",\"extras\":{\"session\":\"" + std::string(call.session()) + "\"}}");
+        actionhost::sdk::JsonWriter answer(host());
+        answer.begin_object()
+            .string("observation", "hello")
+            .string("content", "Hello, " + name + "!")
+            .string("message", "Greeted " + name + ".")
+            .begin_object("extras")
+            .string("session", call.session())
+            .end()
+            .end();
+        call.reply(answer.finish());
         return AH_OK;
     }
 };

@@ -6,6 +6,7 @@
  * Enabled with --set security.policy_modules=curl_guard (or [security] policy_modules = ["curl_guard"]).
  * The host runs it in its policy worker process: a crash or a hang here refuses the action, never the host. */
 #define _POSIX_C_SOURCE 200809L
+#include <actionhost/ext/json.h>
 #include <actionhost/ext/policy.h>
 #include <actionhost/plugin.h>
 
@@ -15,6 +16,7 @@
 typedef struct {
     ah_plugin_t plugin; /* first member: the host's ah_plugin_t* is this struct's address */
     const ah_host_t *host;
+    const ah_ext_json_t *json; /* the host's JSON service (ext/json.h), found once in init */
 } guard_t;
 
 /* Whether `text` (not NUL-terminated) holds `needle`. */
@@ -26,9 +28,14 @@ static int contains(ah_bytes_t text, const char *needle) {
 }
 
 static ah_status_t guard_check(ah_plugin_t *plugin, const ah_policy_query_t *query, ah_policy_verdict_t *verdict) {
-    (void)plugin;
+    guard_t *self = (guard_t *)plugin;
     if (strcmp(query->action, "run") != 0) return AH_OK; /* no call to set: allow, risk unknown */
-    const ah_bytes_t a = query->action_json;
+    /* The command itself, unescaped, read from the action by the host's parser: a search of the raw JSON
+     * text would see `\"|sh` where the shell sees `"|sh`. */
+    ah_json_doc_t *action = self->json->parse(query->action_json);
+    ah_bytes_t a = {"", 0};
+    if (action == NULL) return AH_ERR_INTERNAL;
+    self->json->get_string(action, "/args/command", &a); /* a view valid until doc_free */
     const int downloads = contains(a, "curl ") || contains(a, "wget ");
     const int to_shell = contains(a, "| sh") || contains(a, "|sh") || contains(a, "| bash") || contains(a, "|bash");
     if (downloads && to_shell)
@@ -38,13 +45,19 @@ static ah_status_t guard_check(ah_plugin_t *plugin, const ah_policy_query_t *que
         verdict->set(verdict, AH_POLICY_CONFIRM, AH_RISK_HIGH, "git-push", "pushing publishes the agent's commits");
     else
         verdict->set(verdict, AH_POLICY_ALLOW, AH_RISK_LOW, NULL, NULL);
+    self->json->doc_free(action);
     return AH_OK;
 }
 
 static const ah_ext_policy_t policy = {sizeof(ah_ext_policy_t), guard_check};
 
 static ah_status_t guard_init(ah_plugin_t *plugin) {
-    (void)plugin;
+    guard_t *self = (guard_t *)plugin;
+    self->json = (const ah_ext_json_t *)self->host->get_extension(self->host, AH_EXT_JSON);
+    if (self->json == NULL || self->json->struct_size < sizeof(ah_ext_json_t)) {
+        self->host->set_error(self->host, NULL, "the host offers no JSON service (" AH_EXT_JSON "): it is too old");
+        return AH_ERR_UNSUPPORTED;
+    }
     return AH_OK;
 }
 

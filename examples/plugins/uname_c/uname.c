@@ -3,8 +3,10 @@
  * Request:  {"action": {"action": "uname", "args": {"all": true}}}
  * Answer:   {"observation": "uname", "content": "Linux box 6.1.0-18-amd64 #1 SMP ... x86_64", "extras": {...}}
  * The manifest declares `all` (a boolean, false by default): the host checks and fills it before
- * execute runs, so the action JSON always holds "all":true or "all":false. */
+ * execute runs. The action is read and the answer written with the host's JSON service (ext/json.h):
+ * nothing here escapes a string by hand. */
 #define _POSIX_C_SOURCE 200809L
+#include <actionhost/ext/json.h>
 #include <actionhost/plugin.h>
 
 #include <stdio.h>
@@ -15,45 +17,56 @@
 typedef struct {
     ah_plugin_t plugin; /* first member: the host's ah_plugin_t* is this struct's address */
     const ah_host_t *host;
+    const ah_ext_json_t *json; /* the host's JSON service, found once in init */
 } uname_plugin_t;
 
 static ah_status_t uname_init(ah_plugin_t *plugin) {
     uname_plugin_t *self = (uname_plugin_t *)plugin;
+    self->json = (const ah_ext_json_t *)self->host->get_extension(self->host, AH_EXT_JSON);
+    if (self->json == NULL || self->json->struct_size < sizeof(ah_ext_json_t)) {
+        self->host->set_error(self->host, NULL, "the host offers no JSON service (" AH_EXT_JSON "): it is too old");
+        return AH_ERR_UNSUPPORTED;
+    }
     self->host->log(self->host, AH_LOG_INFO, "uname plugin ready");
     return AH_OK;
 }
 
-/* Kernel strings hold no quotes or backslashes; anything else a plugin puts in its JSON must be escaped. */
 static ah_status_t uname_execute(ah_plugin_t *plugin, const ah_action_call_t *call) {
     uname_plugin_t *self = (uname_plugin_t *)plugin;
+    const ah_ext_json_t *json = self->json;
     struct utsname u;
     if (uname(&u) != 0) {
         self->host->set_error(self->host, call->call, "uname(2) failed");
         return AH_ERR_IO;
     }
-    /* The action JSON is a view, not a C string: search a bounded copy of it. */
-    char *action = malloc(call->action_json.len + 1);
-    if (!action) return AH_ERR_INTERNAL;
-    memcpy(action, call->action_json.ptr, call->action_json.len);
-    action[call->action_json.len] = '\0';
-    const int all = strstr(action, "\"all\":true") != NULL;
-    free(action);
+    ah_json_doc_t *action = json->parse(call->action_json);
+    int32_t all = 0;
+    if (action != NULL) json->get_bool(action, "/args/all", &all); /* the host filled it: false by default */
+    json->doc_free(action);
 
     char content[1400];
     if (all)
         snprintf(content, sizeof content, "%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
     else
         snprintf(content, sizeof content, "%s", u.sysname);
-    char reply[1600];
-    const int n = snprintf(reply, sizeof reply,
-                           "{\"observation\":\"uname\",\"content\":\"%s\",\"extras\":{\"session\":\"%s\"}}", content,
-                           call->session);
-    if (n < 0 || (size_t)n >= sizeof reply) {
-        self->host->set_error(self->host, call->call, "uname answer too long");
-        return AH_ERR_INTERNAL;
-    }
-    const ah_bytes_t json = {reply, (size_t)n};
-    return self->host->set_observation(self->host, call->call, json);
+
+    ah_json_writer_t *w = json->writer_new();
+    if (w == NULL) return AH_ERR_INTERNAL;
+    json->begin_object(w, NULL);
+    json->put_string(w, "observation", "uname");
+    json->put_string(w, "content", content);
+    json->begin_object(w, "extras");
+    json->put_string(w, "session", call->session);
+    json->end(w);
+    json->end(w);
+    ah_bytes_t reply;
+    ah_status_t status = json->finish(w, &reply); /* a misuse on the way would be reported here */
+    if (status == AH_OK)
+        status = self->host->set_observation(self->host, call->call, reply);
+    else
+        self->host->set_error(self->host, call->call, json->writer_error(w));
+    json->writer_free(w);
+    return status;
 }
 
 static void uname_shutdown(ah_plugin_t *plugin) { (void)plugin; /* nothing runs in the background */ }

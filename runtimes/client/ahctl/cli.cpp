@@ -45,7 +45,7 @@ const std::vector<Command> &command_table() {
         {"images", {}},
         {"rmi", {}},
         {"push", {}},
-        {"plugin", {{"--sign", 1}, {"--require-signature", 1}, {"--dir", 1}}},
+        {"plugin", {{"--sign", 1}, {"--require-signature", 1}, {"--dir", 1}, {"--as", 1}}},
         {"port", {{"--address", 1}, {"--rm", 0}}},
         {"ui", {{"--open", 0}}},
         {"net", {}},

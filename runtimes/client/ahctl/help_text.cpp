@@ -275,6 +275,7 @@ const std::map<std::string, std::string> &pages() {
         {"plugin",
          "Usage: ahctl [options] plugin push DIR REGISTRY/PATH[:TAG] [--sign KEY.pem]\n"
          "       ahctl [options] plugin install REGISTRY/PATH:TAG [--dir DIR] [--require-signature PUB.pem,...]\n"
+         "       ahctl [options] --image BASE plugin install REGISTRY/PATH:TAG --as IMAGE [--require-signature ...]\n"
          "       ahctl [options] plugin ls [--dir DIR]\n"
          "       ahctl [options] plugin rm NAME... [--dir DIR]\n"
          "       ahctl [options] plugin search REGISTRY [WORD]\n\n"
@@ -287,7 +288,10 @@ const std::map<std::string, std::string> &pages() {
          "           REGISTRY/<same folder>/<name> in each range), verifies every digest, the ABI, the platform\n"
          "           and, with --require-signature, a signature by one of the public keys; then moves each\n"
          "           plugin into DIR atomically. Anything refused: nothing is written (exit 4).\n"
-         "           DIR defaults to <install prefix>/lib/actionhost/plugins, where the host looks first\n"
+         "           DIR defaults to <install prefix>/lib/actionhost/plugins, where the host looks first.\n"
+         "           --as IMAGE: into a new image of the store instead, BASE (--image) with one layer holding\n"
+         "           the plugins in /usr/local/lib/actionhost/plugins; sandboxes started with --image IMAGE\n"
+         "           load them\n"
          "  ls       the plugins of DIR, with where they were installed from\n"
          "  rm       removes plugins from DIR (refused while another plugin there requires one)\n"
          "  search   the plugin artifacts of a registry (its catalog and tags) with their annotations\n"
@@ -296,7 +300,8 @@ const std::map<std::string, std::string> &pages() {
          "Examples:\n"
          "  ahctl plugin push build/hello registry.example.com/plugins/hello --sign ~/.config/actionhost/plugin-key.pem\n"
          "  ahctl plugin install registry.example.com/plugins/hello:1.2.0 --require-signature team.pub.pem\n"
-         "  ahctl plugin search registry.example.com\n"},
+         "  ahctl plugin search registry.example.com\n"
+         "  ahctl --image debian:bookworm plugin install registry.example.com/plugins/hello:1.2.0 --as bookworm-hello\n"},
         {"rmi",
          "Usage: ahctl [options] rmi NAME...\n\n"
          "Removes images from the store, then every blob and unpacked layer no remaining image needs. An image\n"

@@ -72,12 +72,35 @@ int push(const Options &o) {
     return kOk;
 }
 
+// `ahctl --image BASE plugin install REF --as NAME`: into a new image of the store rather than a directory.
+int install_into_image(const Options &o, const PluginInstallOptions &options) {
+    if (!o.image) throw UsageError("--as NAME needs --image BASE: the image the plugin is added to (ahctl --image BASE plugin install REF --as NAME)");
+    if (o.named.count("--dir")) throw UsageError("--as and --dir exclude each other: a plugin goes into an image or into a directory");
+    const std::string name = named(o, "--as");
+    if (name.empty()) throw UsageError("--as needs the new image's name");
+    const PluginImageResult r = install_plugin_into_image(load_config(o, current_environment()), options, *o.image, name, progress_of(o));
+    if (o.json) {
+        json plugins = json::array();
+        for (const auto &p : r.installed) plugins.push_back(to_json(p));
+        std::cout << actionhost::common::dump_json(json{{"image", r.image}, {"digest", r.digest}, {"plugins", plugins}}, 2) << "\n";
+        return kOk;
+    }
+    for (const auto &p : r.installed)
+        std::cout << "installed " << printable_name(p.name) << " " << printable_name(p.version) << " in " << printable_name(p.dir)
+                  << (p.signed_by.empty() ? "" : " (signed by " + p.signed_by + ")") << "\n";
+    std::cout << "image " << printable_name(r.image) << " " << r.digest << " (" << printable_name(*o.image) << " with the plugin)\n";
+    return kOk;
+}
+
 int install(const Options &o) {
-    only(o, "install", {"--dir", "--require-signature"});
-    if (o.args.size() != 2) throw UsageError("usage: ahctl plugin install REGISTRY/PATH:TAG [--dir DIR] [--require-signature KEY.pem,...]");
-    PluginInstallOptions options{o.args[1], plugin_dir(o), key_files(named(o, "--require-signature"))};
+    only(o, "install", {"--dir", "--require-signature", "--as"});
+    if (o.args.size() != 2)
+        throw UsageError("usage: ahctl plugin install REGISTRY/PATH:TAG [--dir DIR | --as IMAGE] [--require-signature KEY.pem,...]");
+    const bool into_image = o.named.count("--as") > 0;
+    PluginInstallOptions options{o.args[1], into_image ? "" : plugin_dir(o), key_files(named(o, "--require-signature"))};
     if (o.named.count("--require-signature") && options.trusted_keys.empty())
         throw UsageError("--require-signature needs public key files (PEM), comma-separated");
+    if (into_image) return install_into_image(o, options);
     const auto installed = install_plugin(load_config(o, current_environment()), options, progress_of(o));
     if (o.json) {
         json out = json::array();

@@ -14,16 +14,24 @@
  * and init() [load-thread], execute() [call-thread], shutdown() and the destructor [main-thread |
  * load-thread], extension() [any-thread]; Host's and Call's members are the services of host.h, with
  * their tags (Call only while its execute runs).
+ *
+ * JSON: JsonWriter builds an observation and JsonDoc reads the action's arguments, through the host's
+ * service "actionhost.json/1" (ext/json.h) — no escaping by hand, no JSON library to link. Each object
+ * is used from one thread at a time; a refusal throws std::runtime_error with the service's text, which
+ * the barrier turns into the call's error.
  */
 #ifndef ACTIONHOST_PLUGIN_HPP
 #define ACTIONHOST_PLUGIN_HPP
 
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "ext/json.h"
 #include "ext/partial_streams.h"
 #include "plugin.h"
 
@@ -89,6 +97,97 @@ class Call {
   private:
     const ah_host_t *host_;
     const ah_action_call_t *call_;
+};
+
+/* The host's JSON service, or an exception saying the host is too old to have it. */
+inline const ah_ext_json_t &json_service(const Host &host) {
+    const auto *ext = static_cast<const ah_ext_json_t *>(host.extension(AH_EXT_JSON));
+    if (ext == nullptr || ext->struct_size < sizeof(ah_ext_json_t))
+        throw std::runtime_error("this host offers no JSON service (" AH_EXT_JSON ")");
+    return *ext;
+}
+
+/* One JSON value written through the host (ext/json.h, "Writing"): each call returns *this, so
+ *     JsonWriter w(host()); w.begin_object().string("observation", "hello").end(); call.reply(w.finish());
+ * A `key` is nullptr inside an array and for the top-level value. */
+class JsonWriter {
+  public:
+    explicit JsonWriter(const Host &host) : json_(json_service(host)), w_(json_.writer_new()) {
+        if (w_ == nullptr) throw std::bad_alloc();
+    }
+    ~JsonWriter() { json_.writer_free(w_); }
+    JsonWriter(const JsonWriter &) = delete;
+    JsonWriter &operator=(const JsonWriter &) = delete;
+
+    JsonWriter &begin_object(const char *key = nullptr) { return check(json_.begin_object(w_, key)); }
+    JsonWriter &begin_array(const char *key = nullptr) { return check(json_.begin_array(w_, key)); }
+    JsonWriter &end() { return check(json_.end(w_)); }
+    JsonWriter &string(const char *key, std::string_view value) {
+        return check(json_.put_string_n(w_, key, ah_bytes_t{value.data(), value.size()}));
+    }
+    JsonWriter &integer(const char *key, int64_t value) { return check(json_.put_int(w_, key, value)); }
+    JsonWriter &number(const char *key, double value) { return check(json_.put_double(w_, key, value)); }
+    JsonWriter &boolean(const char *key, bool value) { return check(json_.put_bool(w_, key, value ? 1 : 0)); }
+    JsonWriter &null(const char *key) { return check(json_.put_null(w_, key)); }
+    /* The text, on one line; a view valid until the writer is used again or destroyed. */
+    std::string_view finish() {
+        ah_bytes_t out{};
+        check(json_.finish(w_, &out));
+        return {out.ptr, out.len};
+    }
+
+  private:
+    JsonWriter &check(ah_status_t status) {
+        if (status != AH_OK) {
+            const char *why = json_.writer_error(w_);
+            throw std::runtime_error(std::string("JSON writer: ") + (why != nullptr ? why : "refused"));
+        }
+        return *this;
+    }
+    const ah_ext_json_t &json_;
+    ah_json_writer_t *w_;
+};
+
+/* One JSON text parsed by the host (ext/json.h, "Reading"), read through JSON pointers ("/args/name").
+ * A getter gives nullopt when there is no value of its type there; views live as long as the JsonDoc. */
+class JsonDoc {
+  public:
+    JsonDoc(const Host &host, std::string_view text)
+        : json_(json_service(host)), d_(json_.parse(ah_bytes_t{text.data(), text.size()})) {
+        if (d_ == nullptr) throw std::bad_alloc();
+    }
+    ~JsonDoc() { json_.doc_free(d_); }
+    JsonDoc(const JsonDoc &) = delete;
+    JsonDoc &operator=(const JsonDoc &) = delete;
+
+    /* Why the text did not parse; nullptr when it did. */
+    const char *error() const { return json_.doc_error(d_); }
+    ah_json_type_t type(const char *pointer) const { return json_.type_at(d_, pointer); }
+    std::optional<std::string_view> string(const char *pointer) const {
+        ah_bytes_t out{};
+        if (json_.get_string(d_, pointer, &out) != AH_OK) return std::nullopt;
+        return std::string_view(out.ptr, out.len);
+    }
+    std::optional<int64_t> integer(const char *pointer) const {
+        int64_t out = 0;
+        if (json_.get_int(d_, pointer, &out) != AH_OK) return std::nullopt;
+        return out;
+    }
+    std::optional<double> number(const char *pointer) const {
+        double out = 0;
+        if (json_.get_double(d_, pointer, &out) != AH_OK) return std::nullopt;
+        return out;
+    }
+    std::optional<bool> boolean(const char *pointer) const {
+        int32_t out = 0;
+        if (json_.get_bool(d_, pointer, &out) != AH_OK) return std::nullopt;
+        return out != 0;
+    }
+    const ah_json_doc_t *raw() const { return d_; }
+
+  private:
+    const ah_ext_json_t &json_;
+    ah_json_doc_t *d_;
 };
 
 class Plugin {

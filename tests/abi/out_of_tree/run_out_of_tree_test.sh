@@ -38,6 +38,13 @@ out=$(curl -s -X POST "http://127.0.0.1:$port/execute_action" \
 echo "$out"
 echo "$out" | grep -q '"content":"Hello, Ada!"'
 echo "$out" | grep -q '"session":"greeter"'
+# A name the plugin must escape (quotes, a backslash, a newline, a control byte, non-ASCII): the example
+# writes its answer with the host's JSON service, so it comes back exactly (the guide's first example,
+# pasting strings, broke here).
+out=$(curl -s -X POST "http://127.0.0.1:$port/execute_action" \
+  -d '{"action":{"action":"hello","args":{"name":"Ada \"the\" \\ Lovelace\n\u0001 \u00e9\u6f22"}}}')
+echo "$out"
+/usr/bin/python3 -c 'import json,sys; o=json.loads(sys.argv[1]); assert o["content"]=="Hello, Ada \"the\" \\ Lovelace\n\x01 \u00e9\u6f22!", o' "$out"
 # The host validates the action against the manifest's declaration, with OpenHands' texts, and fills
 # the defaults: the plugin never sees a malformed one.
 post() { curl -s -w ' HTTP%{http_code}' -X POST "http://127.0.0.1:$port/execute_action" -d "$1"; }

@@ -82,10 +82,13 @@ bool process_running(int pid) { return pid > 0 && kill(pid, 0) == 0; }
 
 class McpProxy : public ::testing::Test {
   protected:
-    void start_host(const std::string &api_key = "", const std::string &timeout_s = "60") {
+    // `isolated`: the mcp plugin runs in a worker process of the host (host.isolate), its streamed
+    // routes forwarded over the worker's socket.
+    void start_host(const std::string &api_key = "", const std::string &timeout_s = "60", bool isolated = false) {
         write_file(dir_ / "server.py", kServer);
         HostOptions o;
         o.api_key = api_key;
+        if (isolated) o.args = {"--set", "host.isolate=mcp"};
         o.env["ACTIONHOST_MCP_CALL_TIMEOUT"] = timeout_s;
         o.env["ACTIONHOST_MCP_START_TIMEOUT"] = timeout_s;
         host_ = std::make_unique<HostProcess>(o);
@@ -128,6 +131,8 @@ class McpProxy : public ::testing::Test {
         return names;
     }
     static std::string text_of(const json &response) { return response["result"]["content"][0]["text"]; }
+    // The SSE transport end to end: the endpoint event, then messages posted and answered on the stream.
+    void expect_sse_tool_calls();
 
     TempDir dir_{"ahmcp"};
     std::unique_ptr<HostProcess> host_;
@@ -235,9 +240,7 @@ TEST_F(McpProxy, StreamableHttpCallsAToolOfTheStdioServer) {
     EXPECT_EQ(post({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}).status, 404);
 }
 
-TEST_F(McpProxy, SseTransportCallsAToolAtTheOpenHandsPaths) {
-    start_host();
-    ASSERT_EQ(update(json::array({server("calc")})).status, 200);
+void McpProxy::expect_sse_tool_calls() {
     SseClient sse(host_->port(), "/mcp/sse");
     ASSERT_EQ(sse.status(), 200);
     EXPECT_EQ(sse.content_type(), "text/event-stream; charset=utf-8");
@@ -273,6 +276,30 @@ TEST_F(McpProxy, SseTransportCallsAToolAtTheOpenHandsPaths) {
     // The root mount serves the same app.
     SseClient root(host_->port(), "/sse");
     EXPECT_EQ(root.next().second.rfind("/messages/?session_id=", 0), 0u);
+}
+
+TEST_F(McpProxy, SseTransportCallsAToolAtTheOpenHandsPaths) {
+    start_host();
+    ASSERT_EQ(update(json::array({server("calc")})).status, 200);
+    expect_sse_tool_calls();
+}
+
+// The mcp plugin isolated (host.isolate=mcp): its streamed routes (actionhost.http_stream_routes/1) are
+// served from its worker process — headers, complete answers and SSE streams alike — and an open stream
+// still ends promptly when the host stops.
+TEST_F(McpProxy, AnIsolatedPluginServesItsStreamsFromItsWorker) {
+    start_host("", "60", true);
+    ASSERT_EQ(update(json::array({server("calc")})).status, 200);
+    expect_sse_tool_calls();
+    initialize();  // Streamable HTTP: a header (Mcp-Session-Id) and complete answers
+    EXPECT_EQ(text_of(call("add", {{"a", 1}, {"b", 2}})), "3");
+    EXPECT_NE(host_->log().find("in a process of its own"), std::string::npos) << host_->log();
+    SseClient open_stream(host_->port(), "/mcp/sse");
+    ASSERT_EQ(open_stream.next().first, "endpoint");
+    const auto t0 = std::chrono::steady_clock::now();
+    const int status = host_->stop();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
 TEST_F(McpProxy, NeedsTheSessionKeyOnEveryMcpPath) {

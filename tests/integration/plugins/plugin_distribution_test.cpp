@@ -12,8 +12,10 @@
 
 #include "support/host_process.hpp"
 #include "support/local_registry.hpp"
+#include "support/oci_layout.hpp"
 #include "support/run_process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_images.hpp"
 
 using namespace actionhost::testing;
 using nlohmann::json;
@@ -295,6 +297,54 @@ TEST_F(PluginDistribution, APluginGivenAtStartIsInstalledAndLoaded) {
     const ProcessResult logs = ahctl({"--state-dir", state, "logs", id});
     EXPECT_NE(logs.output.find("loaded plugin fx_good 1.0.0 from " + state + "/plugins/fx_good/"), std::string::npos) << logs.output;
     EXPECT_EQ(ahctl({"--state-dir", state, "stop", id}).exit_code, 0);
+}
+
+// Into a sandbox image: `ahctl --image BASE plugin install REF --as NAME` stores BASE plus one layer with
+// the plugin in /usr/local/lib/actionhost/plugins; a sandbox started from NAME (the host from the bundle,
+// the image's root) loads and answers it. A refused install stores no image.
+TEST_F(PluginDistribution, APluginInstalledIntoAnImageIsLoadedBySandboxesOfThatImage) {
+    TempDir root("ahplug-root");
+    ASSERT_EQ(make_busybox_rootfs(root.path()), "");
+    const std::string layout = work_ / "layout";
+    ASSERT_EQ(tar_directory(root.path(), layout + ".layer.tar"), "");
+    ASSERT_EQ(write_oci_layout(layout, "v1", {{layout + ".layer.tar", true}}), "");
+    push(plugin_copy("fx_good"), "inimage/fx_good", {"--sign", key("author.pem")});
+    const std::string ref = reg() + "/inimage/fx_good:1.0.0", base = "oci:" + layout + ":v1";
+    const auto images = [&] { return ahctl({"images", "--json"}).output; };
+
+    // Refused (signed by another key than the one required): no image, and nothing new in the store.
+    const ProcessResult refused = ahctl({"--image", base, "plugin", "install", ref, "--as", "bb-refused", "--require-signature", key("stranger.pub.pem")});
+    EXPECT_EQ(refused.exit_code, 4) << refused.output;
+    EXPECT_EQ(images().find("bb-refused"), std::string::npos);
+    // --as without a base image, or with --dir, is a usage error.
+    EXPECT_EQ(ahctl({"plugin", "install", ref, "--as", "x"}).exit_code, 2);
+    EXPECT_EQ(ahctl({"--image", base, "plugin", "install", ref, "--as", "x", "--dir", work_ / "d"}).exit_code, 2);
+
+    const ProcessResult r = ahctl({"--image", base, "plugin", "install", ref, "--as", "bb-with-echo", "--require-signature", key("author.pub.pem")});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("installed fx_good 1.0.0 in /usr/local/lib/actionhost/plugins/fx_good (signed by"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("image bb-with-echo sha256:"), std::string::npos) << r.output;
+    EXPECT_NE(images().find("bb-with-echo"), std::string::npos);
+
+    // A sandbox of that image: busybox's root, the plugin found in the image and owned by its root.
+    const std::string state = work_ / "state";
+    const std::string sh = "printf '%s\\n' '{\"action\":\"fixture_echo\",\"args\":{}}' "
+                           "'{\"action\":\"run\",\"args\":{\"command\":\"stat -c %u:%g:%a /usr/local/lib/actionhost/plugins/fx_good/manifest.json; ls /bin/sh -l\"}}' | " +
+                           sh_word(build_path("bin/ahctl")) + " -q -r sandbox --image bb-with-echo exec";
+    const ProcessResult ran = run_process({"sh", "-c", sh}, 180, {"HOME=" + work_ / "home", "ACTIONHOST_STATE_DIR=" + state});
+    ASSERT_EQ(ran.exit_code, 0) << ran.output;
+    std::vector<json> obs;
+    size_t at = 0;
+    while (at < ran.output.size()) {
+        const size_t nl = ran.output.find('\n', at);
+        const json j = json::parse(ran.output.substr(at, nl == std::string::npos ? std::string::npos : nl - at), nullptr, false);
+        if (j.is_object()) obs.push_back(j);
+        at = nl == std::string::npos ? ran.output.size() : nl + 1;
+    }
+    ASSERT_EQ(obs.size(), 2u) << ran.output;
+    EXPECT_EQ(obs[0]["observation"], "fixture") << ran.output;
+    EXPECT_NE(obs[1].value("content", "").find("0:0:644"), std::string::npos) << ran.output;
+    EXPECT_NE(obs[1].value("content", "").find("busybox"), std::string::npos) << ran.output;
 }
 
 TEST_F(PluginDistribution, BadCommandLinesAreUsageErrors) {

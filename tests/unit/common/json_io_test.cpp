@@ -142,3 +142,14 @@ TEST(SimdjsonDocument, AVisitMayReadAnotherDocument) {
     EXPECT_EQ(outer_value, "outer");
     EXPECT_EQ(inner_value, "inner");
 }
+
+TEST(ParseJson, RefusesDeepNestingAndInvalidUtf8WhichTheWriterReplaces) {
+    EXPECT_TRUE(common::parse_json("{\"a\":[1,2]}"));
+    std::string deep(10000, '[');
+    deep += std::string(10000, ']');
+    auto r = common::parse_json(deep);
+    EXPECT_FALSE(r);
+    EXPECT_NE(r.error().message.find("nested deeper"), std::string::npos);
+    EXPECT_FALSE(common::parse_json("\"\xff\""));
+    EXPECT_EQ(common::dump_json(nlohmann::json(std::string("x\xffy"))), "\"x\xef\xbf\xbdy\"");
+}

@@ -59,6 +59,20 @@ struct InstalledPlugin {
 // requested plugin last.
 std::vector<InstalledPlugin> install_plugin(const Config &config, const PluginInstallOptions &options, const PluginProgress &progress = {});
 
+struct PluginImageResult {
+    std::string image;   // the new image's name in the store
+    std::string digest;  // its manifest's
+    std::vector<InstalledPlugin> installed;  // as install_plugin's, their `dir` inside the image
+};
+
+// Installs as install_plugin does (the same checks, before anything is stored) into a new image of the
+// client's image store: the image `base` (a store name or a reference, made ready as a sandbox's is) plus
+// one layer holding the plugins in runtime_support::kImagePluginDir, owned by root, stored as `name`
+// (replacing an image of that name). A sandbox started from it (`--image name`) loads them as the
+// host's. `options.dir` must be empty. Nothing is stored when anything is refused.
+PluginImageResult install_plugin_into_image(const Config &config, const PluginInstallOptions &options, const std::string &base,
+                                            const std::string &name, const PluginProgress &progress = {});
+
 // The plugins of `dir` (each <dir>/<name>/manifest.json), sorted by name.
 std::vector<InstalledPlugin> list_installed_plugins(const std::string &dir);
 // Removes <dir>/<name>; refused (RuntimeError) when it is not a plugin folder or another plugin there

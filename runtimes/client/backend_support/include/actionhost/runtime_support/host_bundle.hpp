@@ -15,6 +15,11 @@ struct HostBundle {
     std::string tree() const { return dir + "/actionhost"; }
 };
 
+// Where an image's own plugins live: `ahctl --image BASE plugin install REF --as NAME` puts them there, in
+// a layer of its own; a host running from the bundle in an image searches it after the bundle's own
+// plugins (so an image cannot replace bash or the file editor, only add to them).
+inline constexpr const char *kImagePluginDir = "/usr/local/lib/actionhost/plugins";
+
 // Throws std::runtime_error saying how to build the bundle when there is none.
 HostBundle find_host_bundle(const std::string &install_dir);
 
