@@ -142,7 +142,9 @@ class StreamCalls {
             if (host_gone_) return AH_ERR_IO;
             status_[id].reset();
         }
-        out.send(m, raw);
+        // A raw frame follows only a message that says so: the host reads the next frame as a message otherwise.
+        if (m.value("raw", false)) out.send(m, raw);
+        else out.send(m);
         std::unique_lock lock(mu_);
         cv_.wait(lock, [&] { return host_gone_ || status_[id].has_value(); });
         return host_gone_ ? AH_ERR_IO : *status_[id];

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 #include <actionhost/common/shell_quote.hpp>
 
 extern char **environ;
@@ -21,7 +22,16 @@ ProcessResult run_process(const std::vector<std::string> &argv, double timeout_s
     common::SpawnSpec spec;
     spec.argv = argv;
     spec.env.emplace();
-    for (char **e = environ; *e; ++e) spec.env->push_back(*e);
+    // extra_env replaces what the test's environment has of the same name: with both in the block, getenv
+    // finds the first (the test's HOME, not the one given) while a shell keeps the last.
+    const auto overridden = [&](std::string_view entry) {
+        const std::string_view name = entry.substr(0, entry.find('='));
+        for (const auto &e : extra_env)
+            if (std::string_view(e).substr(0, e.find('=')) == name) return true;
+        return false;
+    };
+    for (char **e = environ; *e; ++e)
+        if (!overridden(*e)) spec.env->push_back(*e);
     spec.env->insert(spec.env->end(), extra_env.begin(), extra_env.end());
     // A bare program name is found on the test's PATH, whatever PATH extra_env gives the command.
     const char *path = std::getenv("PATH");

@@ -15,6 +15,7 @@ struct ProcessResult {
 // One POSIX shell word for any text, for commands run with `sh -c`: common::shell_word.
 std::string sh_word(const std::string &text);
 
+// `extra_env` ("NAME=value" entries) is added to the test's environment, replacing entries of the same name.
 ProcessResult run_process(const std::vector<std::string> &argv, double timeout_s = 60.0,
                           const std::vector<std::string> &extra_env = {});
 

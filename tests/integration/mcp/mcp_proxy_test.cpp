@@ -294,6 +294,7 @@ TEST_F(McpProxy, AnIsolatedPluginServesItsStreamsFromItsWorker) {
     initialize();  // Streamable HTTP: a header (Mcp-Session-Id) and complete answers
     EXPECT_EQ(text_of(call("add", {{"a", 1}, {"b", 2}})), "3");
     EXPECT_NE(host_->log().find("in a process of its own"), std::string::npos) << host_->log();
+    EXPECT_EQ(host_->log().find("started again"), std::string::npos) << "the worker died: " << host_->log();
     SseClient open_stream(host_->port(), "/mcp/sse");
     ASSERT_EQ(open_stream.next().first, "endpoint");
     const auto t0 = std::chrono::steady_clock::now();

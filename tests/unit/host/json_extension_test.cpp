@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <actionhost/common/json_io.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -82,7 +83,12 @@ json random_value(std::mt19937 &rng, int depth) {
         case 5: {
             json o = json::object();
             const int n = static_cast<int>(rng() % 4);
-            for (int i = 0; i < n; ++i) o[text() + std::to_string(i)] = random_value(rng, depth + 1);
+            // Keys are C strings in the API: no NUL inside one.
+            for (int i = 0; i < n; ++i) {
+                std::string key = text() + std::to_string(i);
+                std::replace(key.begin(), key.end(), '\0', '0');
+                o[key] = random_value(rng, depth + 1);
+            }
             return o;
         }
         default: {

@@ -52,7 +52,9 @@ ReusedParser &reused_parser() {
 // thread; a visit may read another document.
 template <size_t MaxDepth = kSimdjsonMaxDepth, size_t MaxBytes = kSimdjsonMaxBytes, typename Visit>
 bool with_simdjson_document(std::string_view text, Visit &&visit) {
-    if (text.size() > MaxBytes) return false;
+    // An empty text is no JSON; and an empty view may have no data at all, which simdjson would copy
+    // from (memcpy from NULL: undefined, and UBSan says so).
+    if (text.empty() || text.size() > MaxBytes) return false;
     auto read = [&](simdjson::dom::parser &parser) {
         simdjson::dom::element root;
         if (parser.parse(text.data(), text.size(), true).get(root) != simdjson::SUCCESS) return false;

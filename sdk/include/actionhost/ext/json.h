@@ -24,8 +24,8 @@
  *     else host->set_error(host, call, json->writer_error(w));
  *     json->writer_free(w);
  *
- * Every put_ and begin_ takes the key the value gets in the enclosing object; inside an array, and for
- * the top-level value, the key must be NULL. Keys keep the order they were put in. A misuse (a key
+ * Every put_ and begin_ takes the key the value gets in the enclosing object (a NUL-terminated UTF-8
+ * string, so a key holds no NUL); inside an array, and for the top-level value, the key must be NULL. Keys keep the order they were put in. A misuse (a key
  * missing or one too many, the same key twice in one object, a second top-level value, end() with
  * nothing open, finish() with something open, nesting deeper than 256, a number that is not finite) is
  * refused with AH_ERR_INVALID_ARGUMENT or AH_ERR_STATE; the first one is kept: every later call on that
