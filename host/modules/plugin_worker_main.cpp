@@ -31,7 +31,10 @@ class Outbox {
         std::lock_guard lock(mu_);
         (void)write_frame(fd_, common::dump_json(m));  // a host that is gone closes our input too: we end there
     }
-    void send(const nlohmann::json &m, std::string_view raw) {
+    // A message followed by one raw frame: the message is marked "raw" here, the one place that writes the
+    // frame, since the host reads a frame after a message only when it says so.
+    void send(nlohmann::json m, std::string_view raw) {
+        m["raw"] = true;
         std::lock_guard lock(mu_);
         (void)write_frames(fd_, common::dump_json(m), raw);
     }
@@ -71,7 +74,7 @@ void run_execute(PluginModule &m, Outbox &out, const nlohmann::json &msg, const 
     ah_call call;
     call.session = session;
     call.relay = [&out, id](int stream, std::string_view chunk) {
-        out.send({{"t", "partial"}, {"id", id}, {"stream", stream}, {"raw", true}}, chunk);
+        out.send({{"t", "partial"}, {"id", id}, {"stream", stream}}, chunk);
     };
     ah_action_call_t c{};
     c.struct_size = sizeof c;
@@ -88,7 +91,7 @@ void run_execute(PluginModule &m, Outbox &out, const nlohmann::json &msg, const 
         st = m.execute(c);
     }
     const bool has = call.observation.has_value();
-    out.send({{"t", "done"}, {"id", id}, {"status", st}, {"error", call.error}, {"has_observation", has}, {"raw", true}},
+    out.send({{"t", "done"}, {"id", id}, {"status", st}, {"error", call.error}, {"has_observation", has}},
              has ? std::string_view(*call.observation) : std::string_view());
 }
 
@@ -126,7 +129,7 @@ void run_route(PluginModule &m, Outbox &out, const nlohmann::json &msg, const st
         st = m.http_routes() ? m.handle_http(rq, rp) : AH_ERR_UNSUPPORTED;
     }
     out.send({{"t", "reply"}, {"id", id}, {"status", st}, {"error", st == AH_OK ? std::string() : m.take_error()},
-              {"sent", state.sent}, {"http_status", state.status}, {"content_type", state.content_type}, {"raw", true}},
+              {"sent", state.sent}, {"http_status", state.status}, {"content_type", state.content_type}},
              state.body);
 }
 
@@ -135,15 +138,15 @@ void run_route(PluginModule &m, Outbox &out, const nlohmann::json &msg, const st
 // client slows the plugin instead of filling the host's memory.
 class StreamCalls {
   public:
-    // Sends one reply call of route `id` and waits for the host's status; AH_ERR_IO once the host is gone.
-    ah_status_t call(Outbox &out, uint64_t id, const nlohmann::json &m, std::string_view raw = {}) {
+    // Sends one reply call of route `id` (with `raw` bytes after it when given) and waits for the host's
+    // status; AH_ERR_IO once the host is gone.
+    ah_status_t call(Outbox &out, uint64_t id, const nlohmann::json &m, std::optional<std::string_view> raw = std::nullopt) {
         {
             std::lock_guard lock(mu_);
             if (host_gone_) return AH_ERR_IO;
             status_[id].reset();
         }
-        // A raw frame follows only a message that says so: the host reads the next frame as a message otherwise.
-        if (m.value("raw", false)) out.send(m, raw);
+        if (raw) out.send(m, *raw);
         else out.send(m);
         std::unique_lock lock(mu_);
         cv_.wait(lock, [&] { return host_gone_ || status_[id].has_value(); });
@@ -203,7 +206,7 @@ void run_stream_route(PluginModule &m, Outbox &out, StreamCalls &calls, const nl
         auto *s = static_cast<StreamReplyState *>(r->reply_data);
         if (b.ptr == nullptr && b.len != 0) return AH_ERR_INVALID_ARGUMENT;
         return s->calls->call(*s->out, s->id,
-                              {{"t", "s_send"}, {"id", s->id}, {"status", status}, {"content_type", content_type ? content_type : ""}, {"raw", true}},
+                              {{"t", "s_send"}, {"id", s->id}, {"status", status}, {"content_type", content_type ? content_type : ""}},
                               std::string_view(b.ptr ? b.ptr : "", b.len));
     };
     rp.begin_stream = [](ah_http_stream_reply_t *r, int32_t status, const char *content_type) -> ah_status_t {
@@ -214,7 +217,7 @@ void run_stream_route(PluginModule &m, Outbox &out, StreamCalls &calls, const nl
     rp.write = [](ah_http_stream_reply_t *r, ah_bytes_t chunk) -> ah_status_t {
         auto *s = static_cast<StreamReplyState *>(r->reply_data);
         if (chunk.ptr == nullptr && chunk.len != 0) return AH_ERR_INVALID_ARGUMENT;
-        return s->calls->call(*s->out, s->id, {{"t", "s_write"}, {"id", s->id}, {"raw", true}},
+        return s->calls->call(*s->out, s->id, {{"t", "s_write"}, {"id", s->id}},
                               std::string_view(chunk.ptr ? chunk.ptr : "", chunk.len));
     };
     ah_status_t st;
@@ -255,7 +258,7 @@ int run_plugin_worker(int fd) {
     std::unique_ptr<PluginModule> m = std::move(loaded).value();
     nlohmann::json routes = nlohmann::json::array();
     for (const auto &r : m->manifest().http_routes)
-        if ((m->http_routes() != nullptr || m->http_stream_routes() != nullptr) && m->answers(r)) routes.push_back(r);
+        if (m->answers(r)) routes.push_back(r);  // through either route extension
     out.send({{"ok", true}, {"pid", ::getpid()}, {"routes", routes}, {"stream_routes", m->http_stream_routes() != nullptr}});
 
     Running running;
