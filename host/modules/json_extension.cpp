@@ -23,7 +23,7 @@ struct ah_json_writer {
 struct ah_json_doc {
     nlohmann::json value;
     std::string error;                  // empty when parsed
-    mutable std::deque<std::string> texts;  // get_key's and get_text's views (a deque: they never move)
+    mutable std::deque<std::string> texts;  // get_text's views (a deque: they never move)
 };
 
 namespace actionhost::host {
@@ -44,9 +44,8 @@ ah_status_t refuse(ah_json_writer *w, ah_status_t status, std::string why) {
 std::string quoted(const char *key) { return key == nullptr ? "(no key)" : "key \"" + std::string(key) + "\""; }
 
 // Where the next value goes: the top level, the open array (no key), or the open object (a new key).
-// Returns the slot, or nullptr after recording why not.
+// Returns the slot, or nullptr after recording why not. `w` is not null (its callers check).
 ordered *slot_for(ah_json_writer *w, const char *key, const char *what) {
-    if (w == nullptr) return nullptr;
     if (w->failed != AH_OK) return nullptr;
     if (w->open.empty()) {
         if (w->has_root) {
@@ -199,7 +198,7 @@ ah_json_doc_t *parse(ah_bytes_t text) {
             d->error = "a NULL text of non-zero length";
             return d;
         }
-        auto parsed = common::parse_json(text.len == 0 ? std::string_view() : std::string_view(text.ptr, text.len));
+        auto parsed = common::parse_json(std::string_view(text.ptr, text.len));  // an empty text: parse_json says why
         if (parsed) d->value = std::move(parsed).value();
         else d->error = parsed.error().message;
     } catch (const std::bad_alloc &) {
@@ -290,17 +289,16 @@ ah_bytes_t keep(const ah_json_doc_t *d, std::string s) {
     return ah_bytes_t{kept.c_str(), kept.size()};
 }
 
+// The key itself, as the document holds it (a parsed document never changes until doc_free): no copy, so
+// walking an object's keys again and again keeps nothing more.
 ah_status_t get_key(const ah_json_doc_t *d, const char *pointer, size_t index, ah_bytes_t *out) {
     const nlohmann::json *v = find(d, pointer);
     if (v == nullptr || out == nullptr || !v->is_object() || index >= v->size()) return AH_ERR_INVALID_ARGUMENT;
-    try {
-        auto it = v->begin();
-        std::advance(it, static_cast<std::ptrdiff_t>(index));
-        *out = keep(d, it.key());
-        return AH_OK;
-    } catch (const std::bad_alloc &) {
-        return AH_ERR_INTERNAL;
-    }
+    auto it = v->begin();
+    std::advance(it, static_cast<std::ptrdiff_t>(index));
+    const std::string &key = it.key();
+    *out = ah_bytes_t{key.c_str(), key.size()};
+    return AH_OK;
 }
 
 ah_status_t get_text(const ah_json_doc_t *d, const char *pointer, ah_bytes_t *out) {
