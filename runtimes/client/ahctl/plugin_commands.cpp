@@ -58,6 +58,20 @@ json to_json(const InstalledPlugin &p) {
             {"reference", p.reference}, {"digest", p.digest}, {"signed_by", p.signed_by}};
 }
 
+// The plugins as --json prints them, one object each.
+json to_json(const std::vector<InstalledPlugin> &plugins) {
+    json out = json::array();
+    for (const auto &p : plugins) out.push_back(to_json(p));
+    return out;
+}
+
+// What install did, one line per plugin.
+void print_installed(const std::vector<InstalledPlugin> &installed) {
+    for (const auto &p : installed)
+        std::cout << "installed " << printable_name(p.name) << " " << printable_name(p.version) << " in " << printable_name(p.dir)
+                  << (p.signed_by.empty() ? "" : " (signed by " + p.signed_by + ")") << "\n";
+}
+
 int push(const Options &o) {
     only(o, "push", {"--sign"});
     if (o.args.size() != 3) throw UsageError("usage: ahctl plugin push DIR REGISTRY/PATH[:TAG] [--sign KEY.pem]");
@@ -80,14 +94,10 @@ int install_into_image(const Options &o, const PluginInstallOptions &options) {
     if (name.empty()) throw UsageError("--as needs the new image's name");
     const PluginImageResult r = install_plugin_into_image(load_config(o, current_environment()), options, *o.image, name, progress_of(o));
     if (o.json) {
-        json plugins = json::array();
-        for (const auto &p : r.installed) plugins.push_back(to_json(p));
-        std::cout << actionhost::common::dump_json(json{{"image", r.image}, {"digest", r.digest}, {"plugins", plugins}}, 2) << "\n";
+        std::cout << actionhost::common::dump_json(json{{"image", r.image}, {"digest", r.digest}, {"plugins", to_json(r.installed)}}, 2) << "\n";
         return kOk;
     }
-    for (const auto &p : r.installed)
-        std::cout << "installed " << printable_name(p.name) << " " << printable_name(p.version) << " in " << printable_name(p.dir)
-                  << (p.signed_by.empty() ? "" : " (signed by " + p.signed_by + ")") << "\n";
+    print_installed(r.installed);
     std::cout << "image " << printable_name(r.image) << " " << r.digest << " (" << printable_name(*o.image) << " with the plugin)\n";
     return kOk;
 }
@@ -103,14 +113,10 @@ int install(const Options &o) {
     if (into_image) return install_into_image(o, options);
     const auto installed = install_plugin(load_config(o, current_environment()), options, progress_of(o));
     if (o.json) {
-        json out = json::array();
-        for (const auto &p : installed) out.push_back(to_json(p));
-        std::cout << actionhost::common::dump_json(out, 2) << "\n";
+        std::cout << actionhost::common::dump_json(to_json(installed), 2) << "\n";
         return kOk;
     }
-    for (const auto &p : installed)
-        std::cout << "installed " << printable_name(p.name) << " " << printable_name(p.version) << " in " << printable_name(p.dir)
-                  << (p.signed_by.empty() ? "" : " (signed by " + p.signed_by + ")") << "\n";
+    print_installed(installed);
     return kOk;
 }
 
@@ -119,9 +125,7 @@ int ls(const Options &o) {
     if (o.args.size() != 1) throw UsageError("usage: ahctl plugin ls [--dir DIR]");
     const auto plugins = list_installed_plugins(plugin_dir(o));
     if (o.json) {
-        json out = json::array();
-        for (const auto &p : plugins) out.push_back(to_json(p));
-        std::cout << actionhost::common::dump_json(out, 2) << "\n";
+        std::cout << actionhost::common::dump_json(to_json(plugins), 2) << "\n";
         return kOk;
     }
     std::printf("%-24s %-10s %-8s %s\n", "NAME", "VERSION", "ABI", "FROM");

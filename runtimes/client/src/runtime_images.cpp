@@ -4,21 +4,15 @@
 #include <actionhost/common/json_io.hpp>
 #include <actionhost/ext/runtime_images.h>
 #include <actionhost/ext/runtime_snapshot.h>
-#include <actionhost/runtime_support/host_bundle.hpp>
 #include <actionhost/runtime_support/image_lease.hpp>
 #include <actionhost/runtime_support/registry_credentials.hpp>
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
 #include "actionhost/client/images.hpp"
-#include "actionhost/client/plugins.hpp"
 #include "images/image_store.hpp"
-#include "plugins/plugin_ops.hpp"
 #include "runtime_impl.hpp"
 
 namespace actionhost::client {
@@ -50,13 +44,15 @@ images::StoreSettings store_settings(const Config &config, const std::string &ro
 
 images::RegistrySettings registry_settings(const Config &config) { return store_settings(config, "").registry; }
 
+images::StoreSettings image_store_settings(const Config &config) { return store_settings(config, image_store_root(config)); }
+
 std::string image_store_root(const Config &config) {
     const std::string configured = config.get_string("sandbox.image_store", "");
     return configured.empty() ? images::ImageStore::default_root(config.get_string("core.state_dir", "")) : configured;
 }
 
 std::vector<ImageEntry> list_images(const Config &config) {
-    images::ImageStore store(store_settings(config, image_store_root(config)));
+    images::ImageStore store(image_store_settings(config));
     std::vector<ImageEntry> out;
     for (const auto &i : store.list()) out.push_back({i.name, i.digest, i.created});
     std::sort(out.begin(), out.end(), [](const ImageEntry &a, const ImageEntry &b) { return a.name < b.name; });
@@ -64,7 +60,7 @@ std::vector<ImageEntry> list_images(const Config &config) {
 }
 
 uint64_t remove_image(const Config &config, const std::string &name) {
-    images::ImageStore store(store_settings(config, image_store_root(config)));
+    images::ImageStore store(image_store_settings(config));
     try {
         return store.remove(name, runtime_support::live_image_leases(image_store_root(config)));
     } catch (const std::runtime_error &e) {
@@ -74,49 +70,11 @@ uint64_t remove_image(const Config &config, const std::string &name) {
 
 std::string push_image(const Config &config, const std::string &name, const std::string &reference,
                        const std::function<void(const std::string &)> &progress) {
-    images::ImageStore store(store_settings(config, image_store_root(config)));
+    images::ImageStore store(image_store_settings(config));
     try {
         return store.push(name, reference, progress);
     } catch (const std::runtime_error &e) {  // the store's and the registry's errors, TransportError too
         throw RuntimeError("push " + name + " to " + reference + ": " + e.what());
-    }
-}
-
-PluginImageResult install_plugin_into_image(const Config &config, const PluginInstallOptions &options, const std::string &base,
-                                            const std::string &name, const PluginProgress &progress) {
-    if (!options.dir.empty()) throw RuntimeError("plugin install into an image takes no plugin directory (it is " +
-                                                 std::string(runtime_support::kImagePluginDir) + " in the image)");
-    if (base.empty() || name.empty()) throw RuntimeError("plugin install into an image needs the base image and the new image's name");
-    const std::string what = "plugin install " + options.reference + " into " + base + " as " + name;
-    try {
-        // The layer's tree: the plugins where a host from the bundle looks for the image's own, staged and
-        // checked by the installer exactly as into a directory — nothing reaches the store before that.
-        plugins::ScratchDir scratch(plugins::temp_parent(), "ah-plugin-image");
-        const std::string upper = scratch.path() + "/upper";
-        const std::string dir = upper + runtime_support::kImagePluginDir;
-        std::filesystem::create_directories(dir);
-        for (std::filesystem::path p = dir; p.string().size() >= upper.size(); p = p.parent_path())
-            std::filesystem::permissions(p, std::filesystem::perms(0755));
-        PluginInstallOptions o = options;
-        o.dir = dir;
-        PluginImageResult result;
-        result.installed = plugins::install(registry_settings(config), o, progress);
-        for (auto &p : result.installed) p.dir = std::string(runtime_support::kImagePluginDir) + p.dir.substr(dir.size());
-        // The caller's files, owned by root in the image: its ids counted from the caller's (0 → 0 for root),
-        // so the sandbox's user cannot rewrite a plugin the host (its root) loads.
-        images::Owners owners;
-        owners.map_owners = true;
-        owners.uid_base = ::geteuid();
-        owners.gid_base = ::getegid();
-        images::ImageStore store(store_settings(config, image_store_root(config)));
-        const images::PreparedImage prepared = store.prepare(base, images::Owners{}, progress);
-        result.digest = store.commit(prepared.digest, upper, owners, name);
-        result.image = name;
-        return result;
-    } catch (const RuntimeError &) {
-        throw;
-    } catch (const std::exception &e) {
-        throw RuntimeError(what + ": " + e.what());
     }
 }
 

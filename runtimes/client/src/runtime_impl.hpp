@@ -9,7 +9,7 @@
 //   runtime_host_command.cpp    the host's command line and environment a backend starts
 //   runtime_module_loader.cpp   loading and checking a backend module
 //   runtime_sandbox_setup.cpp   first-connect set-up: variables, git user, the selected repo
-//   runtime_plugins.cpp         plugins over OCI registries: push, install, ls, rm, search (plugins/)
+//   runtime_plugins.cpp         plugins over OCI registries: push, install (into a directory or an image), ls, rm, search (plugins/)
 #pragma once
 
 #include <actionhost/ext/runtime_reclaim.h>
@@ -36,10 +36,13 @@ namespace actionhost::client {
 
 namespace images {
 struct RegistrySettings;
+struct StoreSettings;
 }
 // The registry settings of `config` (mirrors, insecure registries, credentials), as image pulls use
 // them; runtime_images.cpp. The plugin commands reach registries with the same.
 images::RegistrySettings registry_settings(const Config &config);
+// The settings of the client's image store (at image_store_root(config)); runtime_images.cpp.
+images::StoreSettings image_store_settings(const Config &config);
 
 struct Runtime::Impl {
     ah_runtime_host_t host{};  // the C view handed to the backend; host_data leads back here

@@ -1,10 +1,17 @@
 // The plugin distribution API (actionhost/client/plugins.hpp) over the configuration: the registry
-// settings images use, the default plugin directory, and RuntimeError at the boundary.
+// settings images use, the default plugin directory, the image store for installs into an image, and
+// RuntimeError at the boundary.
 #include <actionhost/modules/registry.hpp>
+#include <actionhost/runtime_support/host_bundle.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "actionhost/client/errors.hpp"
 #include "actionhost/client/plugins.hpp"
 #include "actionhost/client/registry.hpp"
+#include "images/image_store.hpp"
 #include "plugins/plugin_ops.hpp"
 #include "runtime_impl.hpp"
 
@@ -42,6 +49,39 @@ std::vector<InstalledPlugin> install_plugin(const Config &config, const PluginIn
     PluginInstallOptions o = options;
     if (o.dir.empty()) o.dir = default_plugin_dir("");
     return as_runtime_error("plugin install " + options.reference, [&] { return plugins::install(registry_settings(config), o, progress); });
+}
+
+PluginImageResult install_plugin_into_image(const Config &config, const PluginInstallOptions &options, const std::string &base,
+                                            const std::string &name, const PluginProgress &progress) {
+    if (!options.dir.empty()) throw RuntimeError("plugin install into an image takes no plugin directory (it is " +
+                                                 std::string(runtime_support::kImagePluginDir) + " in the image)");
+    if (base.empty() || name.empty()) throw RuntimeError("plugin install into an image needs the base image and the new image's name");
+    return as_runtime_error("plugin install " + options.reference + " into " + base + " as " + name, [&] {
+        // The layer's tree: the plugins where a host from the bundle looks for the image's own, staged and
+        // checked by the installer exactly as into a directory — nothing reaches the store before that.
+        plugins::ScratchDir scratch(plugins::temp_parent(), "ah-plugin-image");
+        const std::string upper = scratch.path() + "/upper";
+        const std::string dir = upper + runtime_support::kImagePluginDir;
+        std::filesystem::create_directories(dir);
+        for (std::filesystem::path p = dir; p.string().size() >= upper.size(); p = p.parent_path())
+            std::filesystem::permissions(p, std::filesystem::perms(0755));
+        PluginInstallOptions o = options;
+        o.dir = dir;
+        PluginImageResult result;
+        result.installed = plugins::install(registry_settings(config), o, progress);
+        for (auto &p : result.installed) p.dir = std::string(runtime_support::kImagePluginDir) + p.dir.substr(dir.size());
+        // The caller's files, owned by root in the image: its ids counted from the caller's (0 → 0 for root),
+        // so the sandbox's user cannot rewrite a plugin the host (its root) loads.
+        images::Owners owners;
+        owners.map_owners = true;
+        owners.uid_base = ::geteuid();
+        owners.gid_base = ::getegid();
+        images::ImageStore store(image_store_settings(config));
+        const images::PreparedImage prepared = store.prepare(base, images::Owners{}, progress);
+        result.digest = store.commit(prepared.digest, upper, owners, name);
+        result.image = name;
+        return result;
+    });
 }
 
 std::vector<InstalledPlugin> list_installed_plugins(const std::string &dir) {
